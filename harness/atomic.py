@@ -1,0 +1,51 @@
+"""Crash-safe file replacement: temp file in the same folder, fsync, rename, fsync the folder."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_temp(path: Path, data: bytes) -> Path:
+    """Write `data` to a fresh temp file beside `path` and fsync it; return the temp path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def commit_temp(tmp: Path, path: Path) -> None:
+    """Atomically move a temp file from `write_temp` into place."""
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so readers see the old or the new file, never a mix."""
+    tmp = write_temp(path, data)
+    try:
+        commit_temp(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

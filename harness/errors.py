@@ -1,0 +1,69 @@
+"""Errors the harness raises, each printable as one line, and the exit codes they map to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an artifact: which file, where in it (JSON pointer or line), which rule."""
+
+    file: str
+    pointer: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.pointer}" if self.pointer else self.file
+        return f"{where}: {self.message} [{self.rule}]"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"file": self.file, "pointer": self.pointer, "rule": self.rule, "message": self.message}
+
+
+class HarnessError(Exception):
+    """Base class: an error with a one-line message and an exit code."""
+
+    exit_code = EXIT_INTERNAL
+
+
+class UsageError(HarnessError):
+    """Bad flags, configuration or input: exit 2."""
+
+    exit_code = EXIT_USAGE
+
+
+class WorkspaceError(HarnessError):
+    """A workspace operation was refused (bad path, permission, corrupt workspace)."""
+
+    exit_code = EXIT_USAGE
+
+
+class PathRefused(WorkspaceError):
+    """A path resolves outside the workspace, or is absolute, or crosses '..'."""
+
+
+class PermissionRefused(WorkspaceError):
+    """The acting role may not read or write this path."""
+
+
+class ArtifactInvalid(WorkspaceError):
+    """Content failed its schema or a cross-file integrity check; nothing was written."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        first = str(self.problems[0]) if self.problems else "invalid artifact"
+        more = f" (+{len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
+        super().__init__(first + more)
+
+
+class BudgetExhausted(HarnessError):
+    """A budget would be exceeded by the next call."""
+
+    exit_code = EXIT_INCOMPLETE

@@ -1,0 +1,422 @@
+"""The workspace API: the only way artifacts are written to (or read from) a run folder.
+
+Every write goes through the same steps, in order:
+
+1. resolve the path inside the workspace (absolute paths, '..' and escaping symlinks are refused);
+2. check the acting role may write it (globs from its agent spec);
+3. validate the content against the artifact's JSON Schema, then the cross-file checks;
+4. write atomically (temp file, fsync, rename), journalled so a crash cannot split
+   the file from its index entry;
+5. record sha256, size, writer and time in run.json's artifact index;
+6. append a `write` event to trace.jsonl.
+
+Invalid content never lands: the error names the file, the JSON pointer of the bad
+field and the rule it broke.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from filelock import FileLock, Timeout
+
+from . import __version__
+from .artifacts import PRIVATE_DIR, kind_for_path
+from .atomic import atomic_write, commit_temp, write_temp
+from .clock import now_iso
+from .errors import ArtifactInvalid, PermissionRefused, Problem, WorkspaceError
+from .integrity import FileReader, check
+from .paths import matches, resolve_inside
+from .policy import Policy
+from .resources import template_dir
+from .schemas import validate
+from .textnorm import dump_json, sha256_bytes
+
+TERMINAL_STATUSES = ("completed", "needs_human", "budget_exhausted", "rejected", "failed")
+
+
+@dataclass(frozen=True)
+class ArtifactRecord:
+    path: str
+    sha256: str
+    size: int
+    writer: str
+    written_at: str
+
+
+def new_run_id() -> str:
+    """A unique id that sorts by creation time: 20261130T010203.123456Z-1a2b3c."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+def _encode(kind_fmt: str, rel: str, content: Any) -> tuple[bytes, Any]:
+    """Turn caller content into (bytes to write, parsed value to validate)."""
+    if kind_fmt == "json":
+        if isinstance(content, (bytes, bytearray)):
+            content = content.decode("utf-8", errors="strict")
+        if isinstance(content, str):
+            try:
+                content = json.loads(content)
+            except json.JSONDecodeError as exc:
+                raise ArtifactInvalid([Problem(rel, "/", "json", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]) from None
+        return dump_json(content).encode("utf-8"), content
+    if isinstance(content, (bytes, bytearray)):
+        try:
+            text = bytes(content).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ArtifactInvalid([Problem(rel, "", "utf-8", "content is not UTF-8 text")]) from None
+    elif isinstance(content, str):
+        text = content
+    else:
+        raise ArtifactInvalid([Problem(rel, "", "type", f"expected text for a {kind_fmt} file, got {type(content).__name__}")])
+    return text.encode("utf-8"), text
+
+
+class Workspace:
+    """One run folder. Create with `Workspace.create`, open an existing one with `Workspace.open`."""
+
+    def __init__(self, root: Path, manifest: dict[str, Any]):
+        self.root = root.resolve()
+        self._manifest = manifest
+        self._lock = threading.RLock()
+        self._seq = self._count_trace_lines()
+        self._run_lock: FileLock | None = None
+
+    # ---- creation and opening -------------------------------------------------
+
+    @classmethod
+    def create(cls, runs_dir: Path, question: str, config: dict[str, Any] | None = None,
+               budget: dict[str, Any] | None = None) -> "Workspace":
+        """Make a new run folder from workspace_template/ under `runs_dir`.
+
+        The folder is assembled under a hidden name and renamed into place, so a
+        crash never leaves a half-made workspace, and concurrent creations never
+        collide (mkdir is exclusive and the id carries random bits).
+        """
+        question = question.strip()
+        if not question:
+            raise WorkspaceError("question: must not be empty")
+        runs_dir = Path(runs_dir)
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        for _ in range(20):
+            run_id = new_run_id()
+            staging = runs_dir / f".creating-{run_id}"
+            final = runs_dir / run_id
+            try:
+                staging.mkdir()
+            except FileExistsError:
+                continue
+            if final.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+                continue
+            break
+        else:  # pragma: no cover - 20 collisions of 24 random bits in one microsecond
+            raise WorkspaceError(f"{runs_dir}: could not allocate a unique run id")
+        try:
+            created = now_iso()
+            artifacts: dict[str, Any] = {}
+            template = template_dir()
+            for src in sorted(template.rglob("*")):
+                rel = src.relative_to(template).as_posix()
+                if src.is_dir():
+                    (staging / rel).mkdir(parents=True, exist_ok=True)
+                elif src.name != ".gitkeep":
+                    data = src.read_bytes()
+                    (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (staging / rel).write_bytes(data)
+                    artifacts[rel] = {"sha256": sha256_bytes(data), "size": len(data), "writer": "harness", "written_at": created}
+            (staging / PRIVATE_DIR).mkdir()
+            manifest = {
+                "schema_version": 1,
+                "run_id": run_id,
+                "question": question,
+                "status": "created",
+                "status_reason": None,
+                "created_at": created,
+                "updated_at": created,
+                "harness_version": __version__,
+                "config": config or {},
+                "artifacts": artifacts,
+                "budget": budget or {"limits": {}, "spent": {}},
+                "decisions": [],
+                "final_approval": None,
+                "corpus": None,
+                "stats": {},
+                "branches": {},
+                "final_report": None,
+            }
+            problems = validate(manifest, "run.schema.json", "run.json")
+            if problems:
+                raise ArtifactInvalid(problems)
+            atomic_write(staging / "run.json", dump_json(manifest).encode("utf-8"))
+            event = {"seq": 1, "ts": created, "run_id": run_id, "event": "run_created", "agent": "harness",
+                     "detail": {"question": question}}
+            (staging / "trace.jsonl").write_text(json.dumps(event, ensure_ascii=False) + "\n", encoding="utf-8")
+            os.rename(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return cls(final, manifest)
+
+    @classmethod
+    def open(cls, root: Path | str, *, recover: bool = True) -> "Workspace":
+        """Open an existing run folder; with `recover`, finish or roll back interrupted writes."""
+        root = Path(root)
+        run_file = root / "run.json"
+        if not run_file.is_file():
+            raise WorkspaceError(f"{root}: not a run workspace (no run.json)")
+        try:
+            manifest = json.loads(run_file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise WorkspaceError(f"{run_file}: cannot be read as JSON ({exc})") from None
+        problems = validate(manifest, "run.schema.json", "run.json")
+        if problems:
+            raise WorkspaceError(f"{run_file}: {problems[0]}")
+        ws = cls(root, manifest)
+        if recover:
+            ws._recover()
+        return ws
+
+    # ---- basic properties ----------------------------------------------------------
+
+    @property
+    def run_id(self) -> str:
+        return self._manifest["run_id"]
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        """A deep copy of run.json as the harness last wrote it."""
+        with self._lock:
+            return json.loads(json.dumps(self._manifest))
+
+    @property
+    def status(self) -> str:
+        return self._manifest["status"]
+
+    @property
+    def private_dir(self) -> Path:
+        path = self.root / PRIVATE_DIR
+        path.mkdir(exist_ok=True)
+        return path
+
+    def reader(self) -> FileReader:
+        return FileReader(self.root)
+
+    # ---- the guarded write ------------------------------------------------------------
+
+    def write(self, relpath: str, content: Any, policy: Policy) -> ArtifactRecord:
+        """Validate and atomically write one artifact as `policy.role`; see the module docstring."""
+        path, rel = resolve_inside(self.root, relpath)
+        if not policy.may_write(rel):
+            raise PermissionRefused(f"{rel}: role '{policy.role}' may not write this path (allowed: {', '.join(policy.writes) or 'nothing'})")
+        kind = kind_for_path(rel)
+        if kind is None or not kind.indexed:
+            raise ArtifactInvalid([Problem(rel, "", "artifact-path", "not a workspace artifact path (see the workspace layout in the README)")])
+        data, value = _encode(kind.fmt, rel, content)
+        problems = validate(value, kind.schema, rel) if kind.schema else []
+        if not problems:
+            problems = check(kind.name, rel, value, self.reader())
+        if problems:
+            raise ArtifactInvalid(problems)
+        return self._commit(path, rel, data, policy.role)
+
+    def _commit(self, path: Path, rel: str, data: bytes, writer: str) -> ArtifactRecord:
+        record = ArtifactRecord(rel, sha256_bytes(data), len(data), writer, now_iso())
+        with self._lock:
+            tmp = write_temp(path, data)
+            intent = self.private_dir / "journal"
+            intent.mkdir(exist_ok=True)
+            intent_file = intent / f"{uuid.uuid4().hex}.json"
+            try:
+                atomic_write(intent_file, json.dumps({**record.__dict__, "tmp": tmp.name}).encode())
+                commit_temp(tmp, path)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                intent_file.unlink(missing_ok=True)
+                raise
+            self._index(record)
+            intent_file.unlink(missing_ok=True)
+            self.trace("write", agent=writer, path=rel, sha256=record.sha256, size=record.size)
+        return record
+
+    def _index(self, record: ArtifactRecord) -> None:
+        def apply(m: dict[str, Any]) -> None:
+            m["artifacts"][record.path] = {"sha256": record.sha256, "size": record.size,
+                                           "writer": record.writer, "written_at": record.written_at}
+        self.update_manifest(apply)
+
+    # ---- guarded reads ---------------------------------------------------------------
+
+    def read_bytes(self, relpath: str, policy: Policy) -> bytes:
+        path, rel = resolve_inside(self.root, relpath)
+        if rel.split("/", 1)[0] == PRIVATE_DIR or not policy.may_read(rel):
+            raise PermissionRefused(f"{rel}: role '{policy.role}' may not read this path (allowed: {', '.join(policy.reads) or 'nothing'})")
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise WorkspaceError(f"{rel}: no such file in the workspace") from None
+        except IsADirectoryError:
+            raise WorkspaceError(f"{rel}: is a folder, not a file") from None
+
+    def read_text(self, relpath: str, policy: Policy) -> str:
+        return self.read_bytes(relpath, policy).decode("utf-8", errors="replace")
+
+    def read_json(self, relpath: str, policy: Policy) -> Any:
+        text = self.read_text(relpath, policy)
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise WorkspaceError(f"{relpath}: not valid JSON ({exc.msg})") from None
+
+    def list(self, pattern: str, policy: Policy) -> list[str]:
+        """Workspace files matching `pattern` that `policy` may read, sorted."""
+        out = []
+        for p in self.root.rglob("*"):
+            if not p.is_file():
+                continue
+            rel = p.relative_to(self.root).as_posix()
+            if rel.split("/", 1)[0] == PRIVATE_DIR or p.name.startswith("."):
+                continue
+            if matches(rel, [pattern]) and policy.may_read(rel):
+                out.append(rel)
+        return sorted(out)
+
+    def exists(self, relpath: str) -> bool:
+        path, _ = resolve_inside(self.root, relpath)
+        return path.is_file()
+
+    def sha256(self, relpath: str) -> str | None:
+        path, _ = resolve_inside(self.root, relpath)
+        return sha256_bytes(path.read_bytes()) if path.is_file() else None
+
+    # ---- manifest and trace ---------------------------------------------------------
+
+    def update_manifest(self, fn: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Apply `fn` to run.json, validate it, and write it atomically."""
+        with self._lock:
+            updated = json.loads(json.dumps(self._manifest))
+            fn(updated)
+            updated["updated_at"] = now_iso()
+            problems = validate(updated, "run.schema.json", "run.json")
+            if problems:
+                raise ArtifactInvalid(problems)
+            atomic_write(self.root / "run.json", dump_json(updated).encode("utf-8"))
+            self._manifest = updated
+            return json.loads(json.dumps(updated))
+
+    def set_status(self, status: str, reason: str | None = None) -> None:
+        def apply(m: dict[str, Any]) -> None:
+            m["status"] = status
+            m["status_reason"] = reason
+        self.update_manifest(apply)
+        self.trace("status", agent="harness", status=status, detail=reason)
+
+    def trace(self, event: str, **fields: Any) -> dict[str, Any]:
+        """Append one validated event to trace.jsonl and return it."""
+        with self._lock:
+            entry = {"seq": self._seq + 1, "ts": now_iso(), "run_id": self.run_id, "event": event}
+            entry.update({k: v for k, v in fields.items()})
+            problems = validate(entry, "trace-event.schema.json", "trace.jsonl")
+            if problems:
+                raise ArtifactInvalid(problems)
+            line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+            fd = os.open(self.root / "trace.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+            self._seq += 1
+            return entry
+
+    def _count_trace_lines(self) -> int:
+        path = self.root / "trace.jsonl"
+        if not path.is_file():
+            return 0
+        with path.open("rb") as fh:
+            return sum(1 for line in fh if line.endswith(b"\n"))
+
+    # ---- recovery and locking -----------------------------------------------------------
+
+    def _recover(self) -> None:
+        """Finish or roll back writes a crash interrupted, and drop a torn last trace line."""
+        trace = self.root / "trace.jsonl"
+        if trace.is_file():
+            data = trace.read_bytes()
+            if data and not data.endswith(b"\n"):
+                keep = data.rfind(b"\n") + 1
+                with trace.open("r+b") as fh:
+                    fh.truncate(keep)
+                self._seq = self._count_trace_lines()
+        journal = self.root / PRIVATE_DIR / "journal"
+        if not journal.is_dir():
+            return
+        for intent_file in sorted(journal.glob("*.json")):
+            try:
+                intent = json.loads(intent_file.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                intent_file.unlink(missing_ok=True)
+                continue
+            target = self.root / intent["path"]
+            (target.parent / intent["tmp"]).unlink(missing_ok=True)
+            if target.is_file() and sha256_bytes(target.read_bytes()) == intent["sha256"]:
+                # The rename happened; the index update did not. Finish it.
+                record = ArtifactRecord(intent["path"], intent["sha256"], intent["size"], intent["writer"], intent["written_at"])
+                if self._manifest["artifacts"].get(record.path, {}).get("sha256") != record.sha256:
+                    self._index(record)
+                    self.trace("write", agent=record.writer, path=record.path, sha256=record.sha256, size=record.size,
+                               detail="completed after an interrupted write")
+            intent_file.unlink(missing_ok=True)
+
+    def acquire_run_lock(self) -> None:
+        """Hold an exclusive lock for this process; a second process gets a clear error.
+
+        The lock is an OS file lock, so a lock left by a dead process is released by the OS.
+        """
+        lock = FileLock(str(self.private_dir / "run.lock"))
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise WorkspaceError(f"{self.root}: this run is already being worked on by another process") from None
+        self._run_lock = lock
+
+    def release_run_lock(self) -> None:
+        if self._run_lock is not None:
+            self._run_lock.release()
+            self._run_lock = None
+
+
+class RoleView:
+    """A workspace seen through one role's policy: what an agent or tool is handed."""
+
+    def __init__(self, workspace: Workspace, policy: Policy):
+        self.workspace = workspace
+        self.policy = policy
+
+    @property
+    def role(self) -> str:
+        return self.policy.role
+
+    def read_text(self, rel: str) -> str:
+        return self.workspace.read_text(rel, self.policy)
+
+    def read_json(self, rel: str) -> Any:
+        return self.workspace.read_json(rel, self.policy)
+
+    def write(self, rel: str, content: Any) -> ArtifactRecord:
+        return self.workspace.write(rel, content, self.policy)
+
+    def list(self, pattern: str) -> list[str]:
+        return self.workspace.list(pattern, self.policy)
+
+    def exists(self, rel: str) -> bool:
+        return self.policy.may_read(rel) and self.workspace.exists(rel)

@@ -1,0 +1,100 @@
+"""Shared fixtures: a small, valid workspace built only through the workspace API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.policy import HARNESS, TOOLS
+from harness.specs import load_default_specs
+from harness.textnorm import plan_content_sha256, sha256_text
+from harness.workspace import Workspace
+
+SOURCE_TEXT = (
+    "asyncio.TaskGroup\n\n"
+    "An asynchronous context manager holding a group of tasks.\n"
+    "The first time any of the tasks belonging to the group fails with an exception\n"
+    "other than asyncio.CancelledError, the remaining tasks in the group are cancelled.\n"
+)
+QUOTE = "The first time any of the tasks belonging to the group fails with an exception other than asyncio.CancelledError, the remaining tasks in the group are cancelled."
+SOURCE_ID = "src-0123456789ab"
+CARD_ID = "q1-src-0123456789ab-1"
+
+
+def make_plan(question: str = "How does asyncio.TaskGroup handle failures?") -> dict:
+    return {
+        "schema_version": 1,
+        "question": question,
+        "revision": 1,
+        "scope": {"in_scope": ["asyncio.TaskGroup"], "out_of_scope": []},
+        "deliverable": "A short answer with citations.",
+        "criteria": [],
+        "questions": [
+            {"id": "Q1", "text": "Find how TaskGroup handles a failing task.", "kind": "research", "critical": True},
+            {"id": "Q2", "text": "Answer the question from the evidence.", "kind": "deliverable", "critical": True},
+        ],
+        "stop_conditions": ["No primary source for a critical question."],
+        "refinement": None,
+        "approval": None,
+    }
+
+
+def source_record(text: str = SOURCE_TEXT, source_id: str = SOURCE_ID) -> dict:
+    return {"source_id": source_id, "path": "fixture:asyncio-task.md", "corpus": "fixture", "title": "asyncio tasks",
+            "retrieved_at": "2026-11-30T01:02:03Z", "sha256": sha256_text(text), "size": len(text),
+            "kind": "primary", "flags": []}
+
+
+def make_card(text: str = SOURCE_TEXT, quote: str = QUOTE, card_id: str = CARD_ID) -> dict:
+    start = text.index("The first time")
+    end = text.index("cancelled.") + len("cancelled.")
+    return {"card_id": card_id, "source_id": SOURCE_ID, "question_id": "Q1", "quote": quote,
+            "span": {"start": start, "end": end}, "evidence_summary": "A TaskGroup cancels the rest when one task fails.",
+            "confidence": "high", "limitations": [], "extracted_by": {"role": "researcher", "engine": "offline", "model": None}}
+
+
+CLAIMS = {"claims": [{"claim_id": "C1", "statement": "A TaskGroup cancels its remaining tasks when one fails.",
+                      "question_id": "Q1", "supporting_cards": [CARD_ID], "contradicting_cards": [],
+                      "limitations": [], "status": "verified"}]}
+DRAFT = "# TaskGroup failures\n\nWhen one task fails, a TaskGroup cancels the remaining tasks [@C1].\n"
+
+
+@pytest.fixture(scope="session")
+def specs():
+    return load_default_specs()
+
+
+@pytest.fixture
+def runs_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "runs"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def built_ws(runs_dir: Path, specs) -> Workspace:
+    """A complete small workspace: plan, one source, one card, claims, a draft and its review."""
+    ws = Workspace.create(runs_dir, "How does asyncio.TaskGroup handle failures?")
+    ws.write("plan.json", make_plan(), specs["planner"].policy)
+    ws.write(f"sources/{SOURCE_ID}.txt", SOURCE_TEXT, TOOLS)
+    ws.write(f"sources/{SOURCE_ID}.json", source_record(), TOOLS)
+    ws.write(f"source-cards/{CARD_ID}.json", make_card(), specs["researcher"].policy)
+    ws.write("claims.json", CLAIMS, specs["analyst"].policy)
+    ws.write("drafts/draft-1.md", DRAFT, specs["writer"].policy)
+    review = {"draft": "drafts/draft-1.md", "draft_sha256": sha256_text(DRAFT), "verdict": "pass", "defects": [],
+              "reviewed_by": {"role": "reviewer", "engine": "offline", "model": None}}
+    ws.write("reviews/review-1.json", review, specs["reviewer"].policy)
+    return ws
+
+
+def approve(plan: dict) -> dict:
+    plan = dict(plan)
+    plan["approval"] = {"decision": "approved", "by": "tester", "at": "2026-11-30T01:02:03Z",
+                        "plan_sha256": plan_content_sha256(plan)}
+    return plan
+
+
+def load(ws: Workspace, rel: str):
+    return json.loads((ws.root / rel).read_text(encoding="utf-8"))
