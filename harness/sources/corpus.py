@@ -1,0 +1,173 @@
+"""Local corpora: a folder of documents (or the built-in python-docs corpus) split into passages with offsets.
+
+A passage is a span [start, end) of its document's text, so a quote taken from a search
+hit can be located in the stored snapshot at the same offsets.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..cache import cache_dir
+from ..errors import UsageError
+from ..textnorm import sha256_bytes, sha256_text
+from .extract import EXTRACTOR_VERSION, Unreadable, extract
+
+BUILTIN = ("python-docs",)
+PASSAGE_TARGET = 900  # characters; paragraphs are packed up to about this size
+PASSAGE_MAX = 1600
+
+
+@dataclass(frozen=True)
+class Document:
+    path: str  # key inside the corpus, e.g. notes/a.md or stdlib/asyncio.tasks
+    title: str
+    text: str
+    sha256: str  # of the text
+
+
+@dataclass
+class Corpus:
+    name: str
+    documents: list[Document]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    duplicates: int = 0  # documents dropped because another one had the same text
+
+    @property
+    def fingerprint(self) -> str:
+        return sha256_text(self.name + "\n" + "\n".join(f"{d.path}\t{d.sha256}" for d in self.documents))
+
+
+def _paragraph_spans(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for m in re.finditer(r"\S(?:.*?\S)?(?=\n[ \t]*\n|\s*\Z)", text, re.S):
+        spans.append((m.start(), m.end()))
+    return spans
+
+
+def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split a long paragraph at sentence ends (or whitespace) near PASSAGE_TARGET."""
+    out = []
+    while end - start > PASSAGE_MAX:
+        window = text[start:start + PASSAGE_MAX]
+        cut = max(window.rfind(". ", 0, PASSAGE_TARGET + 200), window.rfind(".\n", 0, PASSAGE_TARGET + 200))
+        if cut < PASSAGE_TARGET // 3:
+            cut = window.rfind(" ", 0, PASSAGE_TARGET)
+        cut = start + (cut + 1 if cut > 0 else PASSAGE_TARGET)
+        out.append((start, cut))
+        while cut < end and text[cut].isspace():
+            cut += 1
+        start = cut
+    if end > start:
+        out.append((start, end))
+    return out
+
+
+def split_passages(text: str) -> list[tuple[int, int]]:
+    """Passages as (start, end) offsets into `text`, packing paragraphs up to PASSAGE_TARGET characters."""
+    passages: list[tuple[int, int]] = []
+    cur: tuple[int, int] | None = None
+    for ps, pe in _paragraph_spans(text):
+        for s, e in _split_long(text, ps, pe):
+            if cur is not None and e - cur[0] <= PASSAGE_TARGET:
+                cur = (cur[0], e)
+            else:
+                if cur is not None:
+                    passages.append(cur)
+                cur = (s, e)
+    if cur is not None:
+        passages.append(cur)
+    return passages
+
+
+def _extract_cached(path: Path, data: bytes) -> tuple[str, str]:
+    key = sha256_bytes(data + path.suffix.lower().encode() + EXTRACTOR_VERSION.encode())
+    cached = cache_dir("extract") / f"{key}.json"
+    if cached.is_file():
+        try:
+            doc = json.loads(cached.read_text(encoding="utf-8"))
+            return doc["title"], doc["text"]
+        except (OSError, ValueError, KeyError):
+            pass
+    title, text = extract(path, data)
+    if path.suffix.lower() == ".pdf":  # only PDFs are slow enough to be worth caching
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"title": title, "text": text}), encoding="utf-8")
+        tmp.replace(cached)
+    return title, text
+
+
+def load_folder(folder: Path, warn=None) -> Corpus:
+    """Read every supported file under `folder` (recursively); unreadable ones are skipped with a warning."""
+    folder = Path(folder)
+    if not folder.exists():
+        raise UsageError(f"--corpus: {folder} does not exist")
+    if not folder.is_dir():
+        raise UsageError(f"--corpus: {folder} is not a folder")
+    warn = warn or (lambda msg: print(f"research: warning: {msg}", file=sys.stderr))
+    docs: list[Document] = []
+    skipped: list[dict[str, str]] = []
+    seen: dict[str, str] = {}
+    duplicates = 0
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if any(part.startswith(".") for part in rel.split("/")) or not path.is_file():
+            continue
+        try:
+            data = path.read_bytes()
+            title, text = _extract_cached(path, data)
+        except Unreadable as exc:
+            skipped.append({"path": rel, "reason": str(exc)})
+            warn(f"{folder / rel}: skipped: {exc}")
+            continue
+        except OSError as exc:
+            skipped.append({"path": rel, "reason": f"cannot read ({exc.strerror})"})
+            warn(f"{folder / rel}: skipped: cannot read ({exc.strerror})")
+            continue
+        digest = sha256_text(text)
+        if digest in seen:
+            duplicates += 1
+            continue
+        seen[digest] = rel
+        docs.append(Document(rel, title, text, digest))
+    if not docs:
+        raise UsageError(f"--corpus: {folder} has no readable documents (.md, .txt, .html, .pdf)")
+    return Corpus(folder.resolve().name, docs, skipped, duplicates)
+
+
+def load_python_docs() -> Corpus:
+    """The built-in corpus: this Python's documentation and installed packages' descriptions, cached."""
+    from .pythondocs import python_docs_documents, python_docs_fingerprint
+
+    cached = cache_dir("python-docs") / f"{python_docs_fingerprint()}.json"
+    rows = None
+    if cached.is_file():
+        try:
+            rows = json.loads(cached.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            rows = None
+    if rows is None:
+        rows = [list(r) for r in python_docs_documents()]
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_text(json.dumps(rows), encoding="utf-8")
+        tmp.replace(cached)
+    docs, seen, duplicates = [], set(), 0
+    for path, title, text in rows:
+        digest = sha256_text(text)
+        if digest in seen:
+            duplicates += 1
+            continue
+        seen.add(digest)
+        docs.append(Document(path, title, text, digest))
+    return Corpus("python-docs", docs, [], duplicates)
+
+
+def load_corpus(spec: str | Path, warn=None) -> Corpus:
+    """`python-docs` or a folder path."""
+    if str(spec) in BUILTIN:
+        return load_python_docs()
+    return load_folder(Path(spec), warn=warn)

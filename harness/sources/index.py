@@ -1,0 +1,134 @@
+"""BM25 over a corpus's passages (bm25s), cached outside the run folder and rebuilt incrementally.
+
+Cache layout (under the cache folder):
+- ``tokens/<text_sha256>.json``: one document's passage spans and tokens. Only new or
+  changed documents are split and tokenized again.
+- ``index/<corpus fingerprint>/``: the bm25s matrices plus the passage table, re-used
+  as long as no document changed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import bm25s
+import numpy as np
+import snowballstemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+from ..cache import cache_dir
+from .corpus import Corpus, split_passages
+
+TOKENIZER_VERSION = "2"
+_TOKEN = re.compile(r"[a-z0-9_]+")
+_STOP = frozenset(STOPWORDS_EN)
+_STEMMER = snowballstemmer.stemmer("english")
+_STEMS: dict[str, str] = {}  # memo: the vocabulary is small next to the token stream
+
+
+def _stem(word: str) -> str:
+    stem = _STEMS.get(word)
+    if stem is None:
+        stem = _STEMS[word] = _STEMMER.stemWord(word)
+    return stem
+
+
+def tokenize(text: str) -> list[str]:
+    """Snowball-stemmed lower-case word tokens, without English stopwords or one-letter words.
+
+    Stemming lets "cancellation" in a question match "cancel" in a source.
+    """
+    return [_stem(t) for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in _STOP]
+
+
+@dataclass(frozen=True)
+class Hit:
+    doc: int  # index into corpus.documents
+    start: int
+    end: int
+    score: float
+
+
+def _doc_tokens(text: str, text_sha: str, use_cache: bool) -> tuple[list[tuple[int, int]], list[list[str]]]:
+    path = cache_dir("tokens") / f"{text_sha}-{TOKENIZER_VERSION}.json"
+    if use_cache and path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return [tuple(s) for s in data["spans"]], data["tokens"]
+        except (OSError, ValueError, KeyError):
+            pass
+    spans = split_passages(text)
+    tokens = [tokenize(text[s:e]) for s, e in spans]
+    if use_cache:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"spans": spans, "tokens": tokens}), encoding="utf-8")
+        tmp.replace(path)
+    return spans, tokens
+
+
+class CorpusIndex:
+    """Search a corpus's passages by BM25. Build with `CorpusIndex.build(corpus)`."""
+
+    def __init__(self, corpus: Corpus, retriever: bm25s.BM25, passages: np.ndarray, rebuilt_docs: int = 0):
+        self.corpus = corpus
+        self.retriever = retriever
+        self.passages = passages  # shape (n, 3): doc index, start, end
+        self.rebuilt_docs = rebuilt_docs  # documents tokenized in this build (0 when the index was re-used)
+
+    @classmethod
+    def build(cls, corpus: Corpus, *, use_cache: bool = True) -> "CorpusIndex":
+        index_dir = cache_dir("index") / corpus.fingerprint
+        if use_cache and (index_dir / "passages.npy").is_file():
+            try:
+                retriever = bm25s.BM25.load(str(index_dir), mmap=False, load_corpus=False)
+                return cls(corpus, retriever, np.load(index_dir / "passages.npy"))
+            except Exception:  # a damaged cache entry is rebuilt, never trusted
+                shutil.rmtree(index_dir, ignore_errors=True)
+        vocab: dict[str, int] = {}
+        ids: list[list[int]] = []
+        rows: list[tuple[int, int, int]] = []
+        rebuilt = 0
+        for d, doc in enumerate(corpus.documents):
+            cached = use_cache and (cache_dir("tokens") / f"{doc.sha256}-{TOKENIZER_VERSION}.json").is_file()
+            spans, tokens = _doc_tokens(doc.text, doc.sha256, use_cache)
+            rebuilt += not cached
+            for (s, e), toks in zip(spans, tokens):
+                rows.append((d, s, e))
+                ids.append([vocab.setdefault(t, len(vocab)) for t in toks])
+        vocab.setdefault("", len(vocab))  # bm25s scores empty queries against this token
+        retriever = bm25s.BM25()
+        retriever.index((ids, vocab), show_progress=False)
+        passages = np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+        if use_cache:
+            tmp_dir = index_dir.with_name(index_dir.name + ".tmp")
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+            retriever.save(str(tmp_dir))
+            np.save(tmp_dir / "passages.npy", passages)
+            shutil.rmtree(index_dir, ignore_errors=True)
+            tmp_dir.rename(index_dir)
+        return cls(corpus, retriever, passages, rebuilt)
+
+    def __len__(self) -> int:
+        return len(self.passages)
+
+    def search(self, query: str, k: int = 5) -> list[Hit]:
+        """Top-k passages for `query`, best first; ties broken by position so results are deterministic."""
+        vocab = self.retriever.vocab_dict
+        token_ids = [vocab[t] for t in tokenize(query) if t in vocab]
+        if not token_ids or k <= 0 or not len(self.passages):
+            return []
+        scores = self.retriever.get_scores_from_ids(token_ids)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+        top = top[np.lexsort((top, -scores[top]))]
+        hits = []
+        for i in top:
+            if scores[i] <= 0:
+                break
+            d, s, e = self.passages[i]
+            hits.append(Hit(int(d), int(s), int(e), float(scores[i])))
+        return hits

@@ -1,0 +1,146 @@
+"""The source registry: the only place source ids are made and snapshots are stored.
+
+A tool that finds a document calls `register`; the registry derives the id from the
+normalized locator (URL or corpus path), deduplicates by locator and by content hash,
+flags instruction-like text, classifies the source as primary or secondary by the
+configured rules, and writes `sources/<id>.txt` then `sources/<id>.json` through the
+workspace API as the `tools` role. A model never names a source into existence.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..clock import now_iso
+from ..paths import matches
+from ..policy import TOOLS
+from ..textnorm import sha256_text
+from ..workspace import Workspace
+from .injection import find_injections
+from .urls import domain_matches, host_of, normalize_path, normalize_url
+
+
+@dataclass(frozen=True)
+class KindRules:
+    """Which sources count as primary. First matching rule wins; then the defaults apply."""
+
+    secondary_paths: tuple[str, ...] = ("**/secondary/**", "**/blog/**", "**/blogs/**", "**/forum/**")
+    primary_paths: tuple[str, ...] = ()
+    primary_domains: tuple[str, ...] = ()
+    secondary_domains: tuple[str, ...] = ()
+    local_default: str = "primary"
+    web_default: str = "secondary"
+
+    def kind_for(self, *, path: str | None = None, url: str | None = None) -> str:
+        if url is not None:
+            host = host_of(url)
+            if any(domain_matches(host, d) for d in self.secondary_domains):
+                return "secondary"
+            if any(domain_matches(host, d) for d in self.primary_domains):
+                return "primary"
+            return self.web_default
+        assert path is not None
+        if self.secondary_paths and matches(path, self.secondary_paths):
+            return "secondary"
+        if self.primary_paths and matches(path, self.primary_paths):
+            return "primary"
+        return self.local_default
+
+    @classmethod
+    def from_config(cls, cfg: dict[str, Any] | None) -> "KindRules":
+        cfg = cfg or {}
+        base = cls()
+        return cls(
+            secondary_paths=tuple(cfg.get("secondary_paths", base.secondary_paths)),
+            primary_paths=tuple(cfg.get("primary_paths", base.primary_paths)),
+            primary_domains=tuple(cfg.get("primary_domains", base.primary_domains)),
+            secondary_domains=tuple(cfg.get("secondary_domains", base.secondary_domains)),
+            local_default=cfg.get("local_default", base.local_default),
+            web_default=cfg.get("web_default", base.web_default),
+        )
+
+
+@dataclass(frozen=True)
+class Registered:
+    source_id: str
+    kind: str
+    title: str
+    new: bool  # False when the locator or the content was already registered
+    flags: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+
+def source_id_for(locator_key: str) -> str:
+    return "src-" + sha256_text(locator_key)[:12]
+
+
+def locator_key(*, url: str | None = None, path: str | None = None, corpus: str | None = None) -> str:
+    if url is not None:
+        return "url:" + normalize_url(url)
+    return f"path:{corpus or ''}:{normalize_path(path or '')}"
+
+
+class SourceRegistry:
+    """Registers sources for one run workspace; safe to share between parallel research branches."""
+
+    def __init__(self, workspace: Workspace, rules: KindRules | None = None):
+        self.workspace = workspace
+        self.rules = rules or KindRules()
+        self._lock = threading.Lock()
+        self._by_locator: dict[str, str] = {}
+        self._by_hash: dict[str, str] = {}
+        self._records: dict[str, dict[str, Any]] = {}
+        for rel in workspace.list("sources/*.json", TOOLS):
+            record = workspace.read_json(rel, TOOLS)
+            self._remember(record)
+
+    def _remember(self, record: dict[str, Any]) -> None:
+        sid = record["source_id"]
+        self._records[sid] = record
+        key = locator_key(url=record["url"]) if "url" in record else locator_key(path=record["path"], corpus=record.get("corpus"))
+        self._by_locator[key] = sid
+        self._by_hash.setdefault(record["sha256"], sid)
+
+    def register(self, *, text: str, title: str, url: str | None = None, path: str | None = None,
+                 corpus: str | None = None, tool: str = "search", query: str | None = None,
+                 question_id: str | None = None) -> Registered:
+        if (url is None) == (path is None):
+            raise ValueError("register needs exactly one of url= or path=")
+        key = locator_key(url=url, path=path, corpus=corpus)
+        digest = sha256_text(text)
+        with self._lock:
+            existing = self._by_locator.get(key) or self._by_hash.get(digest)
+            if existing is not None:
+                self._by_locator.setdefault(key, existing)
+                rec = self._records[existing]
+                return Registered(existing, rec["kind"], rec["title"], False, tuple(rec["flags"]))
+            sid = source_id_for(key)
+            record: dict[str, Any] = {"source_id": sid}
+            if url is not None:
+                record["url"] = normalize_url(url)
+                kind = self.rules.kind_for(url=record["url"])
+            else:
+                record["path"] = normalize_path(path)
+                kind = self.rules.kind_for(path=record["path"])
+            if corpus is not None:
+                record["corpus"] = corpus
+            flags = find_injections(text)
+            record.update({"title": title or (url or path or sid), "retrieved_at": now_iso(), "sha256": digest,
+                           "size": len(text), "kind": kind, "flags": flags,
+                           "origin": {"tool": tool, "query": query, "question_id": question_id}})
+            self.workspace.write(f"sources/{sid}.txt", text, TOOLS)
+            self.workspace.write(f"sources/{sid}.json", record, TOOLS)
+            self._remember(record)
+            return Registered(sid, kind, record["title"], True, tuple(flags))
+
+    def record(self, source_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._records.get(source_id)
+
+    def text(self, source_id: str) -> str:
+        return self.workspace.read_text(f"sources/{source_id}.txt", TOOLS)
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return sorted(self._records)
