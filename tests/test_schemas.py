@@ -15,7 +15,7 @@ from harness.schemas import schema, schema_names, validate
 EXAMPLES = {
     "run": "run.schema.json", "plan": "plan.schema.json", "source": "source.schema.json", "card": "card.schema.json",
     "claims": "claims.schema.json", "review": "review.schema.json", "trace-event": "trace-event.schema.json",
-    "metrics": "metrics.schema.json", "agent-spec": "agent-spec.schema.json",
+    "metrics": "metrics.schema.json", "agent-spec": "agent-spec.schema.json", "config": "config.schema.json",
 }
 
 

@@ -1,0 +1,295 @@
+"""`DeepAgentRole`: one role run as a deepagents agent, built afresh for every delegation.
+
+The agent sees its system prompt (the spec's prompt plus an output contract generated
+from the artifact's JSON Schema) and one message, the brief, never the parent's
+conversation. It works on the run workspace through a `FilesystemBackend` rooted there,
+with `FilesystemPermission` rules from the spec's reads/writes; its writes land only
+through the workspace API (`WorkspaceWriteGuard`); it is offered exactly the spec's
+tools (`ToolAllowlist`); and each model call is budgeted (`BudgetGuard`). Library
+scratch (evicted large tool results, summarized history) goes to an in-memory
+`/scratch/` route, never into the audited folders.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.errors import GraphRecursionError
+
+from ...budget import BudgetExhausted
+from ...runtime.context import AgentContext
+from ...runtime.interface import AgentResult, Brief
+from ...schemas import schema as load_schema
+from ...specs import AgentSpec
+from .middleware import BudgetGuard, NoSubagents, ToolAllowlist, WorkspaceWriteGuard, budgeted_summarization
+from .models import resolve_model
+from .tools import build_source_tools
+
+FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
+SCRATCH = "/scratch/"
+SUMMARY_CHARS = 500
+BLOCKED = "BLOCKED:"
+
+
+# ---- the output contract ------------------------------------------------------------------
+
+def _resolve(node: dict[str, Any], doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Follow a $ref (into this schema or another schema file); the referring node's description wins."""
+    seen = 0
+    while isinstance(node, dict) and "$ref" in node and seen < 10:
+        seen += 1
+        file, _, pointer = node["$ref"].partition("#")
+        target_doc = load_schema(file) if file else doc
+        target: Any = target_doc
+        for part in [p for p in pointer.split("/") if p]:
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        node, doc = merged, target_doc
+    return node, doc
+
+
+def _constraints(node: dict[str, Any], doc: dict[str, Any] | None = None) -> str:
+    bits = []
+    t = node.get("type")
+    if isinstance(t, list):
+        bits.append(" or ".join(t))
+    elif t:
+        bits.append(t)
+    items = node.get("items")
+    if t == "array" and isinstance(items, dict):
+        items, _ = _resolve(items, doc or {})
+        if items.get("type") != "object" and "properties" not in items:
+            inner = _constraints(items, doc)
+            if inner:
+                bits[-1] = f"array of ({inner})"
+    if "const" in node:
+        bits.append(f"exactly {json.dumps(node['const'])}")
+    if "enum" in node:
+        bits.append("one of " + ", ".join(json.dumps(v) for v in node["enum"]))
+    for key, label in (("pattern", "pattern"), ("minLength", "min length"), ("maxLength", "max length"),
+                       ("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="),
+                       ("minItems", "min items"), ("maxItems", "max items")):
+        if key in node:
+            bits.append(f"{label} {node[key]}")
+    if node.get("uniqueItems"):
+        bits.append("unique items")
+    return ", ".join(bits)
+
+
+def _fields(node: dict[str, Any], doc: dict[str, Any], path: str, depth: int, out: list[str]) -> None:
+    node, doc = _resolve(node, doc)
+    if depth > 6:
+        return
+    for variant in node.get("oneOf", []) + node.get("anyOf", []):
+        variant, vdoc = _resolve(variant, doc)
+        if variant.get("type") == "object" or "properties" in variant:
+            _fields(variant, vdoc, path, depth, out)
+    props = node.get("properties") or {}
+    required = set(node.get("required") or [])
+    for name, child in props.items():
+        child, cdoc = _resolve(child, doc)
+        where = f"{path}.{name}" if path else name
+        mark = " (required)" if name in required else ""
+        desc = child.get("description", "")
+        out.append(f"{'  ' * depth}- `{where}`{mark}: {_constraints(child, cdoc)}{' — ' + desc if desc else ''}")
+        if child.get("type") == "object" or "properties" in child:
+            _fields(child, cdoc, where, depth + 1, out)
+        items = child.get("items")
+        if isinstance(items, dict):
+            items, idoc = _resolve(items, cdoc)
+            if items.get("type") == "object" or "properties" in items:
+                _fields(items, idoc, f"{where}[]", depth + 1, out)
+        for rule in child.get("allOf", []) if isinstance(child.get("allOf"), list) else []:
+            _conditional(rule, where, out, depth + 1)
+        items_rules = (child.get("items") or {}).get("allOf") if isinstance(child.get("items"), dict) else None
+        for rule in items_rules or []:
+            _conditional(rule, f"{where}[]", out, depth + 1)
+
+
+def _condition_text(props: dict[str, Any]) -> str:
+    parts = []
+    for name, cond in props.items():
+        if "const" in cond:
+            parts.append(f"`{name}` is {json.dumps(cond['const'])}")
+        elif "enum" in cond:
+            parts.append(f"`{name}` is one of " + ", ".join(json.dumps(v) for v in cond["enum"]))
+        else:
+            parts.append(f"`{name}` matches {json.dumps(cond)}")
+    return " and ".join(parts)
+
+
+def _conditional(rule: dict[str, Any], where: str, out: list[str], depth: int) -> None:
+    if not isinstance(rule, dict) or "if" not in rule:
+        return
+    when = _condition_text((rule["if"] or {}).get("properties") or {})
+    then = rule.get("then") or {}
+    needs = [f"`{name}` {_constraints(c)}" for name, c in (then.get("properties") or {}).items()]
+    needs += [f"`{name}` present" for name in then.get("required") or []]
+    out.append(f"{'  ' * depth}- rule for each `{where}`: when {when}, then {'; '.join(needs) or json.dumps(then)}")
+
+
+def output_contract(kind: str) -> str:
+    """The 'Output contract' section of a role's system prompt, generated from the artifact's schema."""
+    if kind == "draft":
+        return "\n".join([
+            "## Output contract",
+            "Your output is a Markdown file, `drafts/draft-N.md` (N as given in your brief), written in one `write_file` call.",
+            "Cite claims from `claims.json` by id, in square brackets with an at-sign, at the end of the sentence they "
+            "support: `[@C1]`; several claims: `[@C1; @C3]`. Nothing else is a citation: never cite sources or cards, "
+            "never write `[@S1]` or `[@C1, C2]`.",
+            "The harness refuses a draft whose citations do not resolve to claims in `claims.json`; the error names the "
+            "line — fix it and write the whole draft again.",
+        ])
+    name = f"{kind}.schema.json"
+    doc = load_schema(name)
+    lines = ["## Output contract",
+             f"Your output must validate against the JSON Schema `{name}` ({doc.get('title', kind)}). "
+             "Write it as JSON with `write_file`. Objects accept only the fields listed; fields marked required must be present.",
+             ""]
+    _fields(doc, doc, "", 0, lines)
+    for rule in doc.get("allOf", []):
+        _conditional(rule, "document", lines, 0)
+    lines += ["", "A refused write names the file, the JSON pointer of the bad field and the rule it broke, and nothing "
+                  "is written: fix exactly that field and write the whole file again."]
+    return "\n".join(lines)
+
+
+# ---- permissions ----------------------------------------------------------------------------
+
+def _dirs_of(glob: str) -> list[str]:
+    """Literal folders above a glob's first wildcard: 'sources/*.json' -> ['/', '/sources']."""
+    parts = glob.strip("/").split("/")
+    out, prefix = ["/"], ""
+    for part in parts[:-1]:
+        if any(ch in part for ch in "*?[{"):
+            break
+        prefix += "/" + part
+        out.append(prefix)
+    return out
+
+
+def permission_rules(spec: AgentSpec) -> list:
+    """FilesystemPermission rules from the spec's reads/writes; the first matching rule wins."""
+    from deepagents.middleware.filesystem import FilesystemPermission
+
+    reads = ["/" + g.lstrip("/") for g in spec.reads]
+    writes = ["/" + g.lstrip("/") for g in spec.writes]
+    folders: list[str] = []
+    for g in spec.reads:
+        for d in _dirs_of(g):
+            for form in (d, d.rstrip("/") + "/"):
+                if form not in folders:
+                    folders.append(form)
+    rules = [
+        FilesystemPermission(operations=["read", "write"], paths=["/.harness", "/.harness/**"], mode="deny"),
+        FilesystemPermission(operations=["read"], paths=[SCRATCH.rstrip("/"), SCRATCH + "**"] + reads + folders),
+    ]
+    if writes:
+        rules.append(FilesystemPermission(operations=["write"], paths=writes))
+    rules.append(FilesystemPermission(operations=["read", "write"], paths=["/**"], mode="deny"))
+    return rules
+
+
+# ---- the role ---------------------------------------------------------------------------------
+
+def _final_text(messages: list[Any]) -> str:
+    for m in reversed(messages):
+        if isinstance(m, AIMessage):
+            return (m.text or "").strip()
+    return ""
+
+
+class DeepAgentRole:
+    """A role on the llm engine: `DeepAgentRole(spec, model).run(brief, ctx) -> AgentResult`.
+
+    `model` is a chat model or a `provider:name` string (checked by `preflight` now, so
+    a missing key or package is reported before any work). Options: `evict_tokens`
+    (tool results larger than this go to /scratch/, default 20000), `empty_retries`
+    (re-asks after an empty reply, default 2).
+    """
+
+    def __init__(self, spec: AgentSpec, model: BaseChatModel | str, *, evict_tokens: int | None = 20000,
+                 empty_retries: int = 2):
+        self.spec = spec
+        self.model = resolve_model(model) if isinstance(model, str) else model
+        self.evict_tokens = evict_tokens
+        self.empty_retries = empty_retries
+
+    # The pieces, public so tests and the orchestrator's trace can show them.
+
+    def system_prompt(self, ctx: AgentContext) -> str:
+        spec = self.spec
+        identity = json.dumps({"role": spec.role, "engine": "llm", "model": ctx.model})
+        workspace = [
+            "## Workspace",
+            "Paths are relative to the run workspace, whose root is `/` for the file tools "
+            "(e.g. `/plan.json`).",
+            f"You may read: {', '.join(spec.reads) or 'nothing'}. You may write: {', '.join(spec.writes) or 'nothing'}.",
+            f"Every write is validated before it lands; after {spec.limits.get('write_retries', 3)} refused writes the step fails.",
+            f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, `reviewed_by`); "
+            f"the run id is {ctx.run_id}.",
+            f"If you cannot do the task, reply with one line starting `{BLOCKED}` followed by the reason.",
+        ]
+        return "\n\n".join([spec.prompt.strip(), output_contract(spec.output_schema), "\n".join(workspace)])
+
+    def offered_tools(self) -> tuple[str, ...]:
+        return tuple(self.spec.tools)
+
+    def build(self, ctx: AgentContext):
+        """The compiled agent for one delegation (a fresh graph: its backend is this run's workspace)."""
+        from deepagents import create_deep_agent
+        from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
+        from deepagents.middleware.filesystem import FilesystemMiddleware
+        from langchain_core.runnables import RunnableLambda
+
+        spec = self.spec
+        backend = CompositeBackend(default=FilesystemBackend(root_dir=ctx.workspace.root, virtual_mode=True),
+                                   routes={SCRATCH: StateBackend()}, artifacts_root=SCRATCH.rstrip("/"))
+        fs_tools = [t for t in FS_TOOLS if t in spec.tools]
+        if "read_file" not in fs_tools:  # deepagents requires it; ToolAllowlist hides it when the spec omits it
+            fs_tools.insert(0, "read_file")
+        # A placeholder "general-purpose" entry stops create_deep_agent from building the default
+        # general-purpose subagent; NoSubagents then takes the SubAgentMiddleware slot, so no `task` tool.
+        placeholder = {"name": "general-purpose", "description": "unused",
+                       "runnable": RunnableLambda(lambda _state: {"messages": []})}
+        middleware = [
+            FilesystemMiddleware(backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens),
+            NoSubagents(),
+            budgeted_summarization(self.model, backend, ctx),
+            ToolAllowlist(self.offered_tools(), spec.role),
+            WorkspaceWriteGuard(ctx),
+            BudgetGuard(ctx, empty_retries=self.empty_retries),
+        ]
+        return create_deep_agent(
+            model=self.model,
+            tools=build_source_tools(ctx),
+            system_prompt=self.system_prompt(ctx),
+            middleware=middleware,
+            subagents=[placeholder],
+            permissions=permission_rules(spec),
+            backend=backend,
+            name=f"{spec.role}-llm",
+        )
+
+    def recursion_limit(self) -> int:
+        calls = int(self.spec.limits.get("llm_calls") or 50)
+        # each model call is a model step plus a tool step, each retry of an empty reply stays in one step
+        return 2 * calls + 10
+
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
+        agent = self.build(ctx)
+        try:
+            result = agent.invoke({"messages": [HumanMessage(brief.render())]},
+                                  config={"recursion_limit": self.recursion_limit()})
+        except GraphRecursionError:
+            raise BudgetExhausted(f"{self.spec.role}: the agent ran past its step limit ({self.recursion_limit()} steps)") from None
+        text = _final_text(result.get("messages", []))
+        if text.startswith(BLOCKED):
+            reason = text[len(BLOCKED):].strip() or "blocked (no reason given)"
+            return AgentResult("blocked", summary=text[:SUMMARY_CHARS], blocked_reason=reason)
+        if not text and not ctx.outputs:
+            return AgentResult("failed", summary="the model returned an empty reply and wrote nothing")
+        return AgentResult("completed", summary=text[:SUMMARY_CHARS])

@@ -1,0 +1,282 @@
+"""The llm engine's guards, one middleware per concern.
+
+- `WorkspaceWriteGuard`: `write_file` / `edit_file` land only through `ctx.write` (role
+  globs, schema, cross-file checks, atomic write, run.json index); a refusal goes back to
+  the model as an error it can fix, and the retry bound ends the step.
+- `ToolAllowlist`: the model is offered exactly the spec's tools and may call nothing else.
+- `BudgetGuard`: every model call is checked against the budgets before it is made and
+  charged after; empty replies are retried a bounded number of times.
+- `NoSubagents`: takes the `SubAgentMiddleware` slot of a deep agent, so there is no
+  `task` tool and no general-purpose subagent.
+- `budgeted_summarization`: deepagents' summarization, with its model calls charged too.
+
+Each provides sync and async hooks (langchain calls `awrap_*` under `ainvoke`/`astream`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, get_buffer_string
+
+from ...errors import ArtifactInvalid, PathRefused, PermissionRefused, WorkspaceError
+from ...runtime.context import AgentContext
+from .models import max_output_tokens
+
+WRITE_TOOLS = ("write_file", "edit_file")
+DEFAULT_OUTPUT_ALLOWANCE = 4096  # tokens reserved per call when the model has no output bound
+TOOL_SCHEMA_ALLOWANCE = 150  # tokens per offered tool schema, on top of its description
+
+
+# ---- helpers --------------------------------------------------------------------------
+
+def _tool_name(tool: Any) -> str | None:
+    if isinstance(tool, dict):
+        return tool.get("name") or (tool.get("function") or {}).get("name")
+    return getattr(tool, "name", None)
+
+
+def _error(call: dict[str, Any], text: str) -> ToolMessage:
+    return ToolMessage(content=text, name=call.get("name"), tool_call_id=call.get("id"), status="error")
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _virtual_to_rel(path: Any) -> str:
+    """The workspace-relative form of a tool's virtual path ('/claims.json' -> 'claims.json')."""
+    return path.strip().lstrip("/") if isinstance(path, str) else ""
+
+
+def _ai_message(response: Any) -> AIMessage | None:
+    if isinstance(response, ExtendedModelResponse):
+        response = response.model_response
+    if isinstance(response, AIMessage):
+        return response
+    if isinstance(response, ModelResponse):
+        return next((m for m in response.result if isinstance(m, AIMessage)), None)
+    return None
+
+
+def is_empty_reply(message: AIMessage | None) -> bool:
+    """No text and no tool call (e.g. Gemini's MALFORMED_FUNCTION_CALL)."""
+    if message is None:
+        return True
+    return not message.tool_calls and not message.invalid_tool_calls and not (message.text or "").strip()
+
+
+# ---- writes -------------------------------------------------------------------------------
+
+class WorkspaceWriteGuard(AgentMiddleware):
+    """Performs `write_file` / `edit_file` through `ctx.write` instead of the backend.
+
+    The backend never writes to the workspace: a call is validated and landed (atomically,
+    indexed in run.json) by the workspace API, or refused with a one-line error naming the
+    file, the JSON pointer and the rule. `WriteRetriesExhausted` (raised by `ctx.write`
+    past the spec's bound) propagates and fails the step.
+    """
+
+    def __init__(self, ctx: AgentContext):
+        super().__init__()
+        self.ctx = ctx
+
+    def _perform(self, call: dict[str, Any]) -> ToolMessage:
+        args = call.get("args") or {}
+        rel = _virtual_to_rel(args.get("file_path"))
+        try:
+            if call["name"] == "edit_file":
+                content = self._edited(call, rel, args)
+                if isinstance(content, ToolMessage):
+                    return content
+            else:
+                content = args.get("content")
+                if not isinstance(content, str):
+                    return _error(call, "Error: write_file needs `content` as a string (the whole file)")
+            record = self.ctx.write(rel, content)
+        except (ArtifactInvalid, PermissionRefused, PathRefused) as exc:
+            return _error(call, f"Error: write refused, nothing was written: {_one_line(exc)}. "
+                                f"Fix what it names and write the whole file again.")
+        return ToolMessage(content=f"Wrote /{record.path} ({record.size} bytes, sha256 {record.sha256[:12]}); it passed validation.",
+                           name=call["name"], tool_call_id=call.get("id"), status="success")
+
+    def _edited(self, call: dict[str, Any], rel: str, args: dict[str, Any]) -> str | ToolMessage:
+        old, new = args.get("old_string"), args.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str) or not old:
+            return _error(call, "Error: edit_file needs a non-empty old_string and a new_string")
+        if not self.ctx.spec.policy.may_read(rel):
+            raise PermissionRefused(f"{rel}: role '{self.ctx.role}' may not read this path, so it cannot edit it; "
+                                    f"write the whole file with write_file")
+        try:
+            current = self.ctx.read_text(rel)
+        except WorkspaceError as exc:
+            if isinstance(exc, (PermissionRefused, PathRefused)):
+                raise
+            return _error(call, f"Error: {_one_line(exc)}")
+        count = current.count(old)
+        if count == 0:
+            return _error(call, f"Error: old_string was not found in /{rel}")
+        if count > 1 and not args.get("replace_all"):
+            return _error(call, f"Error: old_string occurs {count} times in /{rel}; give more context or set replace_all")
+        return current.replace(old, new) if args.get("replace_all") else current.replace(old, new, 1)
+
+    def _intercept(self, request: Any) -> ToolMessage | None:
+        call = request.tool_call
+        if call.get("name") not in WRITE_TOOLS:
+            return None
+        return self._perform(call)
+
+    def wrap_tool_call(self, request, handler):
+        result = self._intercept(request)
+        return result if result is not None else handler(request)
+
+    async def awrap_tool_call(self, request, handler):
+        result = self._intercept(request)
+        return result if result is not None else await handler(request)
+
+
+# ---- tools ----------------------------------------------------------------------------------
+
+class ToolAllowlist(AgentMiddleware):
+    """Offer the model exactly `allowed` and refuse a call to anything else (nothing inherited, no `task`)."""
+
+    def __init__(self, allowed: Iterable[str], role: str):
+        super().__init__()
+        self.allowed = tuple(allowed)
+        self.role = role
+
+    def _filter(self, request: ModelRequest) -> ModelRequest:
+        tools = [t for t in request.tools if _tool_name(t) in self.allowed]
+        return request.override(tools=tools) if len(tools) != len(request.tools) else request
+
+    def _refusal(self, request: Any) -> ToolMessage | None:
+        call = request.tool_call
+        if call.get("name") in self.allowed:
+            return None
+        return _error(call, f"Error: there is no tool named {call.get('name')!r} for the {self.role}; "
+                            f"your tools are: {', '.join(self.allowed) or 'none'}")
+
+    def wrap_model_call(self, request, handler):
+        return handler(self._filter(request))
+
+    async def awrap_model_call(self, request, handler):
+        return await handler(self._filter(request))
+
+    def wrap_tool_call(self, request, handler):
+        refusal = self._refusal(request)
+        return refusal if refusal is not None else handler(request)
+
+    async def awrap_tool_call(self, request, handler):
+        refusal = self._refusal(request)
+        return refusal if refusal is not None else await handler(request)
+
+
+# ---- budget ---------------------------------------------------------------------------------
+
+def estimate_tokens(messages: Iterable[BaseMessage], tools: Iterable[Any] = (), output_allowance: int = DEFAULT_OUTPUT_ALLOWANCE) -> int:
+    """A conservative bound on a call's tokens: input characters / 3, tool schemas, plus the output allowance."""
+    chars = 0
+    for m in messages:
+        content = m.content
+        chars += len(content) if isinstance(content, str) else len(str(content))
+        for call in getattr(m, "tool_calls", None) or []:
+            chars += len(str(call.get("name"))) + len(str(call.get("args")))
+    tool_tokens = 0
+    for t in tools:
+        tool_tokens += TOOL_SCHEMA_ALLOWANCE + len(str(getattr(t, "description", "") or (t.get("description", "") if isinstance(t, dict) else ""))) // 3
+    return math.ceil(chars / 3) + tool_tokens + output_allowance
+
+
+def _used_tokens(message: AIMessage | None) -> int | None:
+    usage = getattr(message, "usage_metadata", None) if message is not None else None
+    if not usage:
+        return None
+    total = usage.get("total_tokens") or (usage.get("input_tokens", 0) + usage.get("output_tokens", 0))
+    return int(total) if total else None
+
+
+class BudgetGuard(AgentMiddleware):
+    """Check each model call against the budgets before it is made; charge what it used after.
+
+    The estimate (input chars / 3 + tool schemas + the model's output bound, or a fixed
+    allowance) is checked against every limit before the call, so a call that could take
+    a budget over its limit is refused with BudgetExhausted. Usage metadata is charged when
+    the provider reports it, else the estimate. An empty reply is retried up to
+    `empty_retries` times; each retry is a charged call.
+    """
+
+    def __init__(self, ctx: AgentContext, *, empty_retries: int = 2, output_allowance: int | None = None):
+        super().__init__()
+        self.ctx = ctx
+        self.empty_retries = empty_retries
+        self.output_allowance = output_allowance
+        self.empty_replies = 0
+
+    def _estimate(self, request: ModelRequest) -> int:
+        allowance = self.output_allowance or max_output_tokens(request.model) or DEFAULT_OUTPUT_ALLOWANCE
+        messages = ([request.system_message] if request.system_message is not None else []) + list(request.messages)
+        return estimate_tokens(messages, request.tools, allowance)
+
+    def _before(self, request: ModelRequest) -> int:
+        self.ctx.check_deadline()
+        estimate = self._estimate(request)
+        self.ctx.before_llm_call(estimate)
+        return estimate
+
+    def _after(self, response: Any, estimate: int) -> bool:
+        """Charge the call; True when the reply is usable (not empty)."""
+        message = _ai_message(response)
+        self.ctx.after_llm_call(_used_tokens(message) or estimate)
+        if is_empty_reply(message):
+            self.empty_replies += 1
+            return False
+        return True
+
+    def wrap_model_call(self, request, handler):
+        for _attempt in range(self.empty_retries + 1):
+            estimate = self._before(request)
+            response = handler(request)
+            if self._after(response, estimate):
+                break
+        return response
+
+    async def awrap_model_call(self, request, handler):
+        for _attempt in range(self.empty_retries + 1):
+            estimate = self._before(request)
+            response = await handler(request)
+            if self._after(response, estimate):
+                break
+        return response
+
+
+# ---- structure ------------------------------------------------------------------------------
+
+class NoSubagents(AgentMiddleware):
+    """Occupies the `SubAgentMiddleware` slot of `create_deep_agent`, so the agent has no `task` tool."""
+
+    tools = ()
+
+    @property
+    def name(self) -> str:
+        return "SubAgentMiddleware"
+
+
+def budgeted_summarization(model: Any, backend: Any, ctx: AgentContext):
+    """deepagents' SummarizationMiddleware whose summary calls go through the same budget checks."""
+    from deepagents.middleware.summarization import DEEPAGENTS_DEFAULT_SUMMARY_PROMPT, create_summarization_middleware
+
+    allowance = max_output_tokens(model) or DEFAULT_OUTPUT_ALLOWANCE
+
+    def summarize(messages: list[BaseMessage]) -> str:
+        prompt = DEEPAGENTS_DEFAULT_SUMMARY_PROMPT.format(messages=get_buffer_string(messages, format="xml")).rstrip()
+        estimate = estimate_tokens([HumanMessage(prompt)], (), allowance)
+        ctx.check_deadline()
+        ctx.before_llm_call(estimate)
+        reply = model.invoke(prompt)
+        ctx.after_llm_call(_used_tokens(reply) or estimate)
+        return (reply.text or "").strip() or "No summary was produced."
+
+    return create_summarization_middleware(model, backend, summarizer=summarize)

@@ -1,0 +1,107 @@
+"""What an agent is handed: guarded workspace access, its tools, and its budget.
+
+Everything an agent does goes through here, whatever its engine, so the same guards
+apply to the offline engine, to an LLM subagent and to a user's own class: the role's
+read/write globs, the artifact schemas and cross-file checks, the write-retry bound,
+and the per-delegation, per-role and per-run budgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..budget import DelegationBudget
+from ..errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused
+from ..specs import AgentSpec
+from ..workspace import ArtifactRecord, Workspace
+from .interface import Brief
+
+
+class WriteRetriesExhausted(HarnessError):
+    """An agent kept writing invalid or forbidden content past its retry bound."""
+
+
+@dataclass
+class AgentContext:
+    workspace: Workspace
+    spec: AgentSpec
+    brief: Brief
+    engine: str
+    model: str | None
+    run_id: str
+    budget: DelegationBudget
+    tools: Any = None  # ResearchTools for the researcher, else None
+    web: Any = None  # WebTools when the web extra is enabled and the plan allows it
+    transforms: list[Callable[[str, Any], Any]] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)  # path -> sha256 written in this delegation
+    errors: list[str] = field(default_factory=list)
+    retries: int = 0
+    tokens: int = 0
+    llm_calls: int = 0
+
+    @property
+    def role(self) -> str:
+        return self.spec.role
+
+    # ---- workspace ---------------------------------------------------------------
+
+    def read_text(self, rel: str) -> str:
+        return self.workspace.read_text(rel, self.spec.policy)
+
+    def read_json(self, rel: str) -> Any:
+        return self.workspace.read_json(rel, self.spec.policy)
+
+    def list(self, pattern: str) -> list[str]:
+        return self.workspace.list(pattern, self.spec.policy)
+
+    def exists(self, rel: str) -> bool:
+        return self.spec.policy.may_read(rel) and self.workspace.exists(rel)
+
+    def write(self, rel: str, content: Any) -> ArtifactRecord:
+        """Write through the workspace guards; a refused write counts against the retry bound."""
+        try:
+            for transform in self.transforms:
+                content = transform(rel, content)
+            record = self.workspace.write(rel, content, self.spec.policy)
+        except (ArtifactInvalid, PermissionRefused, PathRefused) as exc:
+            self.errors.append(str(exc))
+            limit = self.spec.limits.get("write_retries", 3)
+            if len(self.errors) > limit:
+                raise WriteRetriesExhausted(f"{self.role}: {len(self.errors)} refused writes (limit {limit}); last: {exc}") from exc
+            self.retries += 1
+            raise
+        self.outputs[record.path] = record.sha256
+        return record
+
+    # ---- budget --------------------------------------------------------------------
+
+    def before_llm_call(self, estimated_tokens: int) -> None:
+        """Refuse a model call that could take any budget over its limit."""
+        self.budget.check("llm_calls", 1)
+        self.budget.check("tokens", estimated_tokens)
+
+    def after_llm_call(self, tokens: int) -> None:
+        self.llm_calls += 1
+        self.tokens += tokens
+        self.budget.charge("llm_calls", 1)
+        self.budget.charge("tokens", tokens)
+
+    def check_deadline(self) -> None:
+        self.budget.check_deadline()
+
+    # ---- sources (Researcher) ------------------------------------------------------
+
+    def search(self, query: str, k: int = 5):
+        if self.tools is None or "search" not in self.spec.tools:
+            raise PermissionRefused(f"{self.role}: the search tool is not in this agent's spec")
+        self.budget.check("searches", 1)
+        hits = self.tools.search(query, k, question_id=self.brief.question_id)
+        self.budget.charge("searches", 1)
+        return hits
+
+    def read_source(self, source_id: str, offset: int = 0, length: int = 2000):
+        if self.tools is None or "read_source" not in self.spec.tools:
+            raise PermissionRefused(f"{self.role}: the read_source tool is not in this agent's spec")
+        self.check_deadline()
+        return self.tools.read_source(source_id, offset, length)

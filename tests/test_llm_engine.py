@@ -1,0 +1,524 @@
+"""The llm engine (deepagents) driven by scripted chat models: no network, no keys."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from pydantic import Field
+
+from conftest import CARD_ID, QUOTE, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
+from harness.budget import Budget, DelegationBudget, DelegationTimeout
+from harness.errors import BudgetExhausted, UsageError
+from harness.policy import TOOLS
+from harness.runtime.context import AgentContext, WriteRetriesExhausted
+from harness.runtime.interface import Brief
+from harness.sources.corpus import Corpus, Document
+from harness.sources.index import CorpusIndex
+from harness.sources.registry import SourceRegistry
+from harness.sources.tools import ResearchTools
+from harness.textnorm import sha256_text
+from harness.workspace import Workspace
+
+from harness.engines.llm import DEFAULT_MODEL, DeepAgentRole, preflight, resolve_model
+from harness.engines.llm import models as llm_models
+from harness.engines.llm.agent import output_contract, permission_rules
+
+# ---- scripted model ------------------------------------------------------------------------------
+
+class ScriptedModel(GenericFakeChatModel):
+    """Replies from `script` (an AIMessage, or a function of the messages); records what it was sent."""
+
+    messages: Any = Field(default_factory=lambda: iter(()))
+    script: list = Field(default_factory=list)
+    calls: list = Field(default_factory=list)
+    offered: list = Field(default_factory=list)
+
+    def bind_tools(self, tools, *, tool_choice=None, **kw):
+        self.offered.append([getattr(t, "name", None) or t.get("name") for t in tools])
+        return self
+
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        from langchain_core.outputs import ChatGeneration, ChatResult
+
+        self.calls.append(list(messages))
+        if len(messages) == 1 and "Context Extraction Assistant" in str(messages[0].content):
+            return ChatResult(generations=[ChatGeneration(message=AIMessage("SUMMARY: read plan.json several times."))])
+        if not self.script:
+            raise AssertionError("the scripted model ran out of replies")
+        step = self.script.pop(0)
+        reply = step(list(messages)) if callable(step) else step
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def call(name: str, args: dict, cid: str) -> dict:
+    return {"name": name, "args": args, "id": cid, "type": "tool_call"}
+
+
+def tool_reply(name: str, args: dict, cid: str) -> AIMessage:
+    return AIMessage("", tool_calls=[call(name, args, cid)])
+
+
+def tool_messages(model: ScriptedModel) -> list[ToolMessage]:
+    """The ToolMessages in the last conversation the model saw."""
+    return [m for m in model.calls[-1] if isinstance(m, ToolMessage)]
+
+
+# ---- workspace and context -------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def ws(tmp_path: Path, specs) -> Workspace:
+    ws = Workspace.create(tmp_path / "runs", "How does asyncio.TaskGroup handle failures?")
+    ws.write("plan.json", make_plan(), specs["planner"].policy)
+    return ws
+
+
+@pytest.fixture
+def evidence_ws(ws: Workspace, specs) -> Workspace:
+    """Plan, one source and one card: what the Analyst needs."""
+    ws.write(f"sources/{SOURCE_ID}.txt", SOURCE_TEXT, TOOLS)
+    ws.write(f"sources/{SOURCE_ID}.json", source_record(), TOOLS)
+    ws.write(f"source-cards/{CARD_ID}.json", make_card(), specs["researcher"].policy)
+    return ws
+
+
+def make_ctx(ws: Workspace, spec, brief: Brief, *, tools=None, web=None, run_limits=None) -> AgentContext:
+    budget = DelegationBudget(Budget(run_limits or {}, {spec.role: {}}), spec.role, spec.limits, None)
+    return AgentContext(workspace=ws, spec=spec, brief=brief, engine="llm", model="fake", run_id=ws.run_id,
+                        budget=budget, tools=tools, web=web)
+
+
+def research_tools(ws: Workspace, docs: list[Document] | None = None) -> ResearchTools:
+    if docs is None:
+        docs = [Document("docs/asyncio-task.md", "asyncio tasks", SOURCE_TEXT, sha256_text(SOURCE_TEXT)),
+                Document("docs/other.md", "other", "Unrelated text about sockets and files.\n",
+                         sha256_text("Unrelated text about sockets and files.\n"))]
+    index = CorpusIndex.build(Corpus("fixture", docs), use_cache=False)
+    return ResearchTools(index, SourceRegistry(ws))
+
+
+def workspace_files(ws: Workspace) -> set[str]:
+    return {p.relative_to(ws.root).as_posix() for p in ws.root.rglob("*")
+            if p.is_file() and not p.relative_to(ws.root).as_posix().startswith(".harness/")}
+
+
+CLAIMS_OK = {"claims": [{"claim_id": "C1", "statement": "A TaskGroup cancels its remaining tasks when one fails.",
+                         "question_id": "Q1", "supporting_cards": [CARD_ID], "contradicting_cards": [],
+                         "limitations": [], "status": "verified"}]}
+
+
+# ---- (a) isolation and (b) the tool set ------------------------------------------------------------------
+
+def test_subagent_sees_only_its_system_prompt_and_the_brief(ws, specs):
+    spec = specs["planner"]
+    brief = Brief(role="planner", task="Plan the research for the run question.", outputs=("plan.json",),
+                  facts={"question": "How does asyncio.TaskGroup handle failures?"})
+    model = ScriptedModel(script=[AIMessage("2 research questions")])
+    result = DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
+
+    assert result.status == "completed" and result.summary == "2 research questions"
+    first = model.calls[0]
+    assert [type(m) for m in first] == [SystemMessage, HumanMessage]
+    assert first[0].content.startswith(spec.prompt.strip())
+    assert "## Output contract" in first[0].content and "`questions[].id` (required)" in first[0].content
+    assert first[1].content == brief.render()
+
+
+@pytest.mark.parametrize("role", ["planner", "researcher", "analyst", "writer", "reviewer"])
+def test_the_model_is_offered_exactly_the_spec_tools(ws, specs, role):
+    spec = specs[role]
+    brief = Brief(role=role, task="Do your job.", question_id="Q1")
+    model = ScriptedModel(script=[tool_reply("task", {"description": "do it for me", "subagent_type": "general-purpose"}, "t1"),
+                                  tool_reply("write_todos", {"todos": []}, "t2"),
+                                  AIMessage("done")])
+    ctx = make_ctx(ws, spec, brief, tools=research_tools(ws) if role == "researcher" else None)
+    role_impl = DeepAgentRole(spec, model)
+    role_impl.run(brief, ctx)
+
+    assert model.offered and all(sorted(names) == sorted(spec.tools) for names in model.offered)
+    refusals = tool_messages(model)
+    assert [m.status for m in refusals] == ["error", "error"]
+    assert "no tool named 'task'" in refusals[0].content and "no tool named 'write_todos'" in refusals[1].content
+    # Not merely hidden: the graph has no task tool and no general-purpose subagent at all.
+    registered = set(role_impl.build(ctx).nodes["tools"].bound.tools_by_name)
+    assert "task" not in registered and "write_todos" not in registered
+    assert registered <= set(spec.tools) | {"read_file"}
+
+
+# ---- (c)-(f) writes and reads ---------------------------------------------------------------------------
+
+def test_schema_invalid_write_is_refused_with_the_pointer_then_the_fix_lands(evidence_ws, specs):
+    ws = evidence_ws
+    spec = specs["analyst"]
+    bad = json.loads(json.dumps(CLAIMS_OK))
+    bad["claims"][0]["status"] = "probably"
+    brief = Brief(role="analyst", task="Write the claim table.", inputs=("plan.json", "source-cards/"), outputs=("claims.json",))
+    model = ScriptedModel(script=[tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(bad)}, "w1"),
+                                  tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(CLAIMS_OK)}, "w2"),
+                                  AIMessage("1 verified")])
+    ctx = make_ctx(ws, spec, brief)
+    result = DeepAgentRole(spec, model).run(brief, ctx)
+
+    refused, landed = tool_messages(model)
+    assert refused.status == "error" and "claims.json:/claims/0/status" in refused.content and "[enum]" in refused.content
+    assert landed.status == "success" and "passed validation" in landed.content
+    assert result.status == "completed"
+    assert json.loads((ws.root / "claims.json").read_text()) == CLAIMS_OK
+    entry = Workspace.open(ws.root).manifest["artifacts"]["claims.json"]
+    assert entry["writer"] == "analyst" and entry["sha256"] == ctx.outputs["claims.json"]
+    assert ctx.retries == 1
+
+
+def test_a_plan_missing_a_field_is_refused_and_nothing_changes(ws, specs):
+    spec = specs["planner"]
+    before = (ws.root / "plan.json").read_bytes()
+    plan = make_plan()
+    del plan["deliverable"]
+    brief = Brief(role="planner", task="Plan.", outputs=("plan.json",))
+    model = ScriptedModel(script=[tool_reply("write_file", {"file_path": "/plan.json", "content": json.dumps(plan)}, "w1"),
+                                  AIMessage("gave up")])
+    DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
+    (msg,) = tool_messages(model)
+    assert msg.status == "error" and "plan.json:/: 'deliverable' is a required property" in msg.content
+    assert (ws.root / "plan.json").read_bytes() == before
+
+
+def test_writes_outside_the_role_permission_are_refused(evidence_ws, specs):
+    ws = evidence_ws
+    spec = specs["analyst"]
+    plan_before = (ws.root / "plan.json").read_bytes()
+    brief = Brief(role="analyst", task="Write the claim table.", outputs=("claims.json",))
+    model = ScriptedModel(script=[
+        AIMessage("", tool_calls=[call("write_file", {"file_path": "/plan.json", "content": json.dumps(make_plan("x"))}, "w1"),
+                                  call("write_file", {"file_path": "/drafts/draft-1.md", "content": "# hi\n"}, "w2"),
+                                  call("write_file", {"file_path": "/../escape.json", "content": "{}"}, "w3")]),
+        AIMessage("stopped")])
+    before = workspace_files(ws)
+    DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
+
+    plan_msg, draft_msg, escape_msg = tool_messages(model)
+    assert all(m.status == "error" for m in (plan_msg, draft_msg, escape_msg))
+    assert "role 'analyst' may not write" in plan_msg.content and "may not write" in draft_msg.content
+    assert "'..' is refused" in escape_msg.content
+    assert (ws.root / "plan.json").read_bytes() == plan_before
+    assert workspace_files(ws) == before and not (ws.root.parent / "escape.json").exists()
+
+
+def test_reads_outside_the_role_reads_are_refused(evidence_ws, specs):
+    ws = evidence_ws
+    spec = specs["writer"]
+    brief = Brief(role="writer", task="Write the draft.", outputs=("drafts/draft-1.md",))
+    model = ScriptedModel(script=[
+        AIMessage("", tool_calls=[call("read_file", {"file_path": f"/sources/{SOURCE_ID}.txt"}, "r1"),
+                                  call("read_file", {"file_path": "/run.json"}, "r2"),
+                                  call("read_file", {"file_path": "/.harness/journal"}, "r3"),
+                                  call("read_file", {"file_path": f"/source-cards/{CARD_ID}.json"}, "r4"),
+                                  call("ls", {"path": "/"}, "r5")]),
+        AIMessage("done")])
+    DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
+
+    source_msg, run_msg, private_msg, card_msg, ls_msg = tool_messages(model)
+    for m in (source_msg, run_msg, private_msg):
+        assert m.status == "error" and "permission denied for read" in m.content
+    assert SOURCE_TEXT[:20] not in source_msg.content
+    assert card_msg.status == "success" and QUOTE[:30] in card_msg.content
+    listed = ls_msg.content
+    assert "/plan.json" in listed and "/run.json" not in listed and "/sources" not in listed and ".harness" not in listed
+
+
+def test_write_retries_past_the_spec_bound_fail_the_step(ws, specs):
+    spec = specs["planner"]
+    bound = spec.limits["write_retries"]
+    brief = Brief(role="planner", task="Plan.", outputs=("plan.json",))
+    script = [tool_reply("write_file", {"file_path": "/plan.json", "content": "{not json"}, f"w{i}") for i in range(bound + 1)]
+    model = ScriptedModel(script=script + [AIMessage("never reached")])
+    ctx = make_ctx(ws, spec, brief)
+    with pytest.raises(WriteRetriesExhausted, match=f"limit {bound}"):
+        DeepAgentRole(spec, model).run(brief, ctx)
+    assert len(model.calls) == bound + 1 and len(ctx.errors) == bound + 1
+
+
+def test_edit_file_is_applied_to_the_current_content_then_validated(ws, specs):
+    spec = dataclasses.replace(specs["planner"], tools=("read_file", "write_file", "edit_file"))
+    brief = Brief(role="planner", task="Refine.", outputs=("plan.json",))
+    old = '"deliverable": "A short answer with citations."'
+    model = ScriptedModel(script=[
+        tool_reply("edit_file", {"file_path": "/plan.json", "old_string": "A short answer", "new_string": "A long answer"}, "e1"),
+        tool_reply("edit_file", {"file_path": "/plan.json", "old_string": '"revision": 1', "new_string": '"revision": 0'}, "e2"),
+        AIMessage("edited")])
+    assert old in (ws.root / "plan.json").read_text()
+    DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
+    ok, refused = tool_messages(model)
+    assert ok.status == "success" and refused.status == "error" and "/revision" in refused.content
+    plan = json.loads((ws.root / "plan.json").read_text())
+    assert plan["deliverable"] == "A long answer with citations." and plan["revision"] == 1
+
+
+# ---- (g) the researcher's source tools ---------------------------------------------------------------------
+
+HIT = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) .*?start=(\d+) end=(\d+)\n(.*?)\nSOURCE>>>", re.S)
+
+
+def card_from_last_hit(messages: list[BaseMessage], *, quote: str | None = None, number: int = 1) -> AIMessage:
+    last = [m for m in messages if isinstance(m, ToolMessage) and "<<<SOURCE" in m.content][-1]
+    source_id, start, end, text = HIT.search(last.content).groups()
+    card = {"card_id": f"q1-{source_id}-{number}", "source_id": source_id, "question_id": "Q1",
+            "quote": quote if quote is not None else text, "span": {"start": int(start), "end": int(end)},
+            "evidence_summary": "A TaskGroup cancels the rest when one task fails.", "confidence": "high",
+            "limitations": [], "extracted_by": {"role": "researcher", "engine": "llm", "model": "fake"}}
+    return tool_reply("write_file", {"file_path": f"/source-cards/{card['card_id']}.json", "content": json.dumps(card)}, f"c{number}")
+
+
+def test_researcher_searches_and_writes_a_card_quoted_from_the_hit(ws, specs):
+    spec = specs["researcher"]
+    brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1", outputs=("source-cards/",))
+    model = ScriptedModel(script=[
+        tool_reply("search", {"query": "TaskGroup tasks cancelled exception", "k": 3}, "s1"),
+        lambda msgs: card_from_last_hit(msgs, number=1),
+        lambda msgs: card_from_last_hit(msgs, quote="A TaskGroup never cancels anything, ever.", number=2),
+        tool_reply("read_source", {"source_id": "src-000000000000"}, "s2"),
+        AIMessage("1 card")])
+    ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
+    result = DeepAgentRole(spec, model).run(brief, ctx)
+
+    search_msg, card_ok, card_bad, read_msg = tool_messages(model)
+    source_id, start, end, text = HIT.search(search_msg.content).groups()
+    assert (ws.root / f"sources/{source_id}.json").is_file() and (ws.root / f"sources/{source_id}.txt").is_file()
+    assert (ws.root / f"sources/{source_id}.txt").read_text()[int(start):int(end)] == text
+    assert card_ok.status == "success"
+    card = json.loads((ws.root / f"source-cards/q1-{source_id}-1.json").read_text())
+    assert card["quote"] == text and card["source_id"] == source_id
+    assert card_bad.status == "error" and "/quote" in card_bad.content and "quote-in-source" in card_bad.content
+    assert not (ws.root / f"source-cards/q1-{source_id}-2.json").exists()
+    assert read_msg.status == "error" and "not a registered source" in read_msg.content
+    assert result.status == "completed" and ctx.budget.spent["searches"] == 1
+
+
+def test_blocked_reply_becomes_a_blocked_result(ws, specs):
+    spec = specs["researcher"]
+    brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
+    model = ScriptedModel(script=[tool_reply("search", {"query": "zebra migration"}, "s1"),
+                                  AIMessage("BLOCKED: no_evidence; tried: zebra migration")])
+    result = DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief, tools=research_tools(ws)))
+    assert result.status == "blocked" and result.blocked_reason == "no_evidence; tried: zebra migration"
+    assert "No passages matched" in tool_messages(model)[0].content
+
+
+def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
+    from harness.sources.web import WebTools
+
+    plan = make_plan()
+    plan["questions"][0].update(allowed_sources=["corpus", "web"], allowed_domains=["example.org"])
+    ws.write("plan.json", plan, specs["planner"].policy)
+    page = "<html><head><title>TaskGroup notes</title></head><body><p>" + "The remaining tasks in the group are cancelled. " * 5 + "</p></body></html>"
+    transport = httpx.MockTransport(lambda req: httpx.Response(200, headers={"content-type": "text/html"}, text=page))
+    backend = lambda q, n: [{"title": "Notes", "href": "https://example.org/notes", "body": "TaskGroup cancels"},
+                            {"title": "Elsewhere", "href": "https://elsewhere.net/x", "body": "not allowed"}]
+    web = WebTools(SourceRegistry(ws), search_backend=backend, transport=transport)
+    spec = dataclasses.replace(specs["researcher"], tools=("web_search", "fetch_url", "read_file", "write_file"))
+    brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
+    model = ScriptedModel(script=[tool_reply("web_search", {"query": "TaskGroup"}, "w1"),
+                                  tool_reply("fetch_url", {"url": "https://example.org/notes"}, "w2"),
+                                  tool_reply("fetch_url", {"url": "https://elsewhere.net/x"}, "w3"),
+                                  AIMessage("0 cards")])
+    ctx = make_ctx(ws, spec, brief, web=web)
+    DeepAgentRole(spec, model).run(brief, ctx)
+
+    search_msg, fetch_ok, fetch_bad = tool_messages(model)
+    assert "https://example.org/notes" in search_msg.content and "elsewhere.net" not in search_msg.content
+    source_id = re.search(r"<<<SOURCE (src-[0-9a-f]{12})", fetch_ok.content).group(1)
+    assert fetch_ok.status == "success" and (ws.root / f"sources/{source_id}.txt").is_file()
+    assert fetch_bad.status == "error" and "not in the allowed domains" in fetch_bad.content
+    assert ctx.budget.spent["searches"] == 2  # the refused fetch raised before it was charged
+
+
+# ---- (h) budgets -----------------------------------------------------------------------------------------
+
+def test_llm_call_budget_refuses_the_call_past_the_limit(ws, specs):
+    spec = dataclasses.replace(specs["planner"], limits={**specs["planner"].limits, "llm_calls": 2})
+    brief = Brief(role="planner", task="Plan.")
+    model = ScriptedModel(script=[tool_reply("read_file", {"file_path": "/plan.json"}, f"r{i}") for i in range(5)])
+    ctx = make_ctx(ws, spec, brief)
+    with pytest.raises(BudgetExhausted, match="llm_calls"):
+        DeepAgentRole(spec, model).run(brief, ctx)
+    assert len(model.calls) == 2 and ctx.budget.spent["llm_calls"] == 2 and ctx.llm_calls == 2
+
+
+def test_token_budget_is_checked_before_the_call(ws, specs):
+    spec = dataclasses.replace(specs["planner"], limits={**specs["planner"].limits, "tokens": 500})
+    brief = Brief(role="planner", task="Plan.")
+    model = ScriptedModel(script=[AIMessage("never")])
+    ctx = make_ctx(ws, spec, brief)
+    with pytest.raises(BudgetExhausted, match="tokens"):
+        DeepAgentRole(spec, model).run(brief, ctx)
+    assert model.calls == [] and ctx.budget.spent["tokens"] == 0
+
+
+def test_run_budget_is_shared_and_never_exceeded(ws, specs):
+    spec = specs["planner"]
+    brief = Brief(role="planner", task="Plan.")
+    model = ScriptedModel(script=[tool_reply("read_file", {"file_path": "/plan.json"}, f"r{i}") for i in range(5)])
+    ctx = make_ctx(ws, spec, brief, run_limits={"llm_calls": 3})
+    with pytest.raises(BudgetExhausted, match="run budget for llm_calls"):
+        DeepAgentRole(spec, model).run(brief, ctx)
+    assert ctx.budget.budget.spent["llm_calls"] == 3
+
+
+def test_empty_replies_are_retried_a_bounded_number_of_times_and_charged(ws, specs):
+    spec = specs["planner"]
+    brief = Brief(role="planner", task="Plan.")
+    model = ScriptedModel(script=[AIMessage(""), AIMessage(""), AIMessage("1 research question")])
+    ctx = make_ctx(ws, spec, brief)
+    result = DeepAgentRole(spec, model).run(brief, ctx)
+    assert result.status == "completed" and ctx.llm_calls == 3
+
+    model = ScriptedModel(script=[AIMessage("")] * 3 + [AIMessage("not asked")])
+    ctx = make_ctx(ws, spec, brief)
+    result = DeepAgentRole(spec, model).run(brief, ctx)
+    assert result.status == "failed" and ctx.llm_calls == 3 and len(model.script) == 1
+
+
+def test_search_budget_and_deadline_stop_the_agent(ws, specs):
+    spec = dataclasses.replace(specs["researcher"], limits={**specs["researcher"].limits, "searches": 1})
+    brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
+    model = ScriptedModel(script=[tool_reply("search", {"query": "TaskGroup"}, f"s{i}") for i in range(3)])
+    ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
+    with pytest.raises(BudgetExhausted, match="searches"):
+        DeepAgentRole(spec, model).run(brief, ctx)
+    assert ctx.budget.spent["searches"] == 1 and len(model.calls) == 2
+
+    ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
+    ctx.budget.deadline = time.monotonic() - 1
+    model = ScriptedModel(script=[AIMessage("never")])
+    with pytest.raises(DelegationTimeout):
+        DeepAgentRole(spec, model).run(brief, ctx)
+    assert model.calls == []
+
+
+def test_usage_metadata_is_charged_when_reported(ws, specs):
+    spec = specs["planner"]
+    brief = Brief(role="planner", task="Plan.")
+    reply = AIMessage("done", usage_metadata={"input_tokens": 100, "output_tokens": 23, "total_tokens": 123})
+    ctx = make_ctx(ws, spec, brief)
+    DeepAgentRole(spec, ScriptedModel(script=[reply])).run(brief, ctx)
+    assert ctx.tokens == 123 and ctx.budget.spent["tokens"] == 123
+
+
+# ---- (j) library scratch stays out of the workspace ----------------------------------------------------------
+
+def test_large_tool_results_are_evicted_to_scratch_not_the_workspace(ws, specs):
+    spec = specs["researcher"]
+    long_text = "\n\n".join(f"Paragraph {i}: the TaskGroup cancels the remaining tasks when one task fails." for i in range(60))
+    docs = [Document(f"docs/tg-{i}.md", f"tg {i}", long_text + f"\n\nDoc {i}.\n", sha256_text(long_text + f"\n\nDoc {i}.\n"))
+            for i in range(4)]
+    brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
+
+    def read_evicted(msgs):
+        path = re.search(r"(/scratch/large_tool_results/\S+?)[\s`'\"]", [m for m in msgs if isinstance(m, ToolMessage)][-1].content + " ").group(1)
+        return tool_reply("read_file", {"file_path": path}, "r1")
+
+    model = ScriptedModel(script=[tool_reply("search", {"query": "TaskGroup cancels remaining tasks", "k": 20}, "s1"),
+                                  read_evicted, AIMessage("0 cards")])
+    before = workspace_files(ws)
+    ctx = make_ctx(ws, spec, brief, tools=research_tools(ws, docs))
+    DeepAgentRole(spec, model, evict_tokens=200).run(brief, ctx)
+
+    search_msg, read_msg = tool_messages(model)
+    assert "/scratch/large_tool_results/" in search_msg.content
+    assert read_msg.status == "success" and "<<<SOURCE" in read_msg.content
+    added = workspace_files(ws) - before
+    assert added and all(re.fullmatch(r"sources/src-[0-9a-f]{12}\.(json|txt)", p) for p in added), added
+    for name in ("scratch", "large_tool_results", "conversation_history"):
+        assert not list(ws.root.rglob(name))
+
+
+def test_summarization_calls_are_charged_and_history_stays_out_of_the_workspace(ws, specs):
+    spec = specs["planner"]
+    brief = Brief(role="planner", task="Plan.")
+    script = [tool_reply("read_file", {"file_path": "/plan.json"}, f"r{i}") for i in range(6)] + [AIMessage("done")]
+    model = ScriptedModel(script=script, profile={"max_input_tokens": 4000})  # summarize early
+    before = workspace_files(ws)
+    ctx = make_ctx(ws, spec, brief)
+    DeepAgentRole(spec, model).run(brief, ctx)
+
+    summaries = [c for c in model.calls if len(c) == 1 and "Context Extraction Assistant" in c[0].content]
+    assert summaries and ctx.llm_calls == len(model.calls) == 7 + len(summaries)
+    assert any("SUMMARY: read plan.json" in str(m.content) for m in model.calls[-1])
+    assert workspace_files(ws) == before and not list(ws.root.rglob("conversation_history"))
+
+
+# ---- prompt pieces -------------------------------------------------------------------------------------------
+
+def test_output_contract_comes_from_the_schema():
+    claims = output_contract("claims")
+    assert "`claims[].status` (required): one of \"verified\"" in claims
+    assert "when `status` is \"conflicted\", then `supporting_cards` min items 1; `contradicting_cards` min items 1" in claims
+    assert "`span.start` (required): integer" in output_contract("card")
+    draft = output_contract("draft")
+    assert "[@C1]" in draft and "[@C1; @C3]" in draft
+
+
+def test_permission_rules_follow_the_spec(specs):
+    rules = permission_rules(specs["researcher"])
+    assert rules[0].mode == "deny" and "/.harness/**" in rules[0].paths
+    assert "/sources/**" in rules[1].paths and "/scratch/**" in rules[1].paths and rules[1].operations == ["read"]
+    assert rules[2].paths == ["/source-cards/*.json"] and rules[2].operations == ["write"]
+    assert rules[-1].paths == ["/**"] and rules[-1].mode == "deny"
+
+
+# ---- models ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec, needle", [
+    ("gemini-3.5-flash", "provider:name"),
+    (":gemini", "provider:name"),
+    ("mistral:large", "unknown provider 'mistral'"),
+])
+def test_preflight_refuses_malformed_or_unknown_specs(spec, needle):
+    with pytest.raises(UsageError, match=re.escape(needle)) as info:
+        preflight(spec)
+    assert "\n" not in str(info.value)
+
+
+def test_preflight_names_the_package_to_install(monkeypatch):
+    real = llm_models.importlib.util.find_spec
+    monkeypatch.setattr(llm_models.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "langchain_openai" else real(name, *a))
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    with pytest.raises(UsageError, match=re.escape("pip install langchain-openai")):
+        preflight("openai:gpt-5-mini")
+
+
+def test_preflight_names_the_key_to_set(monkeypatch):
+    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    with pytest.raises(UsageError, match="set GOOGLE_API_KEY or GEMINI_API_KEY"):
+        preflight(DEFAULT_MODEL)
+    with pytest.raises(UsageError, match="set ANTHROPIC_API_KEY"):
+        preflight("anthropic:claude-sonnet-4-6")
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    preflight(DEFAULT_MODEL)
+
+
+def test_resolve_model_builds_a_bounded_gemini_model_without_network(monkeypatch):
+    def no_network(*_a, **_k):
+        raise AssertionError("resolve_model must not touch the network")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
+    model = resolve_model(DEFAULT_MODEL)
+    assert type(model).__name__ == "ChatGoogleGenerativeAI"
+    assert llm_models.max_output_tokens(model) == llm_models.DEFAULT_MAX_OUTPUT_TOKENS
