@@ -92,6 +92,127 @@ def inspect(
     out.print(f"final report: {s['final_report'] or 'not yet'}")
 
 
+def _print_event(event: dict) -> None:
+    kind = event["event"]
+    if kind == "status":
+        err.print(f"[bold]{event['status']}[/]" + (f": {event['reason']}" if event.get("reason") else ""))
+    elif kind == "delegation_ended":
+        q = f" {event['question_id']}" if event.get("question_id") else ""
+        err.print(f"  {event['agent']}{q}: {event['status']} ({event['outputs']} file(s) written)")
+
+
+def _finish(result) -> None:
+    if result.status == "completed":
+        out.print(f"final report: {result.run_dir / 'final-report.md'}")
+    elif result.status.startswith("awaiting_"):
+        gate = "--plan" if result.status == "awaiting_plan_approval" else "--final --version SHA"
+        err.print(f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}")
+    else:
+        err.print(f"run ended {result.status}: {result.reason or 'no reason recorded'}")
+    out.print(f"workspace: {result.run_dir}")
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def run(
+    question: str = typer.Argument(..., help="The research question."),
+    corpus: Optional[str] = typer.Option(None, "--corpus", help="Folder of .md/.txt/.html/.pdf files, or 'python-docs' (built-in, the default)."),
+    runs_dir: Optional[str] = typer.Option(None, "--runs-dir", help="Where run workspaces are created (default ./runs)."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="offline or llm for every role (default: llm if a model or GOOGLE_API_KEY is set, else offline)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model for llm roles, PROVIDER:NAME (default google_genai:gemini-3.5-flash)."),
+    agent: list[str] = typer.Option([], "--agent", help="Swap a role: ROLE=offline|llm|path/to/spec.md|python:module:Class (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./research.yaml if present)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking."),
+    max_revisions: Optional[int] = typer.Option(None, "--max-revisions", help="Revise rounds after the first draft (default 2)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Research branches at once (default 4)."),
+    budget_llm_calls: Optional[int] = typer.Option(None, "--budget-llm-calls", help="Run limit on model calls."),
+    budget_tokens: Optional[int] = typer.Option(None, "--budget-tokens", help="Run limit on tokens."),
+    budget_searches: Optional[int] = typer.Option(None, "--budget-searches", help="Run limit on searches."),
+    budget_seconds: Optional[float] = typer.Option(None, "--budget-seconds", help="Run limit on wall time."),
+    require_final_approval: Optional[bool] = typer.Option(None, "--require-final-approval/--no-final-approval", help="Ask for a sign-off of the final draft, bound to its sha256."),
+    web: Optional[bool] = typer.Option(None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."),
+    quiet: bool = typer.Option(False, "--quiet", help="Print nothing but the result."),
+) -> None:
+    """Start a run: plan, research, analyze, write and review; prints where the final report is."""
+    from .config import build_config
+    from .interactive import TerminalApprover
+    from .orchestrator.runner import start_run
+
+    cfg = build_config(question, corpus=corpus, runs_dir=runs_dir, engine=engine, model=model, agents=agent,
+                       config_file=config, yes=yes, max_revisions=max_revisions, concurrency=concurrency,
+                       budget={"llm_calls": budget_llm_calls, "tokens": budget_tokens, "searches": budget_searches,
+                               "wall_seconds": budget_seconds},
+                       require_final_approval=require_final_approval, web=web)
+    if cfg.all_offline and not quiet:
+        err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
+    approver = TerminalApprover() if sys.stdin.isatty() else None
+    result = start_run(cfg, approver=approver, events=None if quiet else _print_event,
+                       on_created=None if quiet else (lambda ws: err.print(f"workspace: {ws.root}")))
+    _finish(result)
+
+
+@app.command()
+def resume(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
+    quiet: bool = typer.Option(False, "--quiet", help="Print nothing but the result."),
+) -> None:
+    """Continue a paused, crashed or killed run from its last checkpoint."""
+    from .interactive import TerminalApprover
+    from .orchestrator.runner import resume_run
+
+    result = resume_run(_run_dir(run_dir), yes=yes, approver=TerminalApprover() if sys.stdin.isatty() else None,
+                        events=None if quiet else _print_event)
+    _finish(result)
+
+
+@app.command()
+def approve(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder."),
+    plan: bool = typer.Option(False, "--plan", help="Approve the pending plan."),
+    plan_file: Optional[Path] = typer.Argument(None, help="With --plan: an edited plan.json to approve instead."),
+    final: bool = typer.Option(False, "--final", help="Sign off the final draft."),
+    version: Optional[str] = typer.Option(None, "--version", help="With --final: the sha256 of the draft you read (at least 12 hex digits)."),
+    reject: Optional[str] = typer.Option(None, "--reject", help="With --plan: reject with this feedback instead of approving."),
+    by: Optional[str] = typer.Option(None, "--by", help="Who decides (default: your user name)."),
+) -> None:
+    """Record a human decision on a paused run from another process; then `research resume` continues it."""
+    import getpass
+
+    from . import approvals
+    from .workspace import Workspace
+
+    if plan == final:
+        raise typer.BadParameter("choose exactly one of --plan or --final", param_hint="--plan/--final")
+    ws = Workspace.open(_run_dir(run_dir))
+    ws.acquire_run_lock()
+    try:
+        who = by or getpass.getuser()
+        if plan:
+            if ws.status != "awaiting_plan_approval":
+                raise typer.BadParameter(f"the run is {ws.status}, not awaiting plan approval", param_hint="--plan")
+            if reject is not None:
+                approvals.decide_plan(ws, "rejected", who, feedback=reject or None)
+                out.print("plan rejected")
+            elif plan_file is not None:
+                try:
+                    text = plan_file.read_text(encoding="utf-8")
+                except OSError as exc:
+                    raise typer.BadParameter(f"{plan_file}: {exc.strerror}", param_hint="PLAN_FILE") from None
+                diff = approvals.edit_plan(ws, text, who)
+                out.print(f"plan edited and approved (sha256 {approvals.decide_plan(ws, 'edited', who, diff=diff)})")
+            else:
+                out.print(f"plan approved (sha256 {approvals.decide_plan(ws, 'approved', who)})")
+        else:
+            if version is None:
+                raise typer.BadParameter("--final needs --version SHA (the sha256 of the draft you approve)", param_hint="--version")
+            draft = approvals.approve_final(ws, version, who)
+            out.print(f"{draft} signed off")
+    finally:
+        ws.release_run_lock()
+    out.print(f"continue with: research resume {run_dir}")
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"research {__version__}")

@@ -203,6 +203,31 @@ def check_run(rel: str, run: dict[str, Any], reader: FileReader) -> list[Problem
     return problems
 
 
+def check_final_report(rel: str, text: str, reader: FileReader) -> list[Problem]:
+    """Every citation link of the final report resolves to a claim's card, and no unusable claim is cited."""
+    from .report import CARD_LINK, NOT_REPORTABLE  # the renderer defines the link syntax
+
+    problems = []
+    doc = reader.read_json("claims.json")
+    claims = {c.get("claim_id"): c for c in (doc or {}).get("claims", []) if isinstance(c, dict)}
+    for n, line in enumerate(text.splitlines(), start=1):
+        if parse_citations(line):
+            problems.append(Problem(rel, f"line {n}", "citation-rendered", "an unrendered [@...] citation is left in the final report"))
+        for m in CARD_LINK.finditer(line):
+            claim_id, card_path = m.group(1), m.group(2)
+            claim = claims.get(claim_id)
+            card_id = card_path.rsplit("/", 1)[-1].removesuffix(".json")
+            if claim is None:
+                problems.append(Problem(rel, f"line {n}", "citation-resolves", f"{claim_id} is not in claims.json"))
+            elif claim.get("status") in NOT_REPORTABLE:
+                problems.append(Problem(rel, f"line {n}", "claim-reportable", f"{claim_id} is {claim.get('status')} and must not be in the final report"))
+            elif card_id not in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
+                problems.append(Problem(rel, f"line {n}", "citation-resolves", f"{card_path} is not a card of {claim_id}"))
+            if not reader.exists(card_path):
+                problems.append(Problem(rel, f"line {n}", "card-exists", f"{card_path} does not exist"))
+    return problems
+
+
 # Which cross-file check applies to which artifact kind.
 CHECKS: dict[str, Callable[[str, Any, FileReader], list[Problem]]] = {
     "plan": check_plan,
@@ -210,7 +235,7 @@ CHECKS: dict[str, Callable[[str, Any, FileReader], list[Problem]]] = {
     "card": check_card,
     "claims": check_claims,
     "draft": check_citations,
-    "final_report": check_citations,
+    "final_report": check_final_report,
     "review": check_review,
     "run": check_run,
 }

@@ -255,6 +255,18 @@ class Workspace:
                                            "writer": record.writer, "written_at": record.written_at}
         self.update_manifest(apply)
 
+    def remove(self, relpath: str, policy: Policy) -> None:
+        """Delete one artifact the role may write (used to undo a killed attempt's partial output)."""
+        path, rel = resolve_inside(self.root, relpath)
+        if not policy.may_write(rel):
+            raise PermissionRefused(f"{rel}: role '{policy.role}' may not remove this path")
+        with self._lock:
+            if not path.is_file():
+                return
+            path.unlink()
+            self.update_manifest(lambda m: m["artifacts"].pop(rel, None))
+            self.trace("delete", agent=policy.role, path=rel)
+
     # ---- guarded reads ---------------------------------------------------------------
 
     def read_bytes(self, relpath: str, policy: Policy) -> bytes:

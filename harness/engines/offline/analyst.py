@@ -1,0 +1,112 @@
+"""Offline Analyst: evidence cards grouped into claims by lexical similarity, with status by rule.
+
+- Cards of one question whose quotes share most content words (and agree on numbers and
+  negation) form one claim; the claim's statement is its best card's quote.
+- Two claims of one question that talk about the same thing but disagree on a number or
+  version, or where one negates the other, become one `conflicted` claim with both sides.
+- `verified`: a primary source or two independent sources; `verified_with_limit`: only
+  secondary (or only low-confidence) backing; `unsupported`: a question with no evidence.
+"""
+
+from __future__ import annotations
+
+from ...lexical import content_words, jaccard, negated, numbers
+from ...runtime.interface import AgentResult, Brief
+from ...textnorm import normalize_ws
+
+SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
+SAME_TOPIC = 0.35  # ... for two claims to be about the same thing (conflict candidates)
+_CONF_RANK = {"high": 0, "medium": 1, "low": 2}
+
+
+def _words(card: dict) -> set[str]:
+    return {w for w in content_words(card["quote"]) if not w.isdigit()}
+
+
+def _agree(a: dict, b: dict) -> bool:
+    na, nb = numbers(a["quote"]), numbers(b["quote"])
+    return (not na or not nb or na == nb) and negated(a["quote"]) == negated(b["quote"])
+
+
+def _short(text: str, n: int = 160) -> str:
+    text = normalize_ws(text)
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+class OfflineAnalyst:
+    def __init__(self, spec=None):
+        self.spec = spec
+
+    def run(self, brief: Brief, ctx) -> AgentResult:
+        plan = ctx.read_json("plan.json")
+        cards = [ctx.read_json(p) for p in ctx.list("source-cards/*.json")]
+        kinds = {}
+        for card in cards:
+            sid = card["source_id"]
+            if sid not in kinds:
+                kinds[sid] = ctx.read_json(f"sources/{sid}.json")["kind"]
+        claims = []
+        for q in plan["questions"]:
+            if q["kind"] != "research":
+                continue
+            qcards = sorted((c for c in cards if c["question_id"] == q["id"]),
+                            key=lambda c: (_CONF_RANK[c["confidence"]], c["card_id"]))
+            if not qcards:
+                claims.append({"statement": f"No evidence was found to answer: {q['text']}", "question_id": q["id"],
+                               "supporting_cards": [], "contradicting_cards": [],
+                               "limitations": ["no source in the corpus addresses this question"], "status": "unsupported"})
+                continue
+            clusters: list[list[dict]] = []
+            for card in qcards:
+                for cluster in clusters:
+                    if jaccard(_words(card), _words(cluster[0])) >= SAME_CLAIM and _agree(card, cluster[0]):
+                        cluster.append(card)
+                        break
+                else:
+                    clusters.append([card])
+            used: set[int] = set()
+            for i, cluster in enumerate(clusters):
+                if i in used:
+                    continue
+                rival = next((j for j in range(i + 1, len(clusters)) if j not in used
+                              and jaccard(_words(cluster[0]), _words(clusters[j][0])) >= SAME_TOPIC
+                              and not _agree(cluster[0], clusters[j][0])), None)
+                if rival is not None:
+                    used.add(rival)
+                    claims.append(self._conflict(q, cluster, clusters[rival]))
+                else:
+                    claims.append(self._claim(q, cluster, kinds))
+        for n, claim in enumerate(claims, start=1):
+            claim["claim_id"] = f"C{n}"
+        ordered = [{k: c[k] for k in ("claim_id", "statement", "question_id", "supporting_cards", "contradicting_cards", "limitations", "status")} for c in claims]
+        ctx.write("claims.json", {"claims": ordered})
+        counts: dict[str, int] = {}
+        for c in ordered:
+            counts[c["status"]] = counts.get(c["status"], 0) + 1
+        return AgentResult("completed", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+
+    @staticmethod
+    def _claim(q: dict, cluster: list[dict], kinds: dict[str, str]) -> dict:
+        sources = {c["source_id"] for c in cluster}
+        limitations = list(dict.fromkeys(lim for c in cluster for lim in c["limitations"]))
+        if any(kinds[s] == "primary" for s in sources) or len(sources) >= 2:
+            status = "verified"
+            if all(c["confidence"] == "low" for c in cluster):
+                status = "verified_with_limit"
+                limitations.append("low-confidence evidence only")
+        else:
+            status = "verified_with_limit"
+            if "secondary source only" not in limitations:
+                limitations.insert(0, "secondary source only")
+        return {"statement": normalize_ws(cluster[0]["quote"]), "question_id": q["id"],
+                "supporting_cards": [c["card_id"] for c in cluster], "contradicting_cards": [],
+                "limitations": limitations, "status": status}
+
+    @staticmethod
+    def _conflict(q: dict, side_a: list[dict], side_b: list[dict]) -> dict:
+        a, b = side_a[0]["quote"], side_b[0]["quote"]
+        return {"statement": normalize_ws(a), "question_id": q["id"],
+                "supporting_cards": [c["card_id"] for c in side_a],
+                "contradicting_cards": [c["card_id"] for c in side_b],
+                "limitations": [f"Sources disagree: one says \"{_short(a)}\", another says \"{_short(b)}\"."],
+                "status": "conflicted"}

@@ -1,0 +1,147 @@
+"""Offline Planner: a rule-based decomposition of the question into research questions.
+
+A comparison ("How do X and Y differ in A and B?", "X vs Y for A") gets one research
+question per candidate, each carrying the criteria the question names. Any other
+question becomes one research question. A deliverable question closes the plan.
+Feedback on a rejected plan ("also cover Z") adds a question tagged NEW.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...runtime.interface import AgentResult, Brief
+
+_CODE = r"`[^`]+`|\"[^\"]+\"|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?|[a-z]+_[a-z_]+(?:\(\))?|[A-Z][a-z]+[A-Z][A-Za-z]*"
+_COMPARE = re.compile(r"\b(?:differ|difference|differences|compare|compared|comparison|versus|vs\.?|between|better|choose|or)\b", re.I)
+_CRITERIA_AFTER = re.compile(r"\b(?:in terms of|with respect to|regarding|when it comes to|differ(?:s)? in|compare(?:d)? on|compare(?:d)? in|for|in|on)\s+(.+)$", re.I)
+_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|\bvs\.?|\bversus\b)\s*", re.I)
+_ALSO = re.compile(r"(?:also\s+)?(?:cover|include|add|research|look at|consider)\s+(.+?)(?:[.;]|$)", re.I)
+
+
+def _clean(term: str) -> str:
+    return term.strip().strip("`\"'").rstrip("?.!").strip()
+
+
+_STOP_AT = r"(?=\s+(?:for|in|on|regarding|when|to|with respect to|in terms of)\b|[?.,;]|$)"
+_PHRASE = r"([\w.+#-]+(?:\s+[\w.+#-]+){0,3}?)"
+_PAIR_PATTERNS = [
+    re.compile(r"\bbetween\s+" + _PHRASE + r"\s+and\s+" + _PHRASE + _STOP_AT, re.I),
+    re.compile(r"\bcompare\s+" + _PHRASE + r"\s+(?:and|with|to|vs\.?|versus)\s+" + _PHRASE + _STOP_AT, re.I),
+    re.compile(_PHRASE + r"\s+(?:vs\.?|versus)\s+" + _PHRASE + _STOP_AT, re.I),
+    re.compile(r"\b(?:use|choose|pick|prefer)\s+" + _PHRASE + r"\s+or\s+" + _PHRASE + _STOP_AT, re.I),
+    re.compile(r",\s*" + _PHRASE + r"\s+or\s+" + _PHRASE + _STOP_AT, re.I),
+]
+
+
+def candidates_in(question: str) -> list[str]:
+    """Named things the question compares: code names, quoted terms, or 'X vs Y' / 'between X and Y' phrases."""
+    found: list[str] = []
+    for m in re.finditer(_CODE, question):
+        term = _clean(m.group(0))
+        if term and term.lower() not in (c.lower() for c in found):
+            found.append(term)
+    if len(found) >= 2:
+        return found
+    for pattern in _PAIR_PATTERNS:
+        m = pattern.search(question)
+        if m:
+            return [_clean(m.group(1)), _clean(m.group(2))]
+    return found
+
+
+def criteria_in(question: str, candidates: list[str]) -> list[str]:
+    """Criteria named after 'in', 'for', 'regarding', ... at the end of a comparison question."""
+    text = question.rstrip("?. ")
+    for cand in candidates:
+        text = text.replace(cand, "")
+    m = _CRITERIA_AFTER.search(text)
+    if not m:
+        return []
+    parts = [_clean(p) for p in _SPLIT.split(m.group(1))]
+    return [p for p in parts if len(p) > 2][:4]
+
+
+def _terms(*words: str) -> list[str]:
+    return [w for w in dict.fromkeys(w.strip() for w in words) if w]
+
+
+def make_plan(question: str) -> dict:
+    candidates = candidates_in(question)
+    comparing = len(candidates) >= 2 and bool(_COMPARE.search(question))
+    criteria = criteria_in(question, candidates) if comparing else []
+    questions = []
+    if comparing:
+        about = f" with respect to {', '.join(criteria)}" if criteria else ""
+        for cand in candidates[:6]:
+            questions.append({"text": f"Find what the sources say about {cand}{about}.",
+                              "critical": True, "criteria": criteria,
+                              "search_terms": _terms(cand, *(f"{cand} {c}" for c in criteria))})
+        deliverable = f"Compare {', '.join(candidates[:6])}{about}, and say which to use under which conditions."
+    else:
+        questions.append({"text": f"Find what the sources say to answer: {question.strip()}", "critical": True,
+                          "criteria": [], "search_terms": _terms(question.strip().rstrip("?"), *candidates)})
+        deliverable = f"Answer the question: {question.strip()}"
+    plan_questions = []
+    for i, q in enumerate(questions, start=1):
+        plan_questions.append({"id": f"Q{i}", "text": q["text"], "kind": "research", "critical": q["critical"],
+                               "criteria": q["criteria"], "allowed_sources": ["corpus"], "allowed_domains": [],
+                               "blocked_domains": [], "search_terms": q["search_terms"], "tag": None})
+    plan_questions.append({"id": f"Q{len(plan_questions) + 1}", "text": deliverable, "kind": "deliverable",
+                           "critical": True, "criteria": criteria, "tag": None})
+    return {
+        "schema_version": 1,
+        "question": question.strip(),
+        "revision": 1,
+        "scope": {"in_scope": candidates[:6] or [question.strip().rstrip("?")], "out_of_scope": []},
+        "deliverable": deliverable,
+        "criteria": criteria,
+        "questions": plan_questions,
+        "stop_conditions": ["No primary source for a critical question.",
+                            "Sources conflict on a point the recommendation depends on."],
+        "refinement": None,
+        "approval": None,
+    }
+
+
+def refine(plan: dict, feedback: str) -> dict:
+    """Add one research question per 'cover X' in the feedback, tagged NEW; renumber the deliverable last."""
+    additions = [_clean(m.group(1)) for m in _ALSO.finditer(feedback)] or [_clean(feedback)]
+    research = [dict(q, tag=None) for q in plan["questions"] if q["kind"] == "research"]
+    deliverable = next((dict(q, tag=None) for q in plan["questions"] if q["kind"] == "deliverable"), None)
+    changes = []
+    for topic in additions:
+        if not topic:
+            continue
+        qid = f"Q{len(research) + 1}"
+        research.append({"id": qid, "text": f"Find what the sources say about {topic}.", "kind": "research",
+                         "critical": False, "criteria": plan.get("criteria", []), "allowed_sources": ["corpus"],
+                         "allowed_domains": [], "blocked_domains": [], "search_terms": [topic], "tag": "NEW"})
+        changes.append({"question_id": qid, "tag": "NEW", "note": f"Added from feedback: {topic}"})
+    questions = research
+    if deliverable is not None:
+        old_id = deliverable["id"]
+        deliverable["id"] = f"Q{len(research) + 1}"
+        if deliverable["id"] != old_id:
+            deliverable["tag"] = "MODIFIED"
+            changes.append({"question_id": deliverable["id"], "tag": "MODIFIED", "note": f"Renumbered from {old_id}; now also covers the added questions."})
+        questions = research + [deliverable]
+    refined = dict(plan, questions=questions, revision=plan["revision"] + 1,
+                   scope=dict(plan["scope"], in_scope=plan["scope"]["in_scope"] + [a for a in additions if a]),
+                   refinement={"feedback": feedback, "changes": changes}, approval=None)
+    return refined
+
+
+class OfflinePlanner:
+    def __init__(self, spec=None):
+        self.spec = spec
+
+    def run(self, brief: Brief, ctx) -> AgentResult:
+        question = brief.facts.get("question") or brief.task
+        if brief.feedback and ctx.exists("plan.json"):
+            plan = refine(ctx.read_json("plan.json"), brief.feedback)
+        else:
+            plan = make_plan(question)
+        ctx.write("plan.json", plan)
+        n = sum(q["kind"] == "research" for q in plan["questions"])
+        return AgentResult("completed", f"plan revision {plan['revision']} with {n} research question(s)")

@@ -1,0 +1,23 @@
+"""Offline Reviewer: the deterministic checks, written as a review bound to the draft's hash."""
+
+from __future__ import annotations
+
+from ...review.checks import check_draft, verdict_for
+from ...runtime.interface import AgentResult, Brief
+from ...textnorm import sha256_bytes
+
+
+class OfflineReviewer:
+    def __init__(self, spec=None):
+        self.spec = spec
+
+    def run(self, brief: Brief, ctx) -> AgentResult:
+        draft = brief.facts["draft"]
+        defects = brief.facts.get("deterministic_defects")
+        if defects is None:
+            defects = check_draft(ctx.workspace.root, draft, brief.facts.get("branches"))
+        review = {"draft": draft, "draft_sha256": sha256_bytes(ctx.read_text(draft).encode("utf-8")),
+                  "verdict": verdict_for(defects), "defects": defects,
+                  "reviewed_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model}}
+        ctx.write(brief.outputs[0], review)
+        return AgentResult("completed", f"{review['verdict']} with {len(defects)} defect(s)")

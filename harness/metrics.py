@@ -1,0 +1,125 @@
+"""Per-run metrics, computed from the workspace files alone (so any workspace can be re-measured).
+
+Definitions (also in docs/metrics.md):
+- citation_coverage: factual sentences of the report that cite a claim / factual sentences.
+- citation_correctness: (sentence, cited claim) pairs whose claim exists and is reportable, whose
+  cards' quotes are verbatim in their sources, and whose sentence shares at least a third of its
+  content words with the claim's statement and quotes / all such pairs.
+- primary_source_ratio: primary sources / sources reached through the report's citations.
+- conflict_disclosure_rate: conflicted claims that are either cited with the disagreement stated or
+  named in a non-factual sentence (e.g. Limitations) / conflicted claims in claims.json.
+- subtask_success_rate: delegations that ended `completed` / all delegations.
+- duplicate_source_rate: source hits that another research branch had already registered / all hits.
+- unsupported_claim_rate: rejected or unsupported claims / claims.
+- plan_coverage: research questions with a cited usable claim or a stated reason / research questions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .integrity import FileReader
+from .lexical import content_words, coverage
+from .review.checks import USABLE, check_draft
+from .review.draft import parse_draft
+from .specs import ROLES
+from .textnorm import quote_matches
+
+SUPPORT_OVERLAP = 1 / 3
+
+
+def _ratio(num: int, den: int) -> dict[str, Any]:
+    return {"value": round(num / den, 4) if den else None, "numerator": num, "denominator": den}
+
+
+def _trace(root: Path) -> list[dict]:
+    path = root / "trace.jsonl"
+    events = []
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                continue
+    return events
+
+
+def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str, dict] | None = None,
+                    wall_seconds: float = 0.0) -> dict[str, Any]:
+    root = Path(root)
+    reader = FileReader(root, cache=True)
+    run = reader.read_json("run.json") or {}
+    plan = reader.read_json("plan.json") or {}
+    claims = {c["claim_id"]: c for c in (reader.read_json("claims.json") or {}).get("claims", [])}
+    research = [q for q in plan.get("questions", []) if q.get("kind") == "research"]
+    text = reader.read_text(draft_rel) if draft_rel else None
+    sentences = parse_draft(text) if text else []
+    factual = [s for s in sentences if s.factual]
+
+    pairs = correct = 0
+    cited_sources: set[str] = set()
+    cited_questions: set[str] = set()
+    for s in sentences:
+        for cid in s.claim_ids:
+            pairs += 1
+            claim = claims.get(cid)
+            if claim is None or claim["status"] not in USABLE:
+                continue
+            cited_questions.add(claim["question_id"])
+            evidence = claim["statement"]
+            ok = True
+            for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
+                card = reader.read_json(f"source-cards/{card_id}.json")
+                snap = reader.read_text(f"sources/{card['source_id']}.txt") if card else None
+                if not card or snap is None or not quote_matches(snap, card["quote"], card["span"]["start"], card["span"]["end"]):
+                    ok = False
+                    continue
+                cited_sources.add(card["source_id"])
+                evidence += " " + card["quote"]
+            if ok and coverage(content_words(s.plain), content_words(evidence)) >= SUPPORT_OVERLAP:
+                correct += 1
+    kinds = [(reader.read_json(f"sources/{sid}.json") or {}).get("kind") for sid in sorted(cited_sources)]
+
+    hidden = set()
+    if draft_rel and text:
+        for d in check_draft(root, draft_rel, branches):
+            if d["code"] == "conflict_hidden":
+                hidden.update(d["refs"].get("claims", []))
+    notes = " ".join(s.plain for s in sentences if not s.factual)
+    cited_ids = {cid for s in sentences for cid in s.claim_ids}
+    conflicted = [c for c in claims.values() if c["status"] == "conflicted"]
+    disclosed = sum(1 for c in conflicted
+                    if (c["claim_id"] in cited_ids and c["claim_id"] not in hidden)
+                    or (c["claim_id"] not in cited_ids and re.search(rf"\b{c['claim_id']}\b", notes)))
+
+    covered = sum(1 for q in research if q["id"] in cited_questions
+                  or re.search(rf"\b{re.escape(q['id'])}\b", notes))
+
+    delegations = [e for e in _trace(root) if e.get("event") == "delegation"]
+    roles: dict[str, dict[str, Any]] = {}
+    for role in ROLES:
+        mine = [e for e in delegations if e.get("agent") == role]
+        roles[role] = {"llm_calls": sum(e.get("llm_calls", 0) for e in mine), "tokens": sum(e.get("tokens", 0) for e in mine),
+                       "wall_seconds": round(sum((e.get("detail") or {}).get("seconds", 0) for e in mine), 3),
+                       "delegations": len(mine)}
+    stats = run.get("stats") or {}
+    return {
+        "run_id": run.get("run_id"),
+        "report": draft_rel,
+        "ratios": {
+            "citation_coverage": _ratio(sum(1 for s in factual if s.citations), len(factual)),
+            "citation_correctness": _ratio(correct, pairs),
+            "primary_source_ratio": _ratio(sum(1 for k in kinds if k == "primary"), len(kinds)),
+            "conflict_disclosure_rate": _ratio(disclosed, len(conflicted)),
+            "subtask_success_rate": _ratio(sum(1 for e in delegations if e.get("stop_reason") == "completed"), len(delegations)),
+            "duplicate_source_rate": _ratio(stats.get("duplicate_sources", 0), stats.get("source_hits", 0)),
+            "unsupported_claim_rate": _ratio(sum(1 for c in claims.values() if c["status"] in ("rejected", "unsupported")), len(claims)),
+            "plan_coverage": _ratio(covered, len(research)),
+        },
+        "judge": "lexical",
+        "roles": roles,
+        "wall_seconds": round(wall_seconds, 3),
+    }

@@ -1,0 +1,38 @@
+"""Everything a run's nodes share that is not graph state: the workspace, agents, tools and budget.
+
+Graph state holds only paths, ids, hashes and counters; the heavy, non-serializable
+objects live here and are rebuilt from run.json when a run resumes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..budget import Budget
+from ..config import RunConfig
+from ..runtime.interface import Agent
+from ..sources.registry import SourceRegistry
+from ..sources.tools import ResearchTools
+from ..workspace import Workspace
+
+
+@dataclass
+class RunContext:
+    workspace: Workspace
+    config: RunConfig
+    agents: dict[str, Agent]
+    budget: Budget
+    registry: SourceRegistry
+    tools: ResearchTools | None
+    web: Any = None
+    events: Callable[[dict[str, Any]], None] = lambda _e: None  # progress listener (CLI display)
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def run_id(self) -> str:
+        return self.workspace.run_id
+
+    def emit(self, kind: str, **data: Any) -> None:
+        self.events({"event": kind, **data})

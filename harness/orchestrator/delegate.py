@@ -1,0 +1,79 @@
+"""One delegation: brief in, guarded context, agent run, one trace event out.
+
+Whatever happens inside the agent — success, a blocked branch, a refused write past the
+retry bound, a budget or time limit, a crash — the delegation returns an outcome and the
+trace records who ran, on which engine and model, with which inputs, tools and budget,
+for how long, why it stopped, what it wrote and what went wrong.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..budget import DelegationBudget, DelegationTimeout
+from ..clock import now_iso
+from ..errors import BudgetExhausted, HarnessError
+from ..runtime.context import AgentContext
+from ..runtime.interface import AgentResult, Brief
+from .context import RunContext
+
+
+@dataclass
+class Outcome:
+    status: str  # completed, blocked, failed, timeout, budget_exhausted
+    summary: str = ""
+    reason: str | None = None
+    outputs: dict[str, str] = field(default_factory=dict)
+    started_at: str = ""
+    ended_at: str = ""
+
+
+def delegate(run: RunContext, brief: Brief, *, delegation_id: str,
+             transforms: list[Callable[[str, Any], Any]] | None = None) -> Outcome:
+    role = brief.role
+    choice = run.config.roles[role]
+    spec = choice.spec
+    limits = dict(spec.limits)
+    deadline = time.monotonic() + limits["wall_seconds"] if limits.get("wall_seconds") else None
+    budget = DelegationBudget(run.budget, role, limits, deadline)
+    ctx = AgentContext(workspace=run.workspace, spec=spec, brief=brief, engine=choice.engine, model=choice.model,
+                       run_id=run.run_id, budget=budget, tools=run.tools if role == "researcher" else None,
+                       web=run.web if role == "researcher" else None, transforms=list(transforms or []))
+    inputs = [{"path": p, "sha256": run.workspace.sha256(p)} for p in brief.inputs if "*" not in p]
+    started = now_iso()
+    run.emit("delegation_started", agent=role, delegation_id=delegation_id, question_id=brief.question_id)
+    t0 = time.monotonic()
+    errors: list[str] = []
+    try:
+        run.budget.check_time()
+        result = run.agents[role].run(brief, ctx)
+        if not isinstance(result, AgentResult):
+            raise HarnessError(f"{role}: run() returned {type(result).__name__}, not AgentResult")
+        outcome = Outcome(result.status, result.summary, result.blocked_reason)
+    except BudgetExhausted as exc:
+        outcome = Outcome("budget_exhausted", reason=str(exc))
+    except DelegationTimeout as exc:
+        outcome = Outcome("timeout", reason=str(exc))
+    except HarnessError as exc:
+        outcome = Outcome("failed", reason=str(exc))
+    except Exception as exc:  # an agent's own bug must not take the run down; it is traced
+        outcome = Outcome("failed", reason=f"{type(exc).__name__}: {exc}")
+        errors.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
+    outcome.outputs = dict(ctx.outputs)
+    outcome.started_at, outcome.ended_at = started, now_iso()
+    run.workspace.trace(
+        "delegation", agent=role, engine=choice.engine, model=choice.model, delegation_id=delegation_id,
+        brief=brief.task[:300], question_id=brief.question_id, inputs=inputs,
+        outputs=[{"path": p, "sha256": h} for p, h in sorted(ctx.outputs.items())],
+        tools=list(spec.tools), budget={**{k: v for k, v in limits.items() if k != "write_retries"}},
+        started_at=started, ended_at=outcome.ended_at, stop_reason=outcome.status,
+        errors=ctx.errors + errors + ([outcome.reason] if outcome.status in ("failed", "timeout", "budget_exhausted") and outcome.reason else []),
+        retries=ctx.retries, tokens=ctx.tokens, llm_calls=ctx.llm_calls,
+        detail={"summary": outcome.summary[:500], "blocked_reason": outcome.reason if outcome.status == "blocked" else None,
+                "seconds": round(time.monotonic() - t0, 3)})
+    run.emit("delegation_ended", agent=role, delegation_id=delegation_id, question_id=brief.question_id,
+             status=outcome.status, outputs=len(ctx.outputs))
+    return outcome

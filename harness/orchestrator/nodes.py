@@ -1,0 +1,296 @@
+"""The parent's nodes: each reads the workspace, delegates one step, and returns small state updates.
+
+Read top to bottom, this is the whole pipeline: plan → approve → research (one branch
+per question, in parallel) → fan-in → analyze → write → review → revise or finalize.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langgraph.types import Send, interrupt
+
+from .. import approvals
+from ..errors import BudgetExhausted
+from ..metrics import compute_metrics
+from ..policy import HARNESS
+from ..report import render_report
+from ..review.checks import check_draft, verdict_for
+from ..runtime.interface import Brief
+from ..textnorm import dump_json, plan_content_sha256
+from .context import RunContext
+from .delegate import Outcome, delegate
+from .review_guard import merge_deterministic
+
+MAX_PLAN_ROUNDS = 3
+FAILED = ("failed", "timeout", "budget_exhausted")
+
+
+class Pipeline:
+    def __init__(self, run: RunContext):
+        self.run = run
+        self.ws = run.workspace
+
+    # ---- helpers -----------------------------------------------------------------
+
+    def _status(self, status: str, reason: str | None = None) -> None:
+        if self.ws.status != status or reason:
+            self.ws.set_status(status, reason)
+        self.run.emit("status", status=status, reason=reason)
+
+    def _plan(self) -> dict[str, Any]:
+        return self.ws.read_json("plan.json", HARNESS)
+
+    def _stop_if_budget(self, outcome: Outcome, step: str) -> dict[str, Any] | None:
+        if outcome.status == "budget_exhausted":
+            return {"outcome": "budget_exhausted", "reason": f"{step}: {outcome.reason}"}
+        if outcome.status in ("failed", "timeout"):
+            return {"outcome": "failed" if outcome.status == "failed" else "needs_human", "reason": f"{step}: {outcome.reason}"}
+        return None
+
+    # ---- plan ------------------------------------------------------------------------
+
+    def plan(self, state: dict[str, Any]) -> dict[str, Any]:
+        self._status("planning")
+        feedback = state.get("plan_feedback")
+        brief = Brief("planner", task=f"Write the research plan for this question: {self.run.config.question}",
+                      inputs=("plan.json",) if feedback else (), outputs=("plan.json",), feedback=feedback,
+                      facts={"question": self.run.config.question})
+        outcome = delegate(self.run, brief, delegation_id=f"planner-{state.get('plan_rounds', 0) + 1}")
+        stop = self._stop_if_budget(outcome, "planner")
+        if stop or not self.ws.exists("plan.json"):
+            return stop or {"outcome": "failed", "reason": f"planner wrote no plan ({outcome.reason or outcome.summary})"}
+        return {"plan_feedback": None, "plan_rounds": state.get("plan_rounds", 0) + 1, "outcome": None}
+
+    def approve_plan(self, state: dict[str, Any]) -> dict[str, Any]:
+        if state.get("outcome"):
+            return {}
+        if approvals.plan_is_approved(self.ws):  # e.g. approved with `research approve` from another process
+            return self._plan_approved()
+        if self.run.config.yes:
+            approvals.decide_plan(self.ws, "approved", "auto (--yes)")
+            return self._plan_approved()
+        self._status("awaiting_plan_approval")
+        plan = self._plan()
+        answer = interrupt({"gate": "plan", "path": "plan.json", "plan_sha256": plan_content_sha256(plan)})
+        decision = answer.get("decision")
+        by = answer.get("by") or "human"
+        if decision in ("approve", "edit"):
+            if decision == "edit" and answer.get("plan_text") is not None:
+                diff = approvals.edit_plan(self.ws, answer["plan_text"], by)
+                approvals.decide_plan(self.ws, "edited", by, diff=diff)
+            else:
+                approvals.decide_plan(self.ws, "approved", by)
+            return self._plan_approved()
+        feedback = (answer.get("feedback") or "").strip() or None
+        approvals.decide_plan(self.ws, "rejected", by, feedback=feedback)
+        if feedback and state.get("plan_rounds", 1) < MAX_PLAN_ROUNDS:
+            return {"plan_feedback": feedback}
+        return {"outcome": "rejected", "reason": "the plan was rejected" + (f" after {MAX_PLAN_ROUNDS} revisions" if feedback else "")}
+
+    def _plan_approved(self) -> dict[str, Any]:
+        plan = self._plan()
+        todo = [q["id"] for q in plan["questions"] if q["kind"] == "research"]
+        return {"plan_sha": plan_content_sha256(plan), "todo": todo, "round": 0, "draft_no": 0, "branches": {}}
+
+    def after_approval(self, state: dict[str, Any]):
+        if state.get("outcome"):
+            return "stop"
+        if state.get("plan_feedback"):
+            return "plan"
+        return self.fan_out(state)
+
+    # ---- research: one branch per question, in parallel ------------------------------
+
+    def fan_out(self, state: dict[str, Any]):
+        todo = state.get("todo") or []
+        if not todo:
+            return "analyze"
+        self._status("researching")
+        return [Send("research", {"qid": qid, "round": state.get("round", 0)}) for qid in todo]
+
+    def research(self, task: dict[str, Any]) -> dict[str, Any]:
+        qid, rnd = task["qid"], task["round"]
+        self._clean_interrupted_branch(qid, rnd)
+        plan = self._plan()
+        question = next(q for q in plan["questions"] if q["id"] == qid)
+        brief = Brief("researcher", task=f"Research {qid}: {question['text']}", inputs=("plan.json",),
+                      outputs=(f"source-cards/{qid.lower()}-*.json",), question_id=qid,
+                      facts={"search_terms": ", ".join(question.get("search_terms", [])) or "(none)"})
+        outcome = delegate(self.run, brief, delegation_id=f"researcher-{qid}-r{rnd}")
+        cards = sorted(p.rsplit("/", 1)[-1][:-5] for p in outcome.outputs if p.startswith("source-cards/"))
+        sources = sorted({json.loads(self.ws.read_text(f"source-cards/{c}.json", HARNESS))["source_id"] for c in cards})
+        status = {"completed": "completed", "blocked": "blocked", "timeout": "timeout"}.get(outcome.status, "failed")
+        (self.ws.private_dir / "branches" / f"{qid}-r{rnd}.json").unlink(missing_ok=True)
+        return {"branches": {qid: {"status": status, "reason": outcome.reason, "cards": cards, "sources": sources,
+                                   "round": rnd, "budget_exhausted": outcome.status == "budget_exhausted",
+                                   "searched": sorted(self.run.tools.searched(qid)) if self.run.tools else []}}}
+
+    def _clean_interrupted_branch(self, qid: str, rnd: int) -> None:
+        """If an earlier attempt of this branch was killed, drop the cards it left, so a re-run duplicates nothing."""
+        marker = self.ws.private_dir / "branches" / f"{qid}-r{rnd}.json"
+        marker.parent.mkdir(exist_ok=True)
+        existing = self.ws.list(f"source-cards/{qid.lower()}-*.json", HARNESS)
+        if marker.is_file():
+            baseline = set(json.loads(marker.read_text()))
+            for rel in existing:
+                if rel not in baseline:
+                    self.ws.remove(rel, self.run.config.roles["researcher"].spec.policy)
+        else:
+            marker.write_text(json.dumps(existing))
+
+    def fan_in(self, state: dict[str, Any]) -> dict[str, Any]:
+        branches = state.get("branches", {})
+        plan = self._plan()
+        # A source reached by several branches is registered once; each extra branch hit is a duplicate.
+        hits = sum(len(b.get("searched", [])) for b in branches.values())
+        distinct = len(set().union(*(set(b.get("searched", [])) for b in branches.values()))) if branches else 0
+
+        def record(m: dict[str, Any]) -> None:
+            for qid, b in branches.items():
+                m["branches"][qid] = {"status": b["status"], "reason": b.get("reason"), "cards": len(b.get("cards", []))}
+            m["stats"]["source_hits"] = hits
+            m["stats"]["duplicate_sources"] = hits - distinct
+        self.ws.update_manifest(record)
+        self.ws.trace("decision", agent="harness", decision="fan_in",
+                      detail={"branches": {q: b["status"] for q, b in branches.items()}, "source_hits": hits, "duplicates": hits - distinct})
+        if any(b.get("budget_exhausted") for b in branches.values()):
+            return {"outcome": "budget_exhausted", "reason": "a research branch ran out of budget"}
+        critical = {q["id"] for q in plan["questions"] if q.get("critical")}
+        failed = [q for q, b in branches.items() if b["status"] in ("failed", "timeout") and b.get("round") == state.get("round", 0)]
+        if failed_critical := [q for q in failed if q in critical]:
+            reasons = "; ".join(f"{q}: {branches[q].get('reason')}" for q in failed_critical)
+            return {"outcome": "needs_human", "reason": f"critical research branch failed ({reasons})"}
+        return {"todo": []}
+
+    def after_fan_in(self, state: dict[str, Any]) -> str:
+        return "stop" if state.get("outcome") else "analyze"
+
+    # ---- analyze, write, review ------------------------------------------------------------
+
+    def analyze(self, state: dict[str, Any]) -> dict[str, Any]:
+        self._status("analyzing")
+        brief = Brief("analyst", task="Build the claim table from the evidence cards.",
+                      inputs=("plan.json", "source-cards/*.json", "sources/*.json"), outputs=("claims.json",),
+                      feedback=self._feedback_for("analyst", state))
+        outcome = delegate(self.run, brief, delegation_id=f"analyst-r{state.get('round', 0)}")
+        stop = self._stop_if_budget(outcome, "analyst")
+        if stop or not self.ws.exists("claims.json"):
+            return stop or {"outcome": "failed", "reason": f"analyst wrote no claims.json ({outcome.reason})"}
+        return {}
+
+    def write(self, state: dict[str, Any]) -> dict[str, Any]:
+        self._status("writing")
+        n = state.get("draft_no", 0) + 1
+        draft = f"drafts/draft-{n}.md"
+        blocked = {q: {"status": b["status"], "reason": b.get("reason")} for q, b in state.get("branches", {}).items()}
+        inputs = ("plan.json", "claims.json") + ((state["review"], state["draft"]) if state.get("review") else ())
+        brief = Brief("writer", task=f"Write the report draft {draft} from the claim table.", inputs=inputs,
+                      outputs=(draft,), feedback=self._feedback_for("writer", state),
+                      facts={"branches": blocked, "draft": draft})
+        outcome = delegate(self.run, brief, delegation_id=f"writer-{n}")
+        stop = self._stop_if_budget(outcome, "writer")
+        if stop or draft not in outcome.outputs:
+            return stop or {"outcome": "needs_human", "reason": f"writer produced no valid {draft} ({outcome.reason})"}
+        return {"draft_no": n, "draft": draft, "draft_sha": outcome.outputs[draft]}
+
+    def review(self, state: dict[str, Any]) -> dict[str, Any]:
+        self._status("reviewing")
+        draft = state["draft"]
+        review = f"reviews/review-{state['draft_no']}.json"
+        branches = state.get("branches", {})
+        found = check_draft(self.ws.root, draft, branches)
+        brief = Brief("reviewer", task=f"Review {draft}.", inputs=(draft, "claims.json", "plan.json"), outputs=(review,),
+                      facts={"draft": draft, "draft_sha256": state["draft_sha"], "deterministic_defects": found,
+                             "branches": {q: {"status": b["status"], "reason": b.get("reason")} for q, b in branches.items()}})
+        outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}",
+                           transforms=[merge_deterministic(review, found)])
+        stop = self._stop_if_budget(outcome, "reviewer")
+        if stop:
+            return stop
+        if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
+            self.ws.write(review, merge_deterministic(review, found)(review, {
+                "draft": draft, "draft_sha256": state["draft_sha"], "verdict": verdict_for(found), "defects": [],
+                "reviewed_by": {"role": "harness", "engine": "offline", "model": None}}), self.run.config.roles["reviewer"].spec.policy)
+        verdict = self.ws.read_json(review, HARNESS)["verdict"]
+        return {"review": review, "verdict": verdict}
+
+    def _feedback_for(self, role: str, state: dict[str, Any]) -> str | None:
+        if not state.get("review"):
+            return None
+        defects = [d for d in self.ws.read_json(state["review"], HARNESS)["defects"] if d["route"] == role and d["severity"] == "error"]
+        if not defects:
+            return None
+        return "\n".join(f"- {d['code']} (line {d['location']['line']}): {d['message']}" for d in defects)
+
+    # ---- the revise loop ------------------------------------------------------------------
+
+    def route(self, state: dict[str, Any]) -> str:
+        if state.get("outcome"):
+            return "stop"
+        verdict = state.get("verdict")
+        if verdict == "pass":
+            return "final_gate"
+        if verdict == "revise" and state.get("round", 0) < self.run.config.max_revisions:
+            return "revise"
+        return "stop"
+
+    def revise(self, state: dict[str, Any]) -> dict[str, Any]:
+        defects = [d for d in self.ws.read_json(state["review"], HARNESS)["defects"] if d["severity"] == "error"]
+        routes = {d["route"] for d in defects}
+        plan_ids = {q["id"] for q in self._plan()["questions"] if q["kind"] == "research"}
+        todo = sorted({q for d in defects if d["route"] == "researcher" for q in d["refs"].get("questions", []) if q in plan_ids})
+        nxt = "research" if todo else ("analyze" if "analyst" in routes or "researcher" in routes else "write")
+        self.ws.trace("decision", agent="harness", decision=f"revise_{nxt}",
+                      detail={"round": state.get("round", 0) + 1, "defects": len(defects), "research": todo})
+        return {"round": state.get("round", 0) + 1, "todo": todo, "next": nxt}
+
+    def after_revise(self, state: dict[str, Any]):
+        nxt = state["next"]
+        return self.fan_out(state) if nxt == "research" else nxt
+
+    def finalize_gate(self, state: dict[str, Any]) -> dict[str, Any]:
+        if not self.run.config.require_final_approval or approvals.final_is_approved(self.ws, state["draft"]):
+            return {}
+        self._status("awaiting_final_approval")
+        answer = interrupt({"gate": "final", "draft": state["draft"], "sha256": self.ws.sha256(state["draft"])})
+        if answer.get("decision") == "approve":
+            approvals.approve_final(self.ws, answer.get("version", ""), answer.get("by") or "human")
+            return {}
+        return {"outcome": "rejected", "reason": f"the final draft was not signed off: {answer.get('feedback') or 'rejected'}"}
+
+    def after_gate(self, state: dict[str, Any]) -> str:
+        return "stop" if state.get("outcome") else "finalize"
+
+    def finalize(self, state: dict[str, Any]) -> dict[str, Any]:
+        draft = state["draft"]
+        claims = {c["claim_id"]: c for c in self.ws.read_json("claims.json", HARNESS)["claims"]}
+        cards = {p.rsplit("/", 1)[-1][:-5]: self.ws.read_json(p, HARNESS) for p in self.ws.list("source-cards/*.json", HARNESS)}
+        sources = {p.rsplit("/", 1)[-1][:-5]: self.ws.read_json(p, HARNESS) for p in self.ws.list("sources/*.json", HARNESS)}
+        text = render_report(self.ws.read_text(draft, HARNESS), draft, state["draft_sha"], claims, cards, sources)
+        self.ws.write("final-report.md", text, HARNESS)
+        self._write_metrics(draft, state)
+        self.ws.update_manifest(lambda m: m.__setitem__("final_report", "final-report.md"))
+        self._status("completed")
+        return {"outcome": "completed"}
+
+    def _write_metrics(self, draft: str | None, state: dict[str, Any]) -> None:
+        self.ws.update_manifest(lambda m: m.__setitem__("budget", self.run.budget.snapshot()))
+        metrics = compute_metrics(self.ws.root, draft, state.get("branches"), self.run.budget.snapshot()["spent"]["wall_seconds"])
+        self.ws.write("metrics.json", metrics, HARNESS)
+
+    def stop(self, state: dict[str, Any]) -> dict[str, Any]:
+        outcome = state.get("outcome") or "needs_human"
+        reason = state.get("reason")
+        if not state.get("outcome") and state.get("verdict") == "revise":
+            reason = f"{state['review']} still has error defects after {state.get('round', 0)} revision(s) (max_revisions={self.run.config.max_revisions})"
+        elif not state.get("outcome") and state.get("verdict") == "needs_human":
+            reason = f"{state['review']} has defects only a human can resolve"
+        self._write_metrics(state.get("draft"), state)
+        self._status(outcome, reason)
+        return {"outcome": outcome, "reason": reason}
+
+
+def plan_summary(plan: dict[str, Any]) -> str:
+    return dump_json(plan)

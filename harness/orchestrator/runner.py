@@ -1,0 +1,167 @@
+"""Starting, driving and resuming runs: the glue between the command line and the graph.
+
+A run is driven until it ends or stops at a human gate. With an approver (a terminal, or
+a test's script) the gate is answered in-process; without one the run pauses with status
+awaiting_*_approval, and `research approve` + `research resume` continue it later. The
+SQLite checkpointer in the workspace lets a crashed or killed run resume where it stopped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
+
+from ..budget import Budget
+from ..config import RunConfig, config_from_snapshot
+from ..errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
+from ..runtime.loader import build_agents, preflight
+from ..sources.corpus import Corpus, load_corpus
+from ..sources.index import CorpusIndex
+from ..sources.registry import KindRules, SourceRegistry
+from ..sources.tools import ResearchTools
+from ..validate import validate_workspace
+from ..workspace import TERMINAL_STATUSES, Workspace
+from .context import RunContext
+from .graph import build_graph
+from .nodes import Pipeline
+
+MIN_TOKENS_PER_LLM_ROLE = 20_000
+Approver = Callable[[Workspace, dict[str, Any]], dict[str, Any]]
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    status: str
+    reason: str | None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.status == "completed" else EXIT_INCOMPLETE
+
+
+def check_budget_fits(cfg: RunConfig) -> None:
+    """Refuse, before anything is spent, a budget too small for one pass of the pipeline."""
+    b = cfg.budget
+    llm_roles = [r for r, c in cfg.roles.items() if c.engine == "llm"]
+    if llm_roles:
+        if b.get("llm_calls") is not None and b["llm_calls"] < len(llm_roles):
+            raise UsageError(f"--budget-llm-calls {b['llm_calls']}: too small for one pass (needs at least {len(llm_roles)}, one per llm role: {', '.join(llm_roles)})")
+        # each model call reserves its prompt estimate plus the model's output cap (16k by default)
+        if b.get("tokens") is not None and b["tokens"] < MIN_TOKENS_PER_LLM_ROLE * len(llm_roles):
+            raise UsageError(f"--budget-tokens {b['tokens']}: too small for one pass (needs at least {MIN_TOKENS_PER_LLM_ROLE * len(llm_roles)}, {MIN_TOKENS_PER_LLM_ROLE} per llm role)")
+    if b.get("searches") is not None and b["searches"] < 1:
+        raise UsageError(f"--budget-searches {b['searches']}: too small for one pass (the Researcher needs at least 1 search)")
+    if b.get("wall_seconds") is not None and b["wall_seconds"] < 1:
+        raise UsageError(f"--budget-seconds {b['wall_seconds']}: too small for one pass")
+
+
+def _corpus_summary(corpus: Corpus) -> dict[str, Any]:
+    return {"name": corpus.name, "documents": len(corpus.documents), "passages": 0, "skipped": corpus.skipped}
+
+
+def _context(ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events, models) -> RunContext:
+    def persist(budget: Budget) -> None:
+        ws.update_manifest(lambda m: m.__setitem__("budget", budget.snapshot()))
+
+    manifest = ws.manifest
+    saved = manifest.get("budget") or {}
+    role_limits = {r: dict(cfg.role_budgets.get(r, {})) for r in cfg.roles}
+    budget = Budget(cfg.budget, role_limits, saved.get("spent"),
+                    {r: v.get("spent", {}) for r, v in (saved.get("roles") or {}).items()}, persist)
+    registry = SourceRegistry(ws, KindRules.from_config(cfg.sources))
+    tools = None
+    if corpus is not None:
+        index = CorpusIndex.build(corpus)
+        ws.update_manifest(lambda m: m.__setitem__("corpus", {**_corpus_summary(corpus), "passages": len(index)}))
+        tools = ResearchTools(index, registry)
+    web = None
+    if cfg.web:
+        from ..sources.web import WebTools
+        web = WebTools(registry)
+    return RunContext(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
+
+
+def _graph_config(ws: Workspace, cfg: RunConfig) -> dict[str, Any]:
+    return {"configurable": {"thread_id": ws.run_id}, "max_concurrency": cfg.concurrency, "recursion_limit": 200}
+
+
+@contextmanager
+def _checkpointer(ws: Workspace):
+    """LangGraph's SQLite checkpointer, stored in the workspace's private folder."""
+    conn = sqlite3.connect(str(ws.private_dir / "checkpoints.sqlite"), check_same_thread=False)
+    try:
+        yield SqliteSaver(conn)
+    finally:
+        conn.close()
+
+
+def _drive(run: RunContext, graph, gcfg: dict[str, Any], first_input: Any, approver: Approver | None) -> RunResult:
+    graph.invoke(first_input, gcfg)
+    while True:
+        snapshot = graph.get_state(gcfg)
+        pending = [i for t in snapshot.tasks for i in t.interrupts]
+        if not pending:
+            break
+        if approver is None:
+            break  # paused at a gate: status is awaiting_*_approval
+        graph.invoke(Command(resume=approver(run.workspace, pending[0].value)), gcfg)
+    m = run.workspace.manifest
+    return RunResult(run.workspace.root, m["status"], m.get("status_reason"))
+
+
+def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, models: dict | None = None,
+              on_created: Callable[[Workspace], None] | None = None) -> RunResult:
+    """Check everything that can be checked, create the workspace, and drive the run."""
+    if not models:
+        preflight(cfg)
+    check_budget_fits(cfg)
+    corpus = load_corpus(cfg.corpus)
+    budget = {"limits": dict(cfg.budget), "spent": {}}
+    ws = Workspace.create(cfg.runs_dir, cfg.question, config=cfg.snapshot(), budget=budget)
+    ws.acquire_run_lock()
+    try:
+        if on_created:
+            on_created(ws)
+        run = _context(ws, cfg, corpus, events, models)
+        with _checkpointer(ws) as saver:
+            graph = build_graph(Pipeline(run), saver)
+            return _drive(run, graph, _graph_config(ws, cfg), {}, approver)
+    finally:
+        ws.release_run_lock()
+
+
+def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = None, events=None,
+               models: dict | None = None) -> RunResult:
+    """Continue a paused, crashed or killed run from its last checkpoint."""
+    ws = Workspace.open(run_dir)
+    ws.acquire_run_lock()
+    try:
+        if ws.status in TERMINAL_STATUSES:
+            return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
+        problems = validate_workspace(ws.root)
+        if problems:
+            raise WorkspaceError(f"refusing to resume over an invalid workspace: {problems[0]} (+{len(problems) - 1} more; see research validate)"
+                                 if len(problems) > 1 else f"refusing to resume over an invalid workspace: {problems[0]}")
+        m = ws.manifest
+        cfg = config_from_snapshot(m["question"], m["config"], m["budget"]["limits"])
+        cfg.yes = yes
+        cfg.runs_dir = ws.root.parent
+        if not models:
+            preflight(cfg)
+        corpus = load_corpus(cfg.corpus) if cfg.corpus else None
+        run = _context(ws, cfg, corpus, events, models)
+        ws.trace("resume", agent="harness", detail={"status": ws.status})
+        with _checkpointer(ws) as saver:
+            graph = build_graph(Pipeline(run), saver)
+            gcfg = _graph_config(ws, cfg)
+            started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
+            return _drive(run, graph, gcfg, None if started else {}, approver)
+    finally:
+        ws.release_run_lock()
