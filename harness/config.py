@@ -64,6 +64,7 @@ class RunConfig:
             "require_final_approval": self.require_final_approval,
             "corpus": self.corpus,
             "web": self.web,
+            "auto_approve_plan": self.yes,
             "sources": self.sources,
             "role_budgets": self.role_budgets,
         }
@@ -193,4 +194,4 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
                      budget=budget_limits, role_budgets=snapshot.get("role_budgets", {}),
                      max_revisions=snapshot.get("max_revisions", 2), concurrency=snapshot.get("concurrency", 4),
                      require_final_approval=snapshot.get("require_final_approval", False), web=snapshot.get("web", False),
-                     sources=snapshot.get("sources", {}))
+                     yes=snapshot.get("auto_approve_plan", False), sources=snapshot.get("sources", {}))

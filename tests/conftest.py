@@ -98,3 +98,58 @@ def approve(plan: dict) -> dict:
 
 def load(ws: Workspace, rel: str):
     return json.loads((ws.root / rel).read_text(encoding="utf-8"))
+
+
+# ---- a small corpus written for the offline pipeline tests --------------------------------
+
+FIXTURE_DOCS = {
+    "fastjson/overview.md": """# fastjson overview
+
+fastjson is a JSON parsing library for Python services.
+
+The current stable release of fastjson is version 2.4 and it is maintained by the core team.
+
+fastjson parses large documents in streaming mode, which keeps memory use flat and speed high.
+Benchmarks in the project show that fastjson reaches high speed on documents of several megabytes.
+""",
+    "fastjson/changelog.md": """# fastjson changelog
+
+The current stable release of fastjson is version 3.0 and it is maintained by the core team.
+
+Older releases are no longer supported by the maintainers.
+""",
+    "slowxml/guide.md": """# slowxml guide
+
+slowxml is an XML toolkit that validates every document against its schema before use.
+
+Validation makes slowxml slower: its parsing speed is lower than that of streaming parsers.
+
+The current stable release of slowxml is version 1.8 and it supports Python 3.11.
+""",
+    "misc/unrelated.txt": """Gardening notes.
+
+Tomatoes need six hours of sun each day and regular watering during dry weeks.
+""",
+}
+FIXTURE_QUESTION = "How do `fastjson`, `slowxml` and `ghostlib` compare in speed and release version?"
+
+
+def write_fixture_corpus(root: Path) -> Path:
+    for rel, text in FIXTURE_DOCS.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def fixture_corpus(tmp_path: Path) -> Path:
+    return write_fixture_corpus(tmp_path / "corpus")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory, monkeypatch):
+    """No test sees a real API key or the user's cache."""
+    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))

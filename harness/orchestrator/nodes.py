@@ -155,8 +155,9 @@ class Pipeline:
         self.ws.update_manifest(record)
         self.ws.trace("decision", agent="harness", decision="fan_in",
                       detail={"branches": {q: b["status"] for q, b in branches.items()}, "source_hits": hits, "duplicates": hits - distinct})
-        if any(b.get("budget_exhausted") for b in branches.values()):
-            return {"outcome": "budget_exhausted", "reason": "a research branch ran out of budget"}
+        exhausted = [f"{q}: {b.get('reason')}" for q, b in sorted(branches.items()) if b.get("budget_exhausted")]
+        if exhausted:
+            return {"outcome": "budget_exhausted", "reason": "research stopped: " + "; ".join(exhausted)}
         critical = {q["id"] for q in plan["questions"] if q.get("critical")}
         failed = [q for q, b in branches.items() if b["status"] in ("failed", "timeout") and b.get("round") == state.get("round", 0)]
         if failed_critical := [q for q in failed if q in critical]:

@@ -151,7 +151,7 @@ def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = 
                                  if len(problems) > 1 else f"refusing to resume over an invalid workspace: {problems[0]}")
         m = ws.manifest
         cfg = config_from_snapshot(m["question"], m["config"], m["budget"]["limits"])
-        cfg.yes = yes
+        cfg.yes = yes or cfg.yes  # a run started with --yes keeps approving its plan on resume
         cfg.runs_dir = ws.root.parent
         if not models:
             preflight(cfg)

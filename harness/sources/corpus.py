@@ -50,18 +50,24 @@ def _paragraph_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Split a long paragraph at sentence ends (or whitespace) near PASSAGE_TARGET."""
+    """Split a long paragraph at sentence ends (or whitespace) near PASSAGE_TARGET.
+
+    Every piece starts and ends on a non-whitespace character, so a piece's text is
+    exactly what a quote of it would be.
+    """
     out = []
     while end - start > PASSAGE_MAX:
         window = text[start:start + PASSAGE_MAX]
-        cut = max(window.rfind(". ", 0, PASSAGE_TARGET + 200), window.rfind(".\n", 0, PASSAGE_TARGET + 200))
-        if cut < PASSAGE_TARGET // 3:
-            cut = window.rfind(" ", 0, PASSAGE_TARGET)
-        cut = start + (cut + 1 if cut > 0 else PASSAGE_TARGET)
-        out.append((start, cut))
-        while cut < end and text[cut].isspace():
-            cut += 1
-        start = cut
+        cut = max(window.rfind(". ", 0, PASSAGE_TARGET + 200), window.rfind(".\n", 0, PASSAGE_TARGET + 200)) + 1
+        if cut <= PASSAGE_TARGET // 3:  # no sentence end nearby: the last whitespace before the target
+            cut = next((i for i in range(PASSAGE_TARGET - 1, 0, -1) if window[i].isspace()), PASSAGE_TARGET)
+        piece_end = start + cut
+        while text[piece_end - 1].isspace():  # stops: text[start] is not whitespace
+            piece_end -= 1
+        out.append((start, piece_end))
+        start += cut
+        while start < end and text[start].isspace():
+            start += 1
     if end > start:
         out.append((start, end))
     return out

@@ -7,7 +7,9 @@ which the corpus loader turns into a warning and a manifest entry.
 from __future__ import annotations
 
 import io
+import logging
 import re
+from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -82,11 +84,28 @@ def html_to_text(html: str) -> tuple[str, str]:
     return " ".join(parser.title.split()), text
 
 
+@contextmanager
+def _pypdf_quiet():
+    """Mute pypdf's own log lines ("EOF marker not found", ...) while it reads one file.
+
+    The corpus loader reports one warning line per skipped file; pypdf's lines would
+    only repeat it less clearly (its loggers inherit the level of the "pypdf" logger).
+    """
+    log = logging.getLogger("pypdf")
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 def _pdf_text(data: bytes) -> str:
     try:
         from pypdf import PdfReader
-        reader = PdfReader(io.BytesIO(data), strict=False)
-        pages = [page.extract_text() or "" for page in reader.pages]
+        with _pypdf_quiet():
+            reader = PdfReader(io.BytesIO(data), strict=False)
+            pages = [page.extract_text() or "" for page in reader.pages]
     except Exception as exc:  # pypdf raises many types for damaged files
         raise Unreadable(f"corrupt or unreadable PDF ({type(exc).__name__})") from None
     text = "\n\n".join(p.strip() for p in pages if p.strip())
@@ -106,6 +125,8 @@ def extract(path: Path, data: bytes) -> tuple[str, str]:
     text = _decode(data)
     if suffix in (".html", ".htm"):
         title, text = html_to_text(text)
+        if not text.strip():
+            raise Unreadable("HTML page has no text")
         return title or _title_from_lines(text, path.stem), text
     if not text.strip():
         raise Unreadable("empty file")

@@ -71,6 +71,10 @@ class Registered:
     flags: tuple[dict[str, Any], ...] = field(default_factory=tuple)
 
 
+def _qkey(question_id: str | None) -> int:
+    return int(question_id[1:]) if question_id and question_id[1:].isdigit() else 10**6
+
+
 def source_id_for(locator_key: str) -> str:
     return "src-" + sha256_text(locator_key)[:12]
 
@@ -114,6 +118,7 @@ class SourceRegistry:
             if existing is not None:
                 self._by_locator.setdefault(key, existing)
                 rec = self._records[existing]
+                self._keep_first_origin(rec, tool, query, question_id)
                 return Registered(existing, rec["kind"], rec["title"], False, tuple(rec["flags"]))
             sid = source_id_for(key)
             record: dict[str, Any] = {"source_id": sid}
@@ -133,6 +138,19 @@ class SourceRegistry:
             self.workspace.write(f"sources/{sid}.json", record, TOOLS)
             self._remember(record)
             return Registered(sid, kind, record["title"], True, tuple(flags))
+
+    def _keep_first_origin(self, rec: dict[str, Any], tool: str, query: str | None, question_id: str | None) -> None:
+        """Record as origin the first (question, query) in plan order, not in time order.
+
+        Parallel branches reach the same source in any order; ordering by question id keeps
+        the source record identical from run to run.
+        """
+        old = rec.get("origin") or {}
+        mine, theirs = (_qkey(question_id), query or ""), (_qkey(old.get("question_id")), old.get("query") or "")
+        if old.get("tool") == tool and mine < theirs:
+            updated = {**rec, "origin": {"tool": tool, "query": query, "question_id": question_id}}
+            self.workspace.write(f"sources/{rec['source_id']}.json", updated, TOOLS)
+            self._records[rec["source_id"]] = updated
 
     def record(self, source_id: str) -> dict[str, Any] | None:
         with self._lock:

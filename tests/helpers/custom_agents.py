@@ -1,0 +1,24 @@
+"""Custom agents for tests, loaded with --agent ROLE=python:helpers.custom_agents:Class."""
+
+from __future__ import annotations
+
+from harness.engines.offline import OfflineWriter
+from harness.runtime.interface import AgentResult
+
+
+class UncitedWriter(OfflineWriter):
+    """Writes the offline draft plus one uncited factual sentence, every time: never passes review."""
+
+    def run(self, brief, ctx):
+        result = OfflineWriter.run(self, brief, ctx)
+        draft = brief.outputs[0]
+        text = ctx.read_text(draft).replace("## Limitations", "The fastest parser is always the best choice for every service.\n\n## Limitations")
+        ctx.write(draft, text)
+        return result
+
+
+class NoArgAgent:
+    """An agent class whose constructor takes no arguments; writes nothing and reports blocked."""
+
+    def run(self, brief, ctx):
+        return AgentResult("blocked", "nothing to do", blocked_reason="custom agent found nothing")

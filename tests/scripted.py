@@ -1,0 +1,351 @@
+"""Scripted role policies that drive the real pipeline with tool calls, on two transports.
+
+A *policy* is a pure function of what a role's model was sent (`Turn`: the system prompt,
+the brief, and the tool results of each earlier step) that returns the next step: a
+batch of tool calls (`Call`) or a final text reply (`Say`). Policies keep no state of
+their own, so one model can serve several research branches at once.
+
+Two adapters run the same policies:
+
+- `ScriptedChatModel`: a `GenericFakeChatModel` subclass (`bind_tools` returns self) that
+  records every message list it was sent and the tool names it was offered;
+- `gemini_responder`: a `GeminiStub` responder that answers the real
+  `ChatGoogleGenerativeAI` client, choosing the role from the system instruction.
+
+`role_policies()` gives one well-behaved policy per role; the keyword options make a
+role misbehave in the ways the pipeline tests need.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
+
+ROLES = ("planner", "researcher", "analyst", "writer", "reviewer")
+
+# The first words of each role's system prompt (agents/<role>.md); the Gemini responder dispatches on them.
+ROLE_PROMPT_START = {
+    "planner": "You are the Planner",
+    "researcher": "You are a Researcher",
+    "analyst": "You are the Analyst",
+    "writer": "You are the Writer",
+    "reviewer": "You are the Reviewer",
+}
+
+HIT = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) (.*?)start=(\d+) end=(\d+)\n(.*?)\nSOURCE>>>", re.S)
+CARD_ID = re.compile(r"\bq\d+-src-[0-9a-f]{12}-\d+\b")
+IDENTITY = re.compile(r"Record yourself as (\{.*?\}) wherever")
+
+
+# ---- what a model is sent, and what it answers --------------------------------------------------
+
+@dataclass(frozen=True)
+class ToolResult:
+    name: str
+    content: str
+    error: bool
+
+
+@dataclass(frozen=True)
+class Turn:
+    system: str
+    brief: str
+    steps: list[list[tuple[str, dict]]]  # the tool calls of each earlier model step
+    results: list[list[ToolResult]]  # the tool results answering each earlier step
+
+    @property
+    def last(self) -> list[ToolResult]:
+        return self.results[-1] if self.results else []
+
+    def all_results(self, name: str | None = None) -> list[ToolResult]:
+        return [r for batch in self.results for r in batch if name is None or r.name == name]
+
+    def writes(self) -> list[tuple[dict, ToolResult | None]]:
+        """(args, result) of every earlier write_file call, in order."""
+        out = []
+        for calls, results in zip(self.steps, self.results + [[]] * (len(self.steps) - len(self.results))):
+            named = [r for r in results]
+            for i, (name, args) in enumerate(calls):
+                if name == "write_file":
+                    out.append((args, named[i] if i < len(named) else None))
+        return out
+
+    def brief_line(self, key: str) -> str | None:
+        m = re.search(rf"^{re.escape(key)}: (.*)$", self.brief, re.M)
+        return m.group(1).strip() if m else None
+
+    @property
+    def identity(self) -> dict:
+        m = IDENTITY.search(self.system)
+        return json.loads(m.group(1)) if m else {"role": "researcher", "engine": "llm", "model": None}
+
+
+@dataclass(frozen=True)
+class Call:
+    calls: list[tuple[str, dict]]
+
+
+@dataclass(frozen=True)
+class Say:
+    text: str
+
+
+Policy = Callable[[Turn], "Call | Say"]
+
+
+def call(name: str, **args: Any) -> Call:
+    return Call([(name, args)])
+
+
+def strip_gutter(text: str) -> str:
+    """File text from deepagents' read_file output (line-number gutter, long lines chunked as N.1, N.2)."""
+    lines: list[str] = []
+    for raw in text.split("\n"):
+        m = re.match(r"^\s*(\d+)(?:\.(\d+))?(?:  |\t)?(.*)$", raw)
+        if not m:
+            lines.append(raw)
+        elif m.group(2) and lines:
+            lines[-1] += m.group(3)
+        else:
+            lines.append(m.group(3))
+    return "\n".join(lines)
+
+
+# ---- the five roles ---------------------------------------------------------------------------------
+
+TOPICS = [
+    ("asyncio.TaskGroup", "Find how asyncio.TaskGroup handles a failing task.", ["TaskGroup remaining tasks cancelled"]),
+    ("asyncio.timeout", "Find what asyncio.timeout does when the block takes too long.", ["timeout delay TimeoutError"]),
+    ("asyncio.gather", "Find how asyncio.gather propagates the first exception.", ["gather return_exceptions propagated"]),
+]
+
+
+def make_plan(question: str, n_research: int = 2) -> dict:
+    questions = [{"id": f"Q{i + 1}", "text": text, "kind": "research", "critical": True,
+                  "allowed_sources": ["corpus"], "search_terms": terms, "tag": None}
+                 for i, (_topic, text, terms) in enumerate(TOPICS[:n_research])]
+    questions.append({"id": f"Q{n_research + 1}", "text": "Answer the question from the evidence.",
+                      "kind": "deliverable", "critical": True, "tag": None})
+    return {"schema_version": 1, "question": question, "revision": 1,
+            "scope": {"in_scope": [t for t, _, _ in TOPICS[:n_research]], "out_of_scope": []},
+            "deliverable": "A short answer with citations.", "criteria": [], "questions": questions,
+            "stop_conditions": ["No primary source for a critical question."], "refinement": None, "approval": None}
+
+
+def planner_policy(n_research: int = 2) -> Policy:
+    def policy(t: Turn):
+        if not t.writes():
+            question = t.brief_line("question") or "the question"
+            return call("write_file", file_path="/plan.json", content=json.dumps(make_plan(question, n_research)))
+        return Say(f"{n_research} research questions")
+    return policy
+
+
+def researcher_policy() -> Policy:
+    def policy(t: Turn):
+        qid = t.brief_line("Plan question")
+        if not t.steps:
+            terms = t.brief_line("search_terms")
+            query = terms.split(",")[0] if terms and terms != "(none)" else t.brief.splitlines()[0]
+            return call("search", query=query, k=3)
+        if t.writes():
+            return Say("1 card")
+        hits = HIT.findall(t.all_results("search")[-1].content)
+        if not hits:
+            return Say("BLOCKED: no_evidence (searched once)")
+        source_id, _attrs, start, end, text = hits[0]
+        card = {"card_id": f"{qid.lower()}-{source_id}-1", "source_id": source_id, "question_id": qid,
+                "quote": text, "span": {"start": int(start), "end": int(end)},
+                "evidence_summary": f"Evidence for {qid} from source {source_id}", "confidence": "high",
+                "limitations": [], "extracted_by": t.identity}
+        return call("write_file", file_path=f"/source-cards/{card['card_id']}.json", content=json.dumps(card))
+    return policy
+
+
+def analyst_policy(*, bad_status_first: bool = False) -> Policy:
+    def claims(card_ids: list[str], status: str = "verified") -> str:
+        out = []
+        for i, card in enumerate(sorted(card_ids), 1):
+            qid = card.split("-", 1)[0].upper()
+            out.append({"claim_id": f"C{i}", "statement": f"Evidence card {i} answers research question {qid} directly",
+                        "question_id": qid, "supporting_cards": [card], "contradicting_cards": [],
+                        "limitations": [], "status": status})
+        return json.dumps({"claims": out})
+
+    def policy(t: Turn):
+        if not t.steps:
+            return call("ls", path="/source-cards")
+        cards = sorted(set(CARD_ID.findall(t.all_results("ls")[0].content)))
+        if len(t.steps) == 1:
+            return Call([("read_file", {"file_path": f"/source-cards/{c}.json"}) for c in cards])
+        writes = t.writes()
+        if writes and writes[-1][1] is not None and not writes[-1][1].error:
+            return Say(f"{len(cards)} verified")
+        if bad_status_first and not writes:
+            return call("write_file", file_path="/claims.json", content=claims(cards, status="probably"))
+        return call("write_file", file_path="/claims.json", content=claims(cards))
+    return policy
+
+
+UNCITED = "TaskGroup is clearly the best choice for every production service today."
+
+
+def writer_policy(*, uncited_sentence: bool = False, forbidden_first: bool = False) -> Policy:
+    def draft(t: Turn) -> str:
+        doc = json.loads(strip_gutter(t.all_results("read_file")[-1].content))
+        lines = ["# Report", "", "*Drafted from the claim table; every factual sentence cites a claim.*", "", "## Findings", ""]
+        lines += [f"{c['statement']} [@{c['claim_id']}]." for c in doc["claims"]]
+        if uncited_sentence:
+            lines.append(UNCITED)
+        lines += ["", "## Limitations", "", "- No research branch was blocked."]
+        return "\n".join(lines) + "\n"
+
+    def policy(t: Turn):
+        target = t.brief_line("draft")
+        if not t.steps:
+            return call("read_file", file_path="/claims.json")
+        writes = t.writes()
+        if writes and writes[-1][0].get("file_path") == "/" + target and not writes[-1][1].error:
+            return Say(target)
+        if forbidden_first and not writes:
+            return Call([("write_file", {"file_path": "/final-report.md", "content": "# Written by the writer\n"}),
+                         ("write_file", {"file_path": "/claims.json", "content": json.dumps({"claims": []})})])
+        return call("write_file", file_path="/" + target, content=draft(t))
+    return policy
+
+
+def reviewer_policy() -> Policy:
+    def policy(t: Turn):
+        draft, sha = t.brief_line("draft"), t.brief_line("draft_sha256")
+        if not t.steps:
+            return call("read_file", file_path="/" + draft)
+        if t.writes():
+            return Say("pass, 0 defects")
+        n = re.search(r"draft-(\d+)\.md", draft).group(1)
+        review = {"draft": draft, "draft_sha256": sha, "verdict": "pass", "defects": [], "reviewed_by": t.identity}
+        return call("write_file", file_path=f"/reviews/review-{n}.json", content=json.dumps(review))
+    return policy
+
+
+def role_policies(n_research: int = 2, **overrides: Policy) -> dict[str, Policy]:
+    policies = {"planner": planner_policy(n_research), "researcher": researcher_policy(), "analyst": analyst_policy(),
+                "writer": writer_policy(), "reviewer": reviewer_policy()}
+    policies.update(overrides)
+    return policies
+
+
+# ---- adapter 1: a scripted LangChain chat model ---------------------------------------------------
+
+def turn_from_messages(messages: list[BaseMessage]) -> Turn:
+    system = next((str(m.content) for m in messages if isinstance(m, SystemMessage)), "")
+    brief = next((str(m.content) for m in messages if isinstance(m, HumanMessage)), "")
+    steps: list[list[tuple[str, dict]]] = []
+    results: list[list[ToolResult]] = []
+    for m in messages:
+        if isinstance(m, AIMessage) and m.tool_calls:
+            steps.append([(c["name"], c["args"]) for c in m.tool_calls])
+            results.append([])
+        elif isinstance(m, ToolMessage) and results:
+            results[-1].append(ToolResult(m.name or "", str(m.content), m.status == "error"))
+    return Turn(system, brief, steps, results)
+
+
+def to_ai_message(action: Call | Say) -> AIMessage:
+    if isinstance(action, Say):
+        return AIMessage(action.text)
+    return AIMessage("", tool_calls=[{"name": n, "args": a, "id": f"call-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
+                                     for n, a in action.calls])
+
+
+class ScriptedChatModel(GenericFakeChatModel):
+    """Answers with `policy(turn)`; records every message list it was sent (`calls`) and the tools offered."""
+
+    messages: Any = Field(default_factory=lambda: iter(()))
+    policy: Any = None
+    delay: float = 0.0  # seconds to sleep in every call (to make concurrent branches overlap)
+    calls: list = Field(default_factory=list)
+    offered: list = Field(default_factory=list)
+    disable_streaming: Any = True
+
+    def bind_tools(self, tools, *, tool_choice=None, **kw):
+        self.offered.append([getattr(t, "name", None) or t.get("name") for t in tools])
+        return self
+
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.calls.append(list(messages))
+        if self.delay:
+            time.sleep(self.delay)
+        if len(messages) == 1 and "Context Extraction Assistant" in str(messages[0].content):
+            return ChatResult(generations=[ChatGeneration(message=AIMessage("SUMMARY: nothing to add."))])
+        reply = to_ai_message(self.policy(turn_from_messages(list(messages))))
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    def conversations(self) -> dict[str, list[list[BaseMessage]]]:
+        """Calls grouped by the brief they answer (one group per delegation)."""
+        out: dict[str, list[list[BaseMessage]]] = {}
+        for msgs in self.calls:
+            brief = next((str(m.content) for m in msgs if isinstance(m, HumanMessage)), "")
+            out.setdefault(brief, []).append(msgs)
+        return out
+
+
+def scripted_models(policies: dict[str, Policy], *, delays: dict[str, float] | None = None) -> dict[str, ScriptedChatModel]:
+    return {role: ScriptedChatModel(policy=p, delay=(delays or {}).get(role, 0.0)) for role, p in policies.items()}
+
+
+# ---- adapter 2: a GeminiStub responder ------------------------------------------------------------
+
+def _response_text(response: Any) -> str:
+    if isinstance(response, dict) and set(response) == {"output"}:
+        response = response["output"]
+    return response if isinstance(response, str) else json.dumps(response)
+
+
+def turn_from_request(req) -> Turn:
+    steps: list[list[tuple[str, dict]]] = []
+    results: list[list[ToolResult]] = []
+    for content in req.contents:
+        parts = content.get("parts") or []
+        calls = [p["functionCall"] for p in parts if "functionCall" in p]
+        if calls:
+            steps.append([(c.get("name", ""), dict(c.get("args") or {})) for c in calls])
+            results.append([])
+        for p in parts:
+            if "functionResponse" in p and results:
+                text = _response_text(p["functionResponse"].get("response"))
+                results[-1].append(ToolResult(p["functionResponse"].get("name", ""), text, text.startswith("Error")))
+    texts = req.texts("user")
+    return Turn(req.system_instruction, texts[0] if texts else "", steps, results)
+
+
+def role_of_system_prompt(system: str) -> str | None:
+    return next((role for role, start in ROLE_PROMPT_START.items() if system.startswith(start)), None)
+
+
+@dataclass
+class GeminiDispatch:
+    """A GeminiStub responder: picks the role from the system instruction and answers with its policy."""
+
+    policies: dict[str, Policy]
+    seen: dict[str, list] = field(default_factory=dict)  # role -> requests
+
+    def __call__(self, req):
+        from gemini_stub import function_call_reply, text_reply
+
+        role = role_of_system_prompt(req.system_instruction)
+        if role is None:
+            raise AssertionError(f"no role recognised in the system instruction: {req.system_instruction[:80]!r}")
+        self.seen.setdefault(role, []).append(req)
+        action = self.policies[role](turn_from_request(req))
+        if isinstance(action, Say):
+            return text_reply(action.text)
+        return function_call_reply(action.calls)
