@@ -53,6 +53,15 @@ class ArtifactRecord:
     written_at: str
 
 
+def _write_synced(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def new_run_id() -> str:
     """A unique id that sorts by creation time: 20261130T010203.123456Z-1a2b3c."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
@@ -238,7 +247,9 @@ class Workspace:
             intent.mkdir(exist_ok=True)
             intent_file = intent / f"{uuid.uuid4().hex}.json"
             try:
-                atomic_write(intent_file, json.dumps({**record.__dict__, "tmp": tmp.name}).encode())
+                # A torn intent (crash while writing it) is unparseable and simply dropped on recovery:
+                # the rename it announces has not happened yet, so no temp-and-rename is needed here.
+                _write_synced(intent_file, json.dumps({**record.__dict__, "tmp": tmp.name}).encode())
                 commit_temp(tmp, path)
             except BaseException:
                 tmp.unlink(missing_ok=True)
@@ -253,7 +264,7 @@ class Workspace:
         def apply(m: dict[str, Any]) -> None:
             m["artifacts"][record.path] = {"sha256": record.sha256, "size": record.size,
                                            "writer": record.writer, "written_at": record.written_at}
-        self.update_manifest(apply)
+        self.update_manifest(apply, check=False)
 
     def remove(self, relpath: str, policy: Policy) -> None:
         """Delete one artifact the role may write (used to undo a killed attempt's partial output)."""
@@ -313,18 +324,24 @@ class Workspace:
 
     # ---- manifest and trace ---------------------------------------------------------
 
-    def update_manifest(self, fn: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-        """Apply `fn` to run.json, validate it, and write it atomically."""
+    def update_manifest(self, fn: Callable[[dict[str, Any]], None], *, check: bool = True) -> dict[str, Any]:
+        """Apply `fn` to run.json, validate it, and write it atomically.
+
+        `check=False` is for the hot paths whose change is built by this module from
+        values it computed itself (index entries, budget counters); every other update,
+        and `research validate`, checks the whole manifest against its schema.
+        """
         with self._lock:
-            updated = json.loads(json.dumps(self._manifest))
+            # A checked update works on a copy so a rejected change leaves the manifest as it was.
+            updated = json.loads(json.dumps(self._manifest)) if check else self._manifest
             fn(updated)
             updated["updated_at"] = now_iso()
-            problems = validate(updated, "run.schema.json", "run.json")
+            problems = validate(updated, "run.schema.json", "run.json") if check else []
             if problems:
                 raise ArtifactInvalid(problems)
             atomic_write(self.root / "run.json", dump_json(updated).encode("utf-8"))
             self._manifest = updated
-            return json.loads(json.dumps(updated))
+            return updated
 
     def set_status(self, status: str, reason: str | None = None) -> None:
         def apply(m: dict[str, Any]) -> None:
