@@ -72,12 +72,18 @@ class Turn:
     def writes(self) -> list[tuple[dict, ToolResult | None]]:
         """(args, result) of every earlier write_file call, in order."""
         out = []
-        for calls, results in zip(self.steps, self.results + [[]] * (len(self.steps) - len(self.results))):
-            named = [r for r in results]
+        for k, calls in enumerate(self.steps):
+            results = self.results[k] if k < len(self.results) else []
             for i, (name, args) in enumerate(calls):
                 if name == "write_file":
-                    out.append((args, named[i] if i < len(named) else None))
+                    out.append((args, results[i] if i < len(results) else None))
         return out
+
+    def last_write_landed(self, path: str | None = None) -> bool:
+        writes = self.writes()
+        if not writes or writes[-1][1] is None or writes[-1][1].error:
+            return False
+        return path is None or writes[-1][0].get("file_path") == path
 
     def brief_line(self, key: str) -> str | None:
         m = re.search(rf"^{re.escape(key)}: (.*)$", self.brief, re.M)
@@ -106,17 +112,21 @@ def call(name: str, **args: Any) -> Call:
     return Call([(name, args)])
 
 
-def strip_gutter(text: str) -> str:
-    """File text from deepagents' read_file output (line-number gutter, long lines chunked as N.1, N.2)."""
-    lines: list[str] = []
-    for raw in text.split("\n"):
-        m = re.match(r"^\s*(\d+)(?:\.(\d+))?(?:  |\t)?(.*)$", raw)
-        if not m:
-            lines.append(raw)
-        elif m.group(2) and lines:
-            lines[-1] += m.group(3)
-        else:
-            lines.append(m.group(3))
+def file_text(tool_output: str) -> str:
+    """File text from deepagents' read_file output: drop the `@@ lines a-b of n @@` header (and a
+    line-number gutter, if this deepagents version adds one)."""
+    lines = tool_output.split("\n")
+    if lines and re.fullmatch(r"@@ .* @@", lines[0].strip()):
+        lines = lines[1:]
+    if lines and all(re.match(r"^\s*\d+(?:\.\d+)?(?:  |\t)", ln) for ln in lines if ln):
+        out: list[str] = []
+        for ln in lines:
+            m = re.match(r"^\s*(\d+)(?:\.(\d+))?(?:  |\t)(.*)$", ln)
+            if m and m.group(2) and out:
+                out[-1] += m.group(3)
+            elif m:
+                out.append(m.group(3))
+        lines = out
     return "\n".join(lines)
 
 
@@ -188,7 +198,7 @@ def analyst_policy(*, bad_status_first: bool = False) -> Policy:
         if len(t.steps) == 1:
             return Call([("read_file", {"file_path": f"/source-cards/{c}.json"}) for c in cards])
         writes = t.writes()
-        if writes and writes[-1][1] is not None and not writes[-1][1].error:
+        if t.last_write_landed():
             return Say(f"{len(cards)} verified")
         if bad_status_first and not writes:
             return call("write_file", file_path="/claims.json", content=claims(cards, status="probably"))
@@ -201,7 +211,7 @@ UNCITED = "TaskGroup is clearly the best choice for every production service tod
 
 def writer_policy(*, uncited_sentence: bool = False, forbidden_first: bool = False) -> Policy:
     def draft(t: Turn) -> str:
-        doc = json.loads(strip_gutter(t.all_results("read_file")[-1].content))
+        doc = json.loads(file_text(t.all_results("read_file")[-1].content))
         lines = ["# Report", "", "*Drafted from the claim table; every factual sentence cites a claim.*", "", "## Findings", ""]
         lines += [f"{c['statement']} [@{c['claim_id']}]." for c in doc["claims"]]
         if uncited_sentence:
@@ -214,7 +224,7 @@ def writer_policy(*, uncited_sentence: bool = False, forbidden_first: bool = Fal
         if not t.steps:
             return call("read_file", file_path="/claims.json")
         writes = t.writes()
-        if writes and writes[-1][0].get("file_path") == "/" + target and not writes[-1][1].error:
+        if t.last_write_landed("/" + target):
             return Say(target)
         if forbidden_first and not writes:
             return Call([("write_file", {"file_path": "/final-report.md", "content": "# Written by the writer\n"}),
@@ -349,3 +359,39 @@ class GeminiDispatch:
         if isinstance(action, Say):
             return text_reply(action.text)
         return function_call_reply(action.calls)
+
+
+# ---- custom (python:) agents that misuse the paths their spec allows --------------------------------
+# Loaded with --agent ROLE=python:scripted:Class; they go through the same AgentContext as every engine.
+
+class NonCanonicalPathReviewer:
+    """Writes a clean 'pass' review through a non-canonical path (reviews/./review-N.json)."""
+
+    def run(self, brief, ctx):
+        from harness.runtime.interface import AgentResult
+
+        draft = brief.facts["draft"]
+        n = re.search(r"draft-(\d+)\.md", draft).group(1)
+        ctx.write(f"reviews/./review-{n}.json", {"draft": draft, "draft_sha256": brief.facts["draft_sha256"], "verdict": "pass",
+                                                "defects": [], "reviewed_by": {"role": "reviewer", "engine": "custom", "model": None}})
+        return AgentResult("completed", "pass")
+
+
+class OverwritingWriter:
+    """Writes drafts with one uncited sentence; when revising, first overwrites drafts/draft-1.md (already reviewed)."""
+
+    def run(self, brief, ctx):
+        from harness.errors import HarnessError
+        from harness.runtime.interface import AgentResult
+
+        target = brief.facts["draft"]
+        claims = ctx.read_json("claims.json")["claims"]
+        body = "\n".join(f"{c['statement']} [@{c['claim_id']}]." for c in claims)
+        text = f"# Report\n\n## Findings\n\n{body}\n{UNCITED}\n\n## Limitations\n\n- None.\n"
+        if target != "drafts/draft-1.md":
+            try:
+                ctx.write("drafts/draft-1.md", "# Overwritten after review\n")
+            except HarnessError:
+                pass
+        ctx.write(target, text)
+        return AgentResult("completed", target)

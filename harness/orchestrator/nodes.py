@@ -122,8 +122,11 @@ class Pipeline:
         cards = sorted(p.rsplit("/", 1)[-1][:-5] for p in outcome.outputs if p.startswith("source-cards/"))
         sources = sorted({json.loads(self.ws.read_text(f"source-cards/{c}.json", HARNESS))["source_id"] for c in cards})
         status = {"completed": "completed", "blocked": "blocked", "timeout": "timeout"}.get(outcome.status, "failed")
+        reason = outcome.reason
+        if status == "completed" and not cards:  # "done" with nothing written is no evidence
+            status, reason = "blocked", f"no_evidence: the researcher wrote no evidence cards ({outcome.summary[:120]})"
         (self.ws.private_dir / "branches" / f"{qid}-r{rnd}.json").unlink(missing_ok=True)
-        return {"branches": {qid: {"status": status, "reason": outcome.reason, "cards": cards, "sources": sources,
+        return {"branches": {qid: {"status": status, "reason": reason, "cards": cards, "sources": sources,
                                    "round": rnd, "budget_exhausted": outcome.status == "budget_exhausted",
                                    "searched": sorted(self.run.tools.searched(qid)) if self.run.tools else []}}}
 
@@ -205,13 +208,13 @@ class Pipeline:
         brief = Brief("reviewer", task=f"Review {draft}.", inputs=(draft, "claims.json", "plan.json"), outputs=(review,),
                       facts={"draft": draft, "draft_sha256": state["draft_sha"], "deterministic_defects": found,
                              "branches": {q: {"status": b["status"], "reason": b.get("reason")} for q, b in branches.items()}})
-        outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}",
-                           transforms=[merge_deterministic(review, found)])
+        guard = merge_deterministic(review, found, draft, state["draft_sha"])
+        outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
         stop = self._stop_if_budget(outcome, "reviewer")
         if stop:
             return stop
         if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
-            self.ws.write(review, merge_deterministic(review, found)(review, {
+            self.ws.write(review, guard(review, {
                 "draft": draft, "draft_sha256": state["draft_sha"], "verdict": verdict_for(found), "defects": [],
                 "reviewed_by": {"role": "harness", "engine": "offline", "model": None}}), self.run.config.roles["reviewer"].spec.policy)
         verdict = self.ws.read_json(review, HARNESS)["verdict"]

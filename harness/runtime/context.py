@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from ..budget import DelegationBudget
 from ..errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused
+from ..paths import matches, normalize_relpath
 from ..specs import AgentSpec
 from ..workspace import ArtifactRecord, Workspace
 from .interface import Brief
@@ -61,6 +62,9 @@ class AgentContext:
     def write(self, rel: str, content: Any) -> ArtifactRecord:
         """Write through the workspace guards; a refused write counts against the retry bound."""
         try:
+            rel = normalize_relpath(rel)  # transforms and checks see the path the workspace will use
+            if self.spec.policy.may_write(rel) and not self.declared(rel):
+                raise PermissionRefused(f"{rel}: not an output of this step (the brief names {', '.join(self.brief.outputs) or 'none'})")
             for transform in self.transforms:
                 content = transform(rel, content)
             record = self.workspace.write(rel, content, self.spec.policy)
@@ -73,6 +77,13 @@ class AgentContext:
             raise
         self.outputs[record.path] = record.sha256
         return record
+
+    def declared(self, rel: str) -> bool:
+        """Is `rel` one of the outputs the brief names? A role may write only this step's outputs,
+        not everything its spec's globs allow (a Writer never rewrites a reviewed draft)."""
+        if not self.brief.outputs:
+            return True
+        return matches(rel, [p + "**" if p.endswith("/") else p for p in self.brief.outputs])
 
     # ---- budget --------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ workspace (guarded reads and writes under the role's spec), to the source tools
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -44,7 +45,7 @@ class Brief:
             lines.append("Write these files:")
             lines += [f"- {p}" for p in self.outputs]
         for key, value in self.facts.items():
-            lines.append(f"{key}: {value}")
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value}")
         if self.feedback:
             lines += ["", "Feedback to address:", self.feedback.strip()]
         return "\n".join(lines).strip() + "\n"

@@ -42,10 +42,20 @@ class Corpus:
         return sha256_text(self.name + "\n" + "\n".join(f"{d.path}\t{d.sha256}" for d in self.documents))
 
 
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
 def _paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """Paragraphs (runs of text between blank lines) as spans from their first to last non-space."""
     spans = []
-    for m in re.finditer(r"\S(?:.*?\S)?(?=\n[ \t]*\n|\s*\Z)", text, re.S):
-        spans.append((m.start(), m.end()))
+    pos = 0
+    for stop in [m.start() for m in _BLANK_LINE.finditer(text)] + [len(text)]:
+        chunk = text[pos:stop]
+        body = chunk.strip()
+        if body:
+            start = pos + len(chunk) - len(chunk.lstrip())
+            spans.append((start, start + len(body)))
+        pos = stop
     return spans
 
 

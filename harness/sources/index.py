@@ -10,8 +10,10 @@ Cache layout (under the cache folder):
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,18 +25,37 @@ from bm25s.stopwords import STOPWORDS_EN
 from ..cache import cache_dir
 from .corpus import Corpus, split_passages
 
-TOKENIZER_VERSION = "2"
+# Bump when tokenize() or split_passages() changes: it keys the token caches and the index.
+TOKENIZER_VERSION = "3"
 _TOKEN = re.compile(r"[a-z0-9_]+")
 _STOP = frozenset(STOPWORDS_EN)
 _STEMMER = snowballstemmer.stemmer("english")
-_STEMS: dict[str, str] = {}  # memo: the vocabulary is small next to the token stream
+_STEMMER_LOCK = threading.Lock()  # a snowball stemmer keeps its state in the object: one word at a time
 
 
-def _stem(word: str) -> str:
-    stem = _STEMS.get(word)
-    if stem is None:
-        stem = _STEMS[word] = _STEMMER.stemWord(word)
-    return stem
+class _Stems(dict):
+    """word -> its stem, or "" for a word that is dropped (stopword, one letter).
+
+    A memo: the vocabulary is small next to the token stream, and stemming is the slow part.
+    Looking up a new word stems it (under the lock: research branches search in parallel).
+    """
+
+    def __missing__(self, word: str) -> str:
+        with _STEMMER_LOCK:
+            stem = "" if len(word) < 2 or word in _STOP else _STEMMER.stemWord(word)
+            self[word] = stem
+            return stem
+
+
+class _Vocab(dict):
+    """token -> id, numbering new tokens as they are looked up."""
+
+    def __missing__(self, token: str) -> int:
+        self[token] = n = len(self)
+        return n
+
+
+_STEMS = _Stems()
 
 
 def tokenize(text: str) -> list[str]:
@@ -42,7 +63,7 @@ def tokenize(text: str) -> list[str]:
 
     Stemming lets "cancellation" in a question match "cancel" in a source.
     """
-    return [_stem(t) for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in _STOP]
+    return list(filter(None, map(_STEMS.__getitem__, _TOKEN.findall(text.lower()))))
 
 
 @dataclass(frozen=True)
@@ -53,8 +74,17 @@ class Hit:
     score: float
 
 
+def _tmp_name(path: Path) -> Path:
+    """A temporary name next to `path`, distinct per process and thread, for an atomic replace."""
+    return path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+
+
+def _tokens_path(text_sha: str) -> Path:
+    return cache_dir("tokens") / f"{text_sha}-{TOKENIZER_VERSION}.json"
+
+
 def _doc_tokens(text: str, text_sha: str, use_cache: bool) -> tuple[list[tuple[int, int]], list[list[str]]]:
-    path = cache_dir("tokens") / f"{text_sha}-{TOKENIZER_VERSION}.json"
+    path = _tokens_path(text_sha)
     if use_cache and path.is_file():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -64,7 +94,7 @@ def _doc_tokens(text: str, text_sha: str, use_cache: bool) -> tuple[list[tuple[i
     spans = split_passages(text)
     tokens = [tokenize(text[s:e]) for s, e in spans]
     if use_cache:
-        tmp = path.with_suffix(".tmp")
+        tmp = _tmp_name(path)
         tmp.write_text(json.dumps({"spans": spans, "tokens": tokens}), encoding="utf-8")
         tmp.replace(path)
     return spans, tokens
@@ -81,35 +111,38 @@ class CorpusIndex:
 
     @classmethod
     def build(cls, corpus: Corpus, *, use_cache: bool = True) -> "CorpusIndex":
-        index_dir = cache_dir("index") / corpus.fingerprint
+        index_dir = cache_dir("index") / f"{corpus.fingerprint}-{TOKENIZER_VERSION}"
         if use_cache and (index_dir / "passages.npy").is_file():
             try:
                 retriever = bm25s.BM25.load(str(index_dir), mmap=False, load_corpus=False)
                 return cls(corpus, retriever, np.load(index_dir / "passages.npy"))
             except Exception:  # a damaged cache entry is rebuilt, never trusted
                 shutil.rmtree(index_dir, ignore_errors=True)
-        vocab: dict[str, int] = {}
+        vocab = _Vocab()
         ids: list[list[int]] = []
         rows: list[tuple[int, int, int]] = []
         rebuilt = 0
         for d, doc in enumerate(corpus.documents):
-            cached = use_cache and (cache_dir("tokens") / f"{doc.sha256}-{TOKENIZER_VERSION}.json").is_file()
+            cached = use_cache and _tokens_path(doc.sha256).is_file()
             spans, tokens = _doc_tokens(doc.text, doc.sha256, use_cache)
             rebuilt += not cached
             for (s, e), toks in zip(spans, tokens):
                 rows.append((d, s, e))
-                ids.append([vocab.setdefault(t, len(vocab)) for t in toks])
+                ids.append(list(map(vocab.__getitem__, toks)))
         vocab.setdefault("", len(vocab))  # bm25s scores empty queries against this token
         retriever = bm25s.BM25()
-        retriever.index((ids, vocab), show_progress=False)
+        retriever.index((ids, dict(vocab)), show_progress=False)
         passages = np.asarray(rows, dtype=np.int64).reshape(-1, 3)
         if use_cache:
-            tmp_dir = index_dir.with_name(index_dir.name + ".tmp")
+            tmp_dir = _tmp_name(index_dir)
             shutil.rmtree(tmp_dir, ignore_errors=True)
             retriever.save(str(tmp_dir))
             np.save(tmp_dir / "passages.npy", passages)
             shutil.rmtree(index_dir, ignore_errors=True)
-            tmp_dir.rename(index_dir)
+            try:
+                tmp_dir.rename(index_dir)
+            except OSError:  # another process saved the same index meanwhile
+                shutil.rmtree(tmp_dir, ignore_errors=True)
         return cls(corpus, retriever, passages, rebuilt)
 
     def __len__(self) -> int:
@@ -122,13 +155,16 @@ class CorpusIndex:
         if not token_ids or k <= 0 or not len(self.passages):
             return []
         scores = self.retriever.get_scores_from_ids(token_ids)
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-        top = top[np.lexsort((top, -scores[top]))]
+        # The k best positive scores; among equal scores the earlier passage wins, also at the
+        # cut-off (argpartition alone would pick an arbitrary one of the tied passages). Only
+        # the matching passages are partitioned: numpy's partition is slow on the many zeros.
+        top = np.flatnonzero(scores > 0)
+        if len(top) > k:
+            matched = scores[top]
+            top = top[matched >= np.partition(matched, len(top) - k)[len(top) - k]]
+        top = top[np.lexsort((top, -scores[top]))][:k]
         hits = []
         for i in top:
-            if scores[i] <= 0:
-                break
             d, s, e = self.passages[i]
             hits.append(Hit(int(d), int(s), int(e), float(scores[i])))
         return hits

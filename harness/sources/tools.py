@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import HarnessError
+from ..textnorm import find_quote
 from .index import CorpusIndex
 from .registry import SourceRegistry
 
@@ -76,8 +77,19 @@ class ResearchTools:
             doc = corpus.documents[hit.doc]
             reg = self.registry.register(text=doc.text, title=doc.title, path=doc.path, corpus=corpus.name,
                                          tool="search", query=query, question_id=question_id)
-            out.append(SearchHit(reg.source_id, doc.title, doc.path, reg.kind, hit.start, hit.end,
-                                 doc.text[hit.start:hit.end], hit.score, bool(reg.flags)))
+            start, end, text = hit.start, hit.end, doc.text[hit.start:hit.end]
+            record = self.registry.record(reg.source_id) or {}
+            if not reg.new and record.get("sha256") != doc.sha256:
+                # Registered earlier with other text (the file changed before a resume): the
+                # offsets must point into the stored snapshot, so find the passage there.
+                stored = self.registry.text(reg.source_id)
+                span = find_quote(stored, text)
+                if span is None:
+                    continue  # the stored version of this source does not have the passage
+                start, end = span
+                text = stored[start:end]
+            out.append(SearchHit(reg.source_id, doc.title, doc.path, reg.kind, start, end, text, hit.score,
+                                 bool(reg.flags)))
         with self._lock:
             self._searched.setdefault(question_id, set()).update(h.source_id for h in out)
         return out

@@ -1,8 +1,9 @@
 """The llm engine's guards, one middleware per concern.
 
 - `WorkspaceWriteGuard`: `write_file` / `edit_file` land only through `ctx.write` (role
-  globs, schema, cross-file checks, atomic write, run.json index); a refusal goes back to
-  the model as an error it can fix, and the retry bound ends the step.
+  globs, the brief's declared outputs, schema, cross-file checks, atomic write, run.json
+  index); a refusal goes back to the model as an error it can fix, and the retry bound
+  ends the step.
 - `ToolAllowlist`: the model is offered exactly the spec's tools and may call nothing else.
 - `BudgetGuard`: every model call is checked against the budgets before it is made and
   charged after; empty replies are retried a bounded number of times.
@@ -23,6 +24,7 @@ from langchain.agents.middleware.types import ExtendedModelResponse, ModelReques
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, get_buffer_string
 
 from ...errors import ArtifactInvalid, PathRefused, PermissionRefused, WorkspaceError
+from ...paths import matches, normalize_relpath
 from ...runtime.context import AgentContext
 from .models import max_output_tokens
 
@@ -48,8 +50,19 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _virtual_to_rel(path: Any) -> str:
-    """The workspace-relative form of a tool's virtual path ('/claims.json' -> 'claims.json')."""
-    return path.strip().lstrip("/") if isinstance(path, str) else ""
+    """The canonical workspace-relative form of a tool's virtual path ('/claims.json' -> 'claims.json').
+
+    Canonical ('/reviews/./review-1.json' -> 'reviews/review-1.json'), because the guards that
+    act on one path (the review guard, the declared-outputs check) compare path strings. A
+    path that cannot be normalized is passed on as given; the workspace refuses it.
+    """
+    if not isinstance(path, str):
+        return ""
+    rel = path.strip().lstrip("/")
+    try:
+        return normalize_relpath(rel)
+    except PathRefused:
+        return rel
 
 
 def _ai_message(response: Any) -> AIMessage | None:
@@ -83,6 +96,8 @@ class WorkspaceWriteGuard(AgentMiddleware):
     def __init__(self, ctx: AgentContext):
         super().__init__()
         self.ctx = ctx
+        if not any(getattr(t, "declared_outputs_guard", False) for t in ctx.transforms):
+            ctx.transforms.insert(0, declared_outputs_only(ctx))
 
     def _perform(self, call: dict[str, Any]) -> ToolMessage:
         args = call.get("args") or {}
@@ -136,6 +151,31 @@ class WorkspaceWriteGuard(AgentMiddleware):
     async def awrap_tool_call(self, request, handler):
         result = self._intercept(request)
         return result if result is not None else await handler(request)
+
+
+def declared_outputs_only(ctx: AgentContext):
+    """A write transform refusing paths the role may write but this delegation was not asked to.
+
+    The spec's globs say what a role may ever write (`drafts/*.md`); the brief names this
+    delegation's outputs (`drafts/draft-2.md`). Without this check a Writer could overwrite
+    a draft that was already reviewed, a Reviewer an earlier review, a Researcher another
+    branch's cards. It runs inside `ctx.write`, so a refusal counts against the retry bound.
+    Paths the role may not write at all are left to the workspace's own refusal.
+    """
+    # an entry naming a folder ("source-cards/") stands for everything under it
+    outputs = tuple(p + "**" if p.endswith("/") else p for p in ctx.brief.outputs)
+
+    def transform(rel: str, content: Any) -> Any:
+        try:
+            canonical = normalize_relpath(rel)
+        except PathRefused:
+            return content  # the workspace refuses it with its own message
+        if outputs and ctx.spec.policy.may_write(canonical) and not matches(canonical, outputs):
+            raise PermissionRefused(f"{canonical}: not an output of this step; write only {', '.join(outputs)}")
+        return content
+
+    transform.declared_outputs_guard = True  # type: ignore[attr-defined]
+    return transform
 
 
 # ---- tools ----------------------------------------------------------------------------------
