@@ -213,6 +213,19 @@ def approve(
     out.print(f"continue with: research resume {run_dir}")
 
 
+@app.command(name="eval")
+def eval_(
+    suite_dir: Path = typer.Argument(..., help="Folder of eval cases (each with case.yaml and corpus/), or one case folder."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="offline or llm for every role a case does not set."),
+    as_json: bool = typer.Option(False, "--json", help="Print the JSON summary instead of the tables."),
+    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where workspaces and eval-summary.json go (default runs/eval-<UTC time>)."),
+) -> None:
+    """Run an evaluation suite; exit 0 when every expectation holds, 1 otherwise, 2 for a malformed suite."""
+    from .evals import eval_command
+
+    raise typer.Exit(eval_command(suite_dir, engine, as_json, runs_dir))
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"research {__version__}")

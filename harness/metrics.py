@@ -3,8 +3,9 @@
 Definitions (also in docs/metrics.md):
 - citation_coverage: factual sentences of the report that cite a claim / factual sentences.
 - citation_correctness: (sentence, cited claim) pairs whose claim exists and is reportable, whose
-  cards' quotes are verbatim in their sources, and whose sentence shares at least a third of its
-  content words with the claim's statement and quotes / all such pairs.
+  cards' quotes are verbatim in their sources, and which the claim supports (harness/review/support.py:
+  a third of the sentence's content words, and all its numbers, in the claim's statement,
+  limitations and quotes) / all such pairs.
 - primary_source_ratio: primary sources / sources reached through the report's citations.
 - conflict_disclosure_rate: conflicted claims that are either cited with the disagreement stated or
   named in a non-factual sentence (e.g. Limitations) / conflicted claims in claims.json.
@@ -22,14 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from .integrity import FileReader
-from .lexical import content_words, coverage
 from .review.checks import USABLE, check_draft
 from .review.draft import parse_draft
+from .review.support import evidence_text, supports
 from .specs import ROLES
 from .textnorm import quote_matches
-
-SUPPORT_OVERLAP = 1 / 3
-
 
 def _ratio(num: int, den: int) -> dict[str, Any]:
     return {"value": round(num / den, 4) if den else None, "numerator": num, "denominator": den}
@@ -69,7 +67,7 @@ def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str,
             if claim is None or claim["status"] not in USABLE:
                 continue
             cited_questions.add(claim["question_id"])
-            evidence = claim["statement"]
+            quotes: list[str] = []
             ok = True
             for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
                 card = reader.read_json(f"source-cards/{card_id}.json")
@@ -78,8 +76,9 @@ def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str,
                     ok = False
                     continue
                 cited_sources.add(card["source_id"])
-                evidence += " " + card["quote"]
-            if ok and coverage(content_words(s.plain), content_words(evidence)) >= SUPPORT_OVERLAP:
+                quotes.append(card["quote"])
+            evidence = evidence_text(claim, quotes)
+            if ok and supports(s.plain, evidence):
                 correct += 1
     kinds = [(reader.read_json(f"sources/{sid}.json") or {}).get("kind") for sid in sorted(cited_sources)]
 

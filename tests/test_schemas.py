@@ -16,6 +16,7 @@ EXAMPLES = {
     "run": "run.schema.json", "plan": "plan.schema.json", "source": "source.schema.json", "card": "card.schema.json",
     "claims": "claims.schema.json", "review": "review.schema.json", "trace-event": "trace-event.schema.json",
     "metrics": "metrics.schema.json", "agent-spec": "agent-spec.schema.json", "config": "config.schema.json",
+    "eval-case": "eval-case.schema.json",
 }
 
 

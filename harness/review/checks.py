@@ -1,6 +1,7 @@
 """The Reviewer's deterministic checks: always run on every draft, whatever engine reviews it.
 
-Each defect has a code, a severity, a location (line in the draft), refs, a message and
+`citation_not_supporting` here is the lexical screen of harness/review/support.py; an LLM
+Reviewer may add semantic ones. Each defect has a code, a severity, a location (line in the draft), refs, a message and
 a route (who should fix it: researcher, analyst, writer or human). An LLM review may add
 defects to these; it can never remove one.
 """
@@ -13,10 +14,11 @@ from typing import Any
 
 from ..citations import CLAIM_ID
 from ..integrity import FileReader
-from ..lexical import content_words, coverage, numbers
+from ..lexical import content_words, coverage, numbers, paragraph_around
 from ..sources.injection import find_injections
 from ..textnorm import normalize_ws, quote_matches
 from .draft import Sentence, parse_draft
+from .support import evidence_text, supports
 
 USABLE = ("verified", "verified_with_limit", "conflicted")
 _DISAGREE = re.compile(r"\b(?:disagree\w*|conflict\w*|contradict\w*|inconsistent|whereas|differ\w*|while another|another source|other source|one source)\b", re.I)
@@ -115,12 +117,19 @@ def check_draft(root: Path | str, draft_rel: str, branches: dict[str, dict] | No
                 if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
                     defects.append(defect("uncertainty_removed", s.line, f"{key} is verified only with a limitation ({'; '.join(claim['limitations'])}) that the text does not state.",
                                           "writer", excerpt=s.plain, claims=[key]))
+        usable = [ev.claims[k] for k in s.claim_ids if k in ev.claims and ev.claims[k]["status"] in USABLE]
+        if usable and len(usable) == len(s.claim_ids):
+            quotes = [ev.card(c)["quote"] for cl in usable for c in cl["supporting_cards"] + cl["contradicting_cards"] if ev.card(c)]
+            if not supports(s.plain, " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)):
+                defects.append(defect("citation_not_supporting", s.line,
+                                      f"The cited claim(s) {', '.join(s.claim_ids)} do not support this sentence (its words or figures are not in their evidence).",
+                                      "writer", excerpt=s.plain, claims=list(s.claim_ids)))
         for sid in _SOURCE_ID.findall(s.text):
             if ev.source(sid) is None:
                 defects.append(defect("unknown_source", s.line, f"{sid} is not a registered source.", "writer", excerpt=s.plain, sources=[sid]))
 
     defects += _check_scope(ev, sentences, cited_questions, branches)
-    defects += _check_injection_echo(ev, text)
+    defects += _check_injection_echo(ev, text, sentences)
     return defects
 
 
@@ -171,14 +180,19 @@ def _check_scope(ev: _Evidence, sentences: list[Sentence], cited: set[str], bran
     return out
 
 
-def _check_injection_echo(ev: _Evidence, text: str) -> list[dict]:
+def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence]) -> list[dict]:
+    """The draft's prose repeats six words in a row from a flagged paragraph (headings and the
+    plan's own wording, which a draft legitimately repeats, are not counted)."""
     out = []
-    lowered = " ".join(text.lower().split())
+    lowered = " ".join(" ".join(s.plain for s in sentences).lower().split())
+    asked = " ".join(" ".join(q.get("text", "") for q in ev.questions).lower().split())
     for rec in ev.flagged_sources():
+        snapshot = ev.reader.read_text(f"sources/{rec['source_id']}.txt") or ""
         for flag in rec["flags"]:
-            words = normalize_ws(flag["excerpt"]).lower().split()
+            start, end = paragraph_around(snapshot, flag["offset"]) if snapshot else (0, 0)
+            words = normalize_ws(snapshot[start:end] or flag["excerpt"]).lower().split()
             grams = {" ".join(words[k:k + 6]) for k in range(max(1, len(words) - 5))}
-            if any(g and g in lowered for g in grams):
+            if any(g and g in lowered and g not in asked for g in grams):
                 out.append(defect("injection_echo", 0, f"The draft repeats instruction-like text from {rec['source_id']}: \"{flag['excerpt'][:80]}\".",
                                   "writer", sources=[rec["source_id"]]))
                 break

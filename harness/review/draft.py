@@ -37,11 +37,17 @@ class Sentence:
     @property
     def plain(self) -> str:
         """The sentence without its citation markers."""
-        return " ".join(_CITE.sub("", self.text).split())
+        return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_CITE.sub("", self.text).split()))
+
+
+def non_factual_section(section: str) -> bool:
+    """Limitations, Method, Sources, Evidence...: the heading starts with the marker (after any numbering)."""
+    head = re.sub(r"^[\d.)\s]+", "", section.strip().lower())
+    return head.startswith(NON_FACT_SECTIONS)
 
 
 def _is_factual(text: str, section: str) -> bool:
-    if any(marker in section.lower() for marker in NON_FACT_SECTIONS):
+    if non_factual_section(section):
         return False
     plain = " ".join(_CITE.sub("", text).split())
     if not plain or plain.endswith((":", "?")) or _ITALIC.match(plain):

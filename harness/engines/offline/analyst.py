@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from ...lexical import content_words, jaccard, negated, numbers
+from ...lexical import content_words, jaccard, negated, number_clauses, numbers
 from ...runtime.interface import AgentResult, Brief
 from ...textnorm import normalize_ws
 
@@ -21,6 +21,14 @@ _CONF_RANK = {"high": 0, "medium": 1, "low": 2}
 
 def _words(card: dict) -> set[str]:
     return {w for w in content_words(card["quote"]) if not w.isdigit()}
+
+
+def _same_topic(a: dict, b: dict) -> bool:
+    """Whole quotes overlap, or the clauses that carry their numbers do ("added in X 3.0" / "first shipped with X 3.1")."""
+    if jaccard(_words(a), _words(b)) >= SAME_TOPIC:
+        return True
+    na, nb = number_clauses(a["quote"]), number_clauses(b["quote"])
+    return bool(na and nb) and jaccard(na, nb) >= SAME_TOPIC
 
 
 def _agree(a: dict, b: dict) -> bool:
@@ -69,8 +77,7 @@ class OfflineAnalyst:
                 if i in used:
                     continue
                 rival = next((j for j in range(i + 1, len(clusters)) if j not in used
-                              and jaccard(_words(cluster[0]), _words(clusters[j][0])) >= SAME_TOPIC
-                              and not _agree(cluster[0], clusters[j][0])), None)
+                              and _same_topic(cluster[0], clusters[j][0]) and not _agree(cluster[0], clusters[j][0])), None)
                 if rival is not None:
                     used.add(rival)
                     claims.append(self._conflict(q, cluster, clusters[rival]))
@@ -96,8 +103,7 @@ class OfflineAnalyst:
                 limitations.append("low-confidence evidence only")
         else:
             status = "verified_with_limit"
-            if "secondary source only" not in limitations:
-                limitations.insert(0, "secondary source only")
+            limitations = ["secondary source only"] + [lim for lim in limitations if lim != "secondary source"]
         return {"statement": normalize_ws(cluster[0]["quote"]), "question_id": q["id"],
                 "supporting_cards": [c["card_id"] for c in cluster], "contradicting_cards": [],
                 "limitations": limitations, "status": status}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ...lexical import content_words, split_sentences
+from ...lexical import content_words, paragraph_around, split_sentences
 from ...runtime.interface import AgentResult, Brief
 
 SEARCH_K = 8
@@ -53,8 +53,9 @@ def _confidence(rank: int, score: float) -> str:
     return "low"
 
 
-def _flagged_ranges(record: dict) -> list[tuple[int, int]]:
-    return [(f["offset"], f["offset"] + max(len(f["excerpt"]), 1)) for f in record.get("flags", [])]
+def _flagged_ranges(record: dict, text: str) -> list[tuple[int, int]]:
+    """Whole paragraphs around each flag: injected advice often follows its trigger by a sentence or two."""
+    return [paragraph_around(text, f["offset"]) for f in record.get("flags", [])]
 
 
 class OfflineResearcher:
@@ -70,7 +71,7 @@ class OfflineResearcher:
         # the criteria are the other words it asks about ("error handling", "cancellation").
         subject = content_words(_subject_term(terms[0])) if terms else topic_words
         criteria = (topic_words | content_words(" ".join(question.get("criteria", [])))) - content_words(terms[0] if terms else "")
-        criteria = criteria - subject
+        criteria = (criteria - subject) or set(subject)  # a plain question asks about its subject itself
         queries = list(dict.fromkeys([*terms, " ".join(sorted(topic_words))] if terms else [question["text"]]))
 
         cache: dict[str, tuple[str, dict]] = {}
@@ -88,7 +89,7 @@ class OfflineResearcher:
                 about = content_words(hit.text) | content_words(hit.title) | content_words(hit.path.replace("/", " "))
                 if not subject & about:
                     continue  # the passage is not about the question's subject
-                flagged = _flagged_ranges(record)
+                flagged = _flagged_ranges(record, text)
                 for s, e in split_sentences(text, hit.start, hit.end):
                     if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
                         continue

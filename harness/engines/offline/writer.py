@@ -56,17 +56,22 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
     if deliverable is not None:
         lines += [f"## {deliverable['id']}: {deliverable['text']}", "",
                   "*The offline engine draws no recommendation beyond the evidence. The verified findings per question are:*", ""]
+        findings = 0
         for q in research:
             verified = [c for c in by_q[q["id"]] if c["status"] == "verified"]
             if verified:
+                findings += 1
                 lines.append(f"- For {q['id']}: {_cite(verified[0]['statement'], verified[0]['claim_id'])}")
+        if not findings:
+            lines.append("*No finding is verified well enough to answer this; see Limitations.*")
         lines.append("")
     lines += ["## Limitations", ""]
     gaps = False
     for q in research:
         branch = branches.get(q["id"], {})
         if branch.get("status") in ("blocked", "failed", "timeout"):
-            lines.append(f"- {q['id']} ({q['text']}): the research branch was {branch['status']}: {branch.get('reason') or 'no reason given'}.")
+            what = {"blocked": "was blocked", "failed": "failed", "timeout": "timed out"}[branch["status"]]
+            lines.append(f"- {q['id']} ({q['text']}): the research branch {what}: {branch.get('reason') or 'no reason given'}.")
             gaps = True
         elif not by_q[q["id"]]:
             lines.append(f"- {q['id']} ({q['text']}): no usable evidence was found.")
