@@ -7,8 +7,10 @@ hit can be located in the stored snapshot at the same offsets.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,7 +113,7 @@ def _extract_cached(path: Path, data: bytes) -> tuple[str, str]:
             pass
     title, text = extract(path, data)
     if path.suffix.lower() == ".pdf":  # only PDFs are slow enough to be worth caching
-        tmp = cached.with_suffix(".tmp")
+        tmp = cached.with_name(f"{cached.name}.{os.getpid()}-{threading.get_ident()}.tmp")  # writers never share it
         tmp.write_text(json.dumps({"title": title, "text": text}), encoding="utf-8")
         tmp.replace(cached)
     return title, text
@@ -168,7 +170,7 @@ def load_python_docs() -> Corpus:
             rows = None
     if rows is None:
         rows = [list(r) for r in python_docs_documents()]
-        tmp = cached.with_suffix(".tmp")
+        tmp = cached.with_name(f"{cached.name}.{os.getpid()}-{threading.get_ident()}.tmp")  # writers never share it
         tmp.write_text(json.dumps(rows), encoding="utf-8")
         tmp.replace(cached)
     docs, seen, duplicates = [], set(), 0
