@@ -8,7 +8,7 @@ field when something is wrong (a missing API key, an uninstalled provider, a bad
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +176,23 @@ def build_config(question: str, *, corpus: str | None = None, runs_dir: str | No
         raise UsageError("--max-revisions: must be 0 or more")
     if cfg.concurrency < 1:
         raise UsageError("--concurrency: must be at least 1")
+    if cfg.web:
+        enable_web(cfg)
     return cfg
+
+
+WEB_TOOLS = ("web_search", "fetch_url")
+
+
+def enable_web(cfg: RunConfig) -> None:
+    """--web gives the Researcher the web tools (still limited to the domains the plan allows)."""
+    try:
+        import ddgs, httpx, trafilatura  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(f"--web: the web tools need the 'web' extra ({exc.name} is missing): pip install 'research-harness[web]'") from None
+    choice = cfg.roles["researcher"]
+    tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
+    choice.spec = replace(choice.spec, tools=tools)
 
 
 def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits: dict[str, Any]) -> RunConfig:
@@ -190,8 +206,11 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         if spec.sha256 != snapshot.get("spec_sha256", {}).get(role, spec.sha256):
             raise UsageError(f"{spec.path}: the agent spec changed since the run started; resume refuses to mix specs")
         roles[role] = RoleChoice(role, engine, spec, snapshot["models"][role], target, source="run.json")
-    return RunConfig(question=question, corpus=snapshot.get("corpus") or "python-docs", roles=roles,
+    cfg = RunConfig(question=question, corpus=snapshot.get("corpus") or "python-docs", roles=roles,
                      budget=budget_limits, role_budgets=snapshot.get("role_budgets", {}),
                      max_revisions=snapshot.get("max_revisions", 2), concurrency=snapshot.get("concurrency", 4),
                      require_final_approval=snapshot.get("require_final_approval", False), web=snapshot.get("web", False),
                      yes=snapshot.get("auto_approve_plan", False), sources=snapshot.get("sources", {}))
+    if cfg.web:
+        enable_web(cfg)
+    return cfg

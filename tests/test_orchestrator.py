@@ -269,3 +269,66 @@ def test_resume_of_a_finished_run_changes_nothing(fixture_corpus, tmp_path):
     before = (root / "trace.jsonl").read_text()
     assert resume_run(root).status == "completed"
     assert (root / "trace.jsonl").read_text() == before
+
+
+# ---- the terminal approver and approve --plan FILE ------------------------------------------
+
+def test_terminal_approver_edits_in_editor_and_rejects(fixture_corpus, tmp_path):
+    from rich.console import Console
+
+    from harness.interactive import TerminalApprover
+    editor = tmp_path / "editor.py"
+    editor.write_text("import json, sys\np = sys.argv[1]\nplan = json.load(open(p))\n"
+                      "plan['questions'] = [q for q in plan['questions'] if q['id'] != 'Q3']\n"
+                      "json.dump(plan, open(p, 'w'))\n")
+    answers = iter(["e"])
+    approver = TerminalApprover(Console(file=open(tmp_path / "shown.txt", "w")), ask=lambda prompt: next(answers),
+                                editor=f"{sys.executable} {editor}")
+    result = start_run(cfg(fixture_corpus, tmp_path / "runs", yes=False), approver=approver)
+    assert result.status == "completed"
+    decision = load(result.run_dir, "run.json")["decisions"][0]
+    assert decision["decision"] == "edited" and "Q3" in decision["diff"]
+    assert "Q3" not in load(result.run_dir, "run.json")["branches"]
+    assert "ghostlib" in (tmp_path / "shown.txt").read_text()  # the plan was shown before asking
+
+    answers = iter(["x", "r", ""])  # an unknown key asks again; empty feedback stops the run
+    approver = TerminalApprover(Console(file=open(tmp_path / "shown2.txt", "w")), ask=lambda prompt: next(answers))
+    assert start_run(cfg(fixture_corpus, tmp_path / "runs2", yes=False), approver=approver).status == "rejected"
+
+
+def test_approve_plan_with_an_edited_file_from_another_process(fixture_corpus, tmp_path):
+    result = start_run(cfg(fixture_corpus, tmp_path, yes=False), approver=None)
+    plan = load(result.run_dir, "plan.json")
+    plan["questions"] = [q for q in plan["questions"] if q["id"] != "Q3"]
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(plan))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**plan, "revision": 0}))
+    r = cli("approve", str(result.run_dir), "--plan", str(bad))
+    assert r.returncode == 2 and "plan.json:/revision" in r.stderr
+    r = cli("approve", str(result.run_dir), "--plan", str(edited), "--by", "gina")
+    assert r.returncode == 0, r.stderr
+    assert cli("resume", str(result.run_dir), "--quiet").returncode == 0
+    run = load(result.run_dir, "run.json")
+    assert run["status"] == "completed" and "Q3" not in run["branches"]
+    assert run["decisions"][-1]["decision"] == "edited" and run["decisions"][-1]["by"] == "gina"
+
+
+# ---- partial success and role budgets -----------------------------------------------------
+
+def test_a_failed_critical_branch_ends_in_needs_human(fixture_corpus, tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(TESTS))
+    result = start_run(cfg(fixture_corpus, tmp_path, agents=["researcher=python:helpers.custom_agents:FailingResearcher"]))
+    assert result.status == "needs_human" and "Q1" in result.reason and "search backend is down" in result.reason
+    run = load(result.run_dir, "run.json")
+    assert run["branches"]["Q1"]["status"] == "failed" and run["branches"]["Q2"]["status"] == "completed"
+    failed = [e for e in events(result.run_dir) if e["event"] == "delegation" and e["stop_reason"] == "failed"]
+    assert failed and "RuntimeError" in " ".join(failed[0]["errors"])
+
+
+def test_a_role_budget_stops_that_role(fixture_corpus, tmp_path):
+    (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
+    result = start_run(build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(tmp_path / "runs"),
+                                    yes=True, concurrency=1, config_file=tmp_path / "research.yaml"))
+    assert result.status == "budget_exhausted" and "researcher budget for searches" in result.reason
+    assert load(result.run_dir, "run.json")["budget"]["roles"]["researcher"]["spent"]["searches"] <= 2

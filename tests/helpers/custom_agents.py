@@ -22,3 +22,16 @@ class NoArgAgent:
 
     def run(self, brief, ctx):
         return AgentResult("blocked", "nothing to do", blocked_reason="custom agent found nothing")
+
+
+class FailingResearcher:
+    """Crashes on Q1 (critical in the offline plan); researches the other questions offline."""
+
+    def __init__(self, spec=None):
+        from harness.engines.offline import OfflineResearcher
+        self.inner = OfflineResearcher(spec)
+
+    def run(self, brief, ctx):
+        if brief.question_id == "Q1":
+            raise RuntimeError("the search backend is down")
+        return self.inner.run(brief, ctx)
