@@ -186,10 +186,10 @@ WEB_TOOLS = ("web_search", "fetch_url")
 
 def enable_web(cfg: RunConfig) -> None:
     """--web gives the Researcher the web tools (still limited to the domains the plan allows)."""
-    try:
-        import ddgs, httpx, trafilatura  # noqa: F401
-    except ImportError as exc:
-        raise UsageError(f"--web: the web tools need the 'web' extra ({exc.name} is missing): pip install 'research-harness[web]'") from None
+    import importlib.util
+    missing = [m for m in ("ddgs", "httpx", "trafilatura") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UsageError(f"--web: the web tools need the 'web' extra ({', '.join(missing)} missing): pip install 'research-harness[web]'")
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
     choice.spec = replace(choice.spec, tools=tools)

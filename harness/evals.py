@@ -30,6 +30,7 @@ from .schemas import validate
 from .summary import summarize
 from .textnorm import dump_json
 from .validate import validate_workspace
+from .tracefile import read_events
 
 CASE_FILE = "case.yaml"
 SCHEMA = "eval-case.schema.json"
@@ -354,16 +355,6 @@ def _limitations(report: str) -> str:
     return m.group(1) if m else ""
 
 
-def _trace(root: Path) -> list[dict]:
-    events = []
-    path = root / "trace.jsonl"
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                continue
-    return events
 
 
 def _ratios(metrics: dict | None) -> dict[str, Any]:
@@ -436,7 +427,7 @@ def check_expectations(root: Path, expect: dict[str, Any]) -> list[Check]:
         add(f"sources.{kind}", spec, n, compare(n, spec))
     if expect.get("refused_writes"):
         refused: dict[str, int] = {}
-        for event in _trace(root):
+        for event in read_events(root):
             if event.get("event") == "delegation":
                 refused[event.get("agent")] = refused.get(event.get("agent"), 0) + int(event.get("retries") or 0)
         for role, spec in expect["refused_writes"].items():

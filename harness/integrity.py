@@ -88,11 +88,20 @@ def check_plan(rel: str, plan: dict[str, Any], reader: FileReader) -> list[Probl
     return problems
 
 
+def _stem(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1].removesuffix(".json")
+
+
+def _named_after_file(rel: str, doc: dict[str, Any], field: str) -> list[Problem]:
+    """A source record or card carries its own id, which must be its file name."""
+    if doc.get(field) == _stem(rel):
+        return []
+    return [Problem(rel, f"/{field}", "file-name", f"{field} {doc.get(field)} does not match the file name {_stem(rel)}")]
+
+
 def check_source(rel: str, record: dict[str, Any], reader: FileReader) -> list[Problem]:
-    problems = []
-    stem = rel.rsplit("/", 1)[-1].removesuffix(".json")
-    if record.get("source_id") != stem:
-        problems.append(Problem(rel, "/source_id", "file-name", f"source_id {record.get('source_id')} does not match the file name {stem}"))
+    stem = _stem(rel)
+    problems = _named_after_file(rel, record, "source_id")
     text_rel = f"sources/{stem}.txt"
     data = reader.read_bytes(text_rel)
     if data is None:
@@ -108,10 +117,7 @@ def check_source(rel: str, record: dict[str, Any], reader: FileReader) -> list[P
 
 
 def check_card(rel: str, card: dict[str, Any], reader: FileReader) -> list[Problem]:
-    problems = []
-    stem = rel.rsplit("/", 1)[-1].removesuffix(".json")
-    if card.get("card_id") != stem:
-        problems.append(Problem(rel, "/card_id", "file-name", f"card_id {card.get('card_id')} does not match the file name {stem}"))
+    problems = _named_after_file(rel, card, "card_id")
     source_id = card.get("source_id")
     record = reader.read_json(f"sources/{source_id}.json")
     if not isinstance(record, dict):

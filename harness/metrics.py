@@ -17,7 +17,6 @@ Definitions (also in docs/metrics.md):
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -28,21 +27,12 @@ from .review.draft import parse_draft
 from .review.support import evidence_text, supports
 from .specs import ROLES
 from .textnorm import quote_matches
+from .tracefile import read_events
 
 def _ratio(num: int, den: int) -> dict[str, Any]:
     return {"value": round(num / den, 4) if den else None, "numerator": num, "denominator": den}
 
 
-def _trace(root: Path) -> list[dict]:
-    path = root / "trace.jsonl"
-    events = []
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                continue
-    return events
 
 
 def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str, dict] | None = None,
@@ -97,7 +87,7 @@ def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str,
     covered = sum(1 for q in research if q["id"] in cited_questions
                   or re.search(rf"\b{re.escape(q['id'])}\b", notes))
 
-    delegations = [e for e in _trace(root) if e.get("event") == "delegation"]
+    delegations = [e for e in read_events(root) if e.get("event") == "delegation"]
     roles: dict[str, dict[str, Any]] = {}
     for role in ROLES:
         mine = [e for e in delegations if e.get("agent") == role]

@@ -12,13 +12,12 @@ from typing import Any
 from langgraph.types import Send, interrupt
 
 from .. import approvals
-from ..errors import BudgetExhausted
 from ..metrics import compute_metrics
 from ..policy import HARNESS
 from ..report import render_report
 from ..review.checks import check_draft, verdict_for
 from ..runtime.interface import Brief
-from ..textnorm import dump_json, plan_content_sha256
+from ..textnorm import plan_content_sha256
 from .context import RunContext
 from .delegate import Outcome, delegate
 from .review_guard import merge_deterministic
@@ -295,6 +294,3 @@ class Pipeline:
         self._status(outcome, reason)
         return {"outcome": outcome, "reason": reason}
 
-
-def plan_summary(plan: dict[str, Any]) -> str:
-    return dump_json(plan)
