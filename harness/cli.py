@@ -92,16 +92,18 @@ def inspect(
     out.print(f"final report: {s['final_report'] or 'not yet'}")
 
 
-def _print_event(event: dict) -> None:
-    kind = event["event"]
-    if kind == "status":
-        err.print(f"[bold]{event['status']}[/]" + (f": {event['reason']}" if event.get("reason") else ""))
-    elif kind == "delegation_ended":
-        q = f" {event['question_id']}" if event.get("question_id") else ""
-        err.print(f"  {event['agent']}{q}: {event['status']} ({event['outputs']} file(s) written)")
+def _display(quiet: bool, as_json: bool):
+    from .progress import JsonEvents, LiveProgress, Quiet
+    if as_json:
+        return JsonEvents()
+    return Quiet() if quiet else LiveProgress(err)
 
 
-def _finish(result) -> None:
+def _finish(result, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps({"event": "run_ended", "status": result.status, "reason": result.reason,
+                          "path": str(result.run_dir), "exit_code": result.exit_code}))
+        raise typer.Exit(result.exit_code)
     if result.status == "completed":
         out.print(f"final report: {result.run_dir / 'final-report.md'}")
     elif result.status.startswith("awaiting_"):
@@ -131,7 +133,8 @@ def run(
     budget_seconds: Optional[float] = typer.Option(None, "--budget-seconds", help="Run limit on wall time."),
     require_final_approval: Optional[bool] = typer.Option(None, "--require-final-approval/--no-final-approval", help="Ask for a sign-off of the final draft, bound to its sha256."),
     web: Optional[bool] = typer.Option(None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."),
-    quiet: bool = typer.Option(False, "--quiet", help="Print nothing but the result."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
+    as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
 ) -> None:
     """Start a run: plan, research, analyze, write and review; prints where the final report is."""
     from .config import build_config
@@ -145,25 +148,33 @@ def run(
                        require_final_approval=require_final_approval, web=web)
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
-    approver = TerminalApprover() if sys.stdin.isatty() else None
-    result = start_run(cfg, approver=approver, events=None if quiet else _print_event,
-                       on_created=None if quiet else (lambda ws: err.print(f"workspace: {ws.root}")))
-    _finish(result)
+    display = _display(quiet, as_json)
+    approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
+    try:
+        result = start_run(cfg, approver=approver, events=display, on_created=display.attach)
+    finally:
+        display.close()
+    _finish(result, as_json)
 
 
 @app.command()
 def resume(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
-    quiet: bool = typer.Option(False, "--quiet", help="Print nothing but the result."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
+    as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
 ) -> None:
     """Continue a paused, crashed or killed run from its last checkpoint."""
     from .interactive import TerminalApprover
     from .orchestrator.runner import resume_run
 
-    result = resume_run(_run_dir(run_dir), yes=yes, approver=TerminalApprover() if sys.stdin.isatty() else None,
-                        events=None if quiet else _print_event)
-    _finish(result)
+    display = _display(quiet, as_json)
+    try:
+        result = resume_run(_run_dir(run_dir), yes=yes, approver=TerminalApprover() if sys.stdin.isatty() and not as_json else None,
+                            events=display, on_opened=display.attach)
+    finally:
+        display.close()
+    _finish(result, as_json)
 
 
 @app.command()

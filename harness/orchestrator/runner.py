@@ -138,11 +138,13 @@ def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, 
 
 
 def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = None, events=None,
-               models: dict | None = None) -> RunResult:
+               models: dict | None = None, on_opened: Callable[[Workspace], None] | None = None) -> RunResult:
     """Continue a paused, crashed or killed run from its last checkpoint."""
     ws = Workspace.open(run_dir)
     ws.acquire_run_lock()
     try:
+        if on_opened:
+            on_opened(ws)
         if ws.status in TERMINAL_STATUSES:
             return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
         problems = validate_workspace(ws.root)

@@ -1,0 +1,66 @@
+"""What `research run` shows while it works: --json events, the live panel, --quiet."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+from rich.console import Console
+
+from harness.config import build_config
+from harness.orchestrator.runner import start_run
+from harness.progress import LiveProgress
+
+from conftest import FIXTURE_QUESTION
+
+
+def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
+                        "--runs-dir", str(tmp_path / "runs"), "--yes", "--json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_ended"
+    assert events[-1]["status"] == "completed" and events[-1]["exit_code"] == 0
+    statuses = [e["status"] for e in events if e["event"] == "status"]
+    assert statuses == ["planning", "researching", "analyzing", "writing", "reviewing", "completed"]
+    started = {e["delegation_id"] for e in events if e["event"] == "delegation_started"}
+    ended = {e["delegation_id"] for e in events if e["event"] == "delegation_ended"}
+    assert started == ended and {"researcher-Q1-r0", "researcher-Q2-r0", "researcher-Q3-r0"} <= started
+
+
+def test_quiet_prints_only_the_result(fixture_corpus, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
+                        "--runs-dir", str(tmp_path / "runs"), "--yes", "--quiet"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stderr == ""
+    assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["final report", "workspace"]
+
+
+def test_live_panel_shows_stage_branches_and_counts(fixture_corpus, tmp_path):
+    buffer = io.StringIO()
+    display = LiveProgress(Console(file=buffer, force_terminal=True, width=160))
+    frames = []
+    original = display._render
+
+    def spy():
+        frame = original()
+        capture = Console(file=io.StringIO(), width=160)
+        capture.print(frame)
+        frames.append(capture.file.getvalue())
+        return frame
+    display._render = spy
+    try:
+        result = start_run(build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(tmp_path / "runs"), yes=True),
+                           events=display, on_created=display.attach)
+    finally:
+        display.close()
+    assert result.status == "completed"
+    assert any("stage: researching" in f and "researcher Q" in f for f in frames)
+    last = frames[-1]
+    assert "stage: completed" in last and "in flight: -" in last
+    claims = json.loads((result.run_dir / "claims.json").read_text())["claims"]
+    cards = list((result.run_dir / "source-cards").glob("*.json"))
+    assert f"claims {len(claims)}" in last and f"cards {len(cards)}" in last and "drafts 1" in last and "searches" in last
+    assert "researcher Q1: completed" in buffer.getvalue() and "completed" in buffer.getvalue()
