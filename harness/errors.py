@@ -45,6 +45,10 @@ class WorkspaceError(HarnessError):
     exit_code = EXIT_USAGE
 
 
+class StorageError(WorkspaceError):
+    """The disk refused a write (full, read-only, no permission); nothing was half-written."""
+
+
 class PathRefused(WorkspaceError):
     """A path resolves outside the workspace, or is absolute, or crosses '..'."""
 

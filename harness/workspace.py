@@ -22,6 +22,7 @@ import secrets
 import shutil
 import threading
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,7 +34,8 @@ from . import __version__
 from .artifacts import PRIVATE_DIR, kind_for_path
 from .atomic import atomic_write, commit_temp, write_temp
 from .clock import now_iso
-from .errors import ArtifactInvalid, PermissionRefused, Problem, WorkspaceError
+from .crashpoints import crashpoint
+from .errors import ArtifactInvalid, PermissionRefused, Problem, StorageError, WorkspaceError
 from .integrity import FileReader, check
 from .paths import matches, resolve_inside
 from .policy import Policy
@@ -51,6 +53,20 @@ class ArtifactRecord:
     size: int
     writer: str
     written_at: str
+
+
+@contextmanager
+def _storage(rel: str):
+    """Turn a failing disk (full, read-only, permission) into one clear line naming the file.
+
+    Whatever failed, the previous version of every file is intact (writes are atomic), so
+    the run can be resumed once the disk is fixed.
+    """
+    try:
+        yield
+    except OSError as exc:
+        raise StorageError(f"{rel}: cannot write to the workspace ({exc.strerror or exc}); "
+                           "nothing was half-written — free space or fix permissions, then `research resume`") from None
 
 
 def _write_synced(path: Path, data: bytes) -> None:
@@ -178,8 +194,8 @@ class Workspace:
         return cls(final, manifest)
 
     @classmethod
-    def open(cls, root: Path | str, *, recover: bool = True) -> "Workspace":
-        """Open an existing run folder; with `recover`, finish or roll back interrupted writes."""
+    def open(cls, root: Path | str) -> "Workspace":
+        """Open an existing run folder. Interrupted writes are recovered by whoever takes the run lock."""
         root = Path(root)
         run_file = root / "run.json"
         if not run_file.is_file():
@@ -191,10 +207,7 @@ class Workspace:
         problems = validate(manifest, "run.schema.json", "run.json")
         if problems:
             raise WorkspaceError(f"{run_file}: {problems[0]}")
-        ws = cls(root, manifest)
-        if recover:
-            ws._recover()
-        return ws
+        return cls(root, manifest)
 
     # ---- basic properties ----------------------------------------------------------
 
@@ -241,8 +254,9 @@ class Workspace:
 
     def _commit(self, path: Path, rel: str, data: bytes, writer: str) -> ArtifactRecord:
         record = ArtifactRecord(rel, sha256_bytes(data), len(data), writer, now_iso())
-        with self._lock:
+        with self._lock, _storage(rel):
             tmp = write_temp(path, data)
+            crashpoint("write:temp")
             intent = self.private_dir / "journal"
             intent.mkdir(exist_ok=True)
             intent_file = intent / f"{uuid.uuid4().hex}.json"
@@ -255,8 +269,10 @@ class Workspace:
                 tmp.unlink(missing_ok=True)
                 intent_file.unlink(missing_ok=True)
                 raise
+            crashpoint("write:renamed")
             self._index(record)
             intent_file.unlink(missing_ok=True)
+            crashpoint("write:indexed")
             self.trace("write", agent=writer, path=rel, sha256=record.sha256, size=record.size)
         return record
 
@@ -339,7 +355,8 @@ class Workspace:
             problems = validate(updated, "run.schema.json", "run.json") if check else []
             if problems:
                 raise ArtifactInvalid(problems)
-            atomic_write(self.root / "run.json", dump_json(updated).encode("utf-8"))
+            with _storage("run.json"):
+                atomic_write(self.root / "run.json", dump_json(updated).encode("utf-8"))
             self._manifest = updated
             return updated
 
@@ -359,11 +376,12 @@ class Workspace:
             if problems:
                 raise ArtifactInvalid(problems)
             line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
-            fd = os.open(self.root / "trace.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, line)
-            finally:
-                os.close(fd)
+            with _storage("trace.jsonl"):
+                fd = os.open(self.root / "trace.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, line)
+                finally:
+                    os.close(fd)
             self._seq += 1
             return entry
 
@@ -376,8 +394,19 @@ class Workspace:
 
     # ---- recovery and locking -----------------------------------------------------------
 
-    def _recover(self) -> None:
-        """Finish or roll back writes a crash interrupted, and drop a torn last trace line."""
+    def recover(self) -> None:
+        """Finish or roll back writes a crash interrupted, drop a torn last trace line, remove orphan temp files."""
+        journal_tmps = set()
+        journal_dir = self.root / PRIVATE_DIR / "journal"
+        if journal_dir.is_dir():
+            for f in journal_dir.glob("*.json"):
+                try:
+                    journal_tmps.add(json.loads(f.read_text(encoding="utf-8"))["tmp"])
+                except (OSError, ValueError, KeyError):
+                    continue
+        for tmp in self.root.rglob(".*.tmp"):  # write_temp's names; a live write holds the run lock
+            if tmp.is_file() and tmp.name not in journal_tmps and PRIVATE_DIR not in tmp.relative_to(self.root).parts:
+                tmp.unlink(missing_ok=True)
         trace = self.root / "trace.jsonl"
         if trace.is_file():
             data = trace.read_bytes()
@@ -410,6 +439,7 @@ class Workspace:
         """Hold an exclusive lock for this process; a second process gets a clear error.
 
         The lock is an OS file lock, so a lock left by a dead process is released by the OS.
+        Taking it also recovers what a crash interrupted (see `recover`).
         """
         lock = FileLock(str(self.private_dir / "run.lock"))
         try:
@@ -417,6 +447,7 @@ class Workspace:
         except Timeout:
             raise WorkspaceError(f"{self.root}: this run is already being worked on by another process") from None
         self._run_lock = lock
+        self.recover()  # only the lock holder may finish or undo an interrupted write
 
     def release_run_lock(self) -> None:
         if self._run_lock is not None:

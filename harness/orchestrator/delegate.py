@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..budget import DelegationBudget, DelegationTimeout
 from ..clock import now_iso
-from ..errors import BudgetExhausted, HarnessError
+from ..errors import BudgetExhausted, HarnessError, StorageError
 from ..runtime.context import AgentContext
 from ..runtime.interface import AgentResult, Brief
 from .context import RunContext
@@ -53,6 +53,8 @@ def delegate(run: RunContext, brief: Brief, *, delegation_id: str,
         if not isinstance(result, AgentResult):
             raise HarnessError(f"{role}: run() returned {type(result).__name__}, not AgentResult")
         outcome = Outcome(result.status, result.summary, result.blocked_reason)
+    except StorageError:
+        raise  # the disk failed, not the agent: stop here so a resume redoes this step
     except BudgetExhausted as exc:
         outcome = Outcome("budget_exhausted", reason=str(exc))
     except DelegationTimeout as exc:

@@ -35,3 +35,16 @@ class FailingResearcher:
         if brief.question_id == "Q1":
             raise RuntimeError("the search backend is down")
         return self.inner.run(brief, ctx)
+
+
+class SlowPlanner:
+    """The offline planner, after a pause long enough for another process to try the same run."""
+
+    def __init__(self, spec=None):
+        from harness.engines.offline import OfflinePlanner
+        self.inner = OfflinePlanner(spec)
+
+    def run(self, brief, ctx):
+        import time
+        time.sleep(3)
+        return self.inner.run(brief, ctx)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from ...budget import BudgetExhausted, DelegationTimeout
-from ...errors import HarnessError
+from ...errors import HarnessError, StorageError
 from ...policy import HARNESS
 from ...runtime.context import AgentContext, WriteRetriesExhausted
 from ...sources.tools import ResearchTools, wrap
@@ -24,7 +24,7 @@ SOURCE_TOOLS = ("search", "read_source", "web_search", "fetch_url")
 FETCH_PREVIEW_CHARS = 4000
 
 # Errors that end the delegation instead of going back to the model.
-_FATAL = (BudgetExhausted, DelegationTimeout, WriteRetriesExhausted)
+_FATAL = (BudgetExhausted, DelegationTimeout, WriteRetriesExhausted, StorageError)
 
 
 def _as_tool_errors(fn: Callable[..., str]) -> Callable[..., str]:
