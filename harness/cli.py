@@ -224,6 +224,18 @@ def approve(
     out.print(f"continue with: research resume {run_dir}")
 
 
+@app.command()
+def view(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder."),
+    serve: bool = typer.Option(False, "--serve", help="Serve the viewer on 127.0.0.1 and print its URL; Ctrl-C stops."),
+    port: int = typer.Option(0, "--port", help="With --serve: the port to listen on (default: any free port)."),
+) -> None:
+    """Write index.html, a self-contained viewer of the run (open it from disk), or serve it with --serve."""
+    from .viewer import view_command
+
+    raise typer.Exit(view_command(_run_dir(run_dir), serve, port))
+
+
 @app.command(name="eval")
 def eval_(
     suite_dir: Path = typer.Argument(..., help="Folder of eval cases (each with case.yaml and corpus/), or one case folder."),

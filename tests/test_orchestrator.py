@@ -221,6 +221,7 @@ class Crash(BaseException):
 
 @pytest.mark.parametrize("role", ["planner", "researcher", "analyst", "writer", "reviewer", "finalize"])
 def test_resume_after_a_crash_at_each_stage(fixture_corpus, tmp_path, monkeypatch, role):
+    """A crash escaping every handler at each stage (in-process), then resume: artifacts equal an uninterrupted run's."""
     reference = start_run(cfg(fixture_corpus, tmp_path / "ref")).run_dir
     state = {"crashed": False}
     if role == "finalize":
@@ -258,6 +259,7 @@ def test_resume_after_a_crash_at_each_stage(fixture_corpus, tmp_path, monkeypatc
 
 
 def test_resume_refuses_an_invalid_workspace(fixture_corpus, tmp_path):
+    """A hand-corrupted workspace: `research resume` refuses in one line naming the file."""
     result = start_run(cfg(fixture_corpus, tmp_path, yes=False), approver=None)
     (result.run_dir / "plan.json").write_text("{}")
     r = cli("resume", str(result.run_dir))

@@ -76,6 +76,7 @@ def _resume_and_compare(runs: Path, reference_dir: Path) -> Path:
 
 @pytest.mark.parametrize("k", KILL_AFTER_EVENTS, ids=[f"kill-after-event-{k}" for k in KILL_AFTER_EVENTS])
 def test_sigkill_between_steps_then_resume(reference, tmp_path, k):
+    """SIGKILL of `research run` after its k-th progress event, then `research resume`: the workspace validates and its artifacts equal an uninterrupted run's."""
     corpus, ref_dir, n_events, _ = reference
     if k >= n_events - 1:
         pytest.skip(f"the reference run has only {n_events} events")
@@ -93,6 +94,7 @@ def test_sigkill_between_steps_then_resume(reference, tmp_path, k):
 
 @pytest.mark.parametrize("point", CRASH_POINTS, ids=[f"kill-at-{p}" for p in CRASH_POINTS])
 def test_sigkill_inside_a_write_then_resume(reference, tmp_path, point):
+    """SIGKILL inside an artifact write (after the temp file, the rename or the index update), then `research resume`: nothing lost, nothing duplicated, no temp file or journal entry left."""
     corpus, ref_dir, _, n_writes = reference
     if int(point.rsplit(":", 1)[1]) > n_writes:
         pytest.skip(f"the reference run makes only {n_writes} writes")
@@ -106,6 +108,7 @@ def test_sigkill_inside_a_write_then_resume(reference, tmp_path, point):
 
 
 def test_many_runs_at_once_in_one_runs_folder(fixture_corpus, tmp_path):
+    """Five runs started at once in one runs folder: distinct workspaces, all complete and valid."""
     runs = tmp_path / "runs"
     procs = [subprocess.Popen([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                                "--runs-dir", str(runs), "--yes", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -118,6 +121,7 @@ def test_many_runs_at_once_in_one_runs_folder(fixture_corpus, tmp_path):
 
 
 def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path):
+    """A second process resuming a run that is running is refused in one line; the lock of a SIGKILLed run is recovered at once."""
     runs = tmp_path / "runs"
     proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                              "--runs-dir", str(runs), "--yes", "--json", "--agent", "planner=python:helpers.custom_agents:SlowPlanner"],
@@ -142,6 +146,7 @@ def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path)
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS], ids=["disk-full", "read-only"])
 def test_a_failing_disk_gives_one_line_and_no_corrupt_file(fixture_corpus, tmp_path, monkeypatch, code):
+    """A full or read-only disk mid-run: one line naming the file, every landed file whole, and the run resumes once the disk is fixed."""
     real = workspace_mod.write_temp
     calls = {"n": 0}
 
@@ -164,6 +169,7 @@ def test_a_failing_disk_gives_one_line_and_no_corrupt_file(fixture_corpus, tmp_p
 
 
 def test_the_cli_reports_a_failing_disk_in_one_line(fixture_corpus, tmp_path):
+    """A full disk through the command line: exactly one error line and exit code 2."""
     runs = tmp_path / "runs"
     runs.mkdir()
     script = ("import errno, os, sys, harness.workspace as w\n"
@@ -184,6 +190,7 @@ def test_the_cli_reports_a_failing_disk_in_one_line(fixture_corpus, tmp_path):
 
 
 def test_api_keys_never_land_in_the_workspace(tmp_path, monkeypatch):
+    """An API key used for a whole llm run appears in no file of the run (run.json, trace, checkpoints, viewer)."""
     from gemini_stub import GeminiStub, point_env_at_stub
     from scripted import GeminiDispatch, role_policies
     from test_pipeline_llm import CORPUS, QUESTION
