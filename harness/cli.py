@@ -133,6 +133,7 @@ def run(
     budget_seconds: Optional[float] = typer.Option(None, "--budget-seconds", help="Run limit on wall time."),
     require_final_approval: Optional[bool] = typer.Option(None, "--require-final-approval/--no-final-approval", help="Ask for a sign-off of the final draft, bound to its sha256."),
     web: Optional[bool] = typer.Option(None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."),
+    checkpoint_db: Optional[str] = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
     as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
 ) -> None:
@@ -151,7 +152,7 @@ def run(
     display = _display(quiet, as_json)
     approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
     try:
-        result = start_run(cfg, approver=approver, events=display, on_created=display.attach)
+        result = start_run(cfg, approver=approver, events=display, on_created=display.attach, checkpoint_db=checkpoint_db)
     finally:
         display.close()
     _finish(result, as_json)
@@ -161,6 +162,7 @@ def run(
 def resume(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
+    checkpoint_db: Optional[str] = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
     as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
 ) -> None:
@@ -171,7 +173,7 @@ def resume(
     display = _display(quiet, as_json)
     try:
         result = resume_run(_run_dir(run_dir), yes=yes, approver=TerminalApprover() if sys.stdin.isatty() and not as_json else None,
-                            events=display, on_opened=display.attach)
+                            events=display, on_opened=display.attach, checkpoint_db=checkpoint_db)
     finally:
         display.close()
     _finish(result, as_json)

@@ -12,6 +12,7 @@ from typing import Any
 from langgraph.types import Send, interrupt
 
 from .. import approvals
+from ..atomic import atomic_write
 from ..metrics import compute_metrics
 from ..policy import HARNESS
 from ..report import render_report
@@ -139,8 +140,8 @@ class Pipeline:
             for rel in existing:
                 if rel not in baseline:
                     self.ws.remove(rel, self.run.config.roles["researcher"].spec.policy)
-        else:
-            marker.write_text(json.dumps(existing))
+        else:  # atomically, so a kill while writing it never leaves an unreadable marker
+            atomic_write(marker, json.dumps(existing).encode("utf-8"))
 
     def fan_in(self, state: dict[str, Any]) -> dict[str, Any]:
         branches = state.get("branches", {})

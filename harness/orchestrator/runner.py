@@ -8,13 +8,10 @@ SQLite checkpointer in the workspace lets a crashed or killed run resume where i
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
 from ..budget import Budget
@@ -27,6 +24,7 @@ from ..sources.registry import KindRules, SourceRegistry
 from ..sources.tools import ResearchTools
 from ..validate import validate_workspace
 from ..workspace import TERMINAL_STATUSES, Workspace
+from .checkpoint import check_url, open_checkpointer
 from .context import RunContext
 from .graph import build_graph
 from .nodes import Pipeline
@@ -92,16 +90,6 @@ def _graph_config(ws: Workspace, cfg: RunConfig) -> dict[str, Any]:
     return {"configurable": {"thread_id": ws.run_id}, "max_concurrency": cfg.concurrency, "recursion_limit": 200}
 
 
-@contextmanager
-def _checkpointer(ws: Workspace):
-    """LangGraph's SQLite checkpointer, stored in the workspace's private folder."""
-    conn = sqlite3.connect(str(ws.private_dir / "checkpoints.sqlite"), check_same_thread=False)
-    try:
-        yield SqliteSaver(conn)
-    finally:
-        conn.close()
-
-
 def _drive(run: RunContext, graph, gcfg: dict[str, Any], first_input: Any, approver: Approver | None) -> RunResult:
     graph.invoke(first_input, gcfg)
     while True:
@@ -117,8 +105,13 @@ def _drive(run: RunContext, graph, gcfg: dict[str, Any], first_input: Any, appro
 
 
 def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, models: dict | None = None,
-              on_created: Callable[[Workspace], None] | None = None) -> RunResult:
-    """Check everything that can be checked, create the workspace, and drive the run."""
+              on_created: Callable[[Workspace], None] | None = None, checkpoint_db: str | None = None) -> RunResult:
+    """Check everything that can be checked, create the workspace, and drive the run.
+
+    `checkpoint_db`: None keeps LangGraph's checkpoints in the workspace (SQLite); a
+    postgresql:// URL keeps them in that database (see orchestrator/checkpoint.py).
+    """
+    check_url(checkpoint_db)
     if not models:
         preflight(cfg)
     check_budget_fits(cfg)
@@ -130,7 +123,7 @@ def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, 
         if on_created:
             on_created(ws)
         run = _context(ws, cfg, corpus, events, models)
-        with _checkpointer(ws) as saver:
+        with open_checkpointer(ws, checkpoint_db) as saver:
             graph = build_graph(Pipeline(run), saver)
             return _drive(run, graph, _graph_config(ws, cfg), {}, approver)
     finally:
@@ -138,8 +131,10 @@ def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, 
 
 
 def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = None, events=None,
-               models: dict | None = None, on_opened: Callable[[Workspace], None] | None = None) -> RunResult:
-    """Continue a paused, crashed or killed run from its last checkpoint."""
+               models: dict | None = None, on_opened: Callable[[Workspace], None] | None = None,
+               checkpoint_db: str | None = None) -> RunResult:
+    """Continue a paused, crashed or killed run from its last checkpoint (in `checkpoint_db`, as started)."""
+    check_url(checkpoint_db)
     ws = Workspace.open(run_dir)
     ws.acquire_run_lock()
     try:
@@ -158,9 +153,9 @@ def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = 
         if not models:
             preflight(cfg)
         corpus = load_corpus(cfg.corpus) if cfg.corpus else None
-        run = _context(ws, cfg, corpus, events, models)
-        ws.trace("resume", agent="harness", detail={"status": ws.status})
-        with _checkpointer(ws) as saver:
+        with open_checkpointer(ws, checkpoint_db) as saver:  # refuses a run whose checkpoints are elsewhere
+            run = _context(ws, cfg, corpus, events, models)
+            ws.trace("resume", agent="harness", detail={"status": ws.status})
             graph = build_graph(Pipeline(run), saver)
             gcfg = _graph_config(ws, cfg)
             started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
