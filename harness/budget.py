@@ -55,9 +55,14 @@ class Budget:
 
     def charge(self, role: str, dim: str, amount: float = 1) -> None:
         """Record spending (after a successful check) and persist it."""
+        self.charge_many(role, {dim: amount})
+
+    def charge_many(self, role: str, amounts: dict[str, float]) -> None:
+        """Record several dimensions at once (a model call's call and tokens) with one persist."""
         with self._lock:
-            self.spent[dim] += amount
-            self.role_spent.setdefault(role, {d: 0 for d in DIMENSIONS})[dim] += amount
+            for dim, amount in amounts.items():
+                self.spent[dim] += amount
+                self.role_spent.setdefault(role, {d: 0 for d in DIMENSIONS})[dim] += amount
         self._persist(self)
 
     def check_time(self) -> None:
@@ -100,8 +105,12 @@ class DelegationBudget:
         self.budget.check(self.role, dim, amount)
 
     def charge(self, dim: str, amount: float = 1) -> None:
-        self.spent[dim] += amount
-        self.budget.charge(self.role, dim, amount)
+        self.charge_many({dim: amount})
+
+    def charge_many(self, amounts: dict[str, float]) -> None:
+        for dim, amount in amounts.items():
+            self.spent[dim] += amount
+        self.budget.charge_many(self.role, amounts)
 
     def check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:

@@ -95,8 +95,7 @@ class AgentContext:
     def after_llm_call(self, tokens: int) -> None:
         self.llm_calls += 1
         self.tokens += tokens
-        self.budget.charge("llm_calls", 1)
-        self.budget.charge("tokens", tokens)
+        self.budget.charge_many({"llm_calls": 1, "tokens": tokens})
 
     def check_deadline(self) -> None:
         self.budget.check_deadline()
