@@ -25,9 +25,28 @@ def _decision(ws: Workspace, entry: dict[str, Any]) -> None:
 
 
 def plan_is_approved(ws: Workspace) -> bool:
+    """Approved, bound to this content, and recorded as a decision in run.json (not just claimed in plan.json)."""
     plan = ws.read_json("plan.json", HARNESS)
     approval = plan.get("approval") or {}
-    return approval.get("decision") == "approved" and approval.get("plan_sha256") == plan_content_sha256(plan)
+    sha = plan_content_sha256(plan)
+    if approval.get("decision") != "approved" or approval.get("plan_sha256") != sha:
+        return False
+    return any(d["gate"] == "plan" and d["decision"] in ("approved", "edited") and d["sha256"] == sha
+               for d in ws.manifest["decisions"])
+
+
+def strip_approval(rel: str, content: Any) -> Any:
+    """Write transform for agents: a plan written by a model never carries an approval record."""
+    if rel != "plan.json":
+        return content
+    if isinstance(content, (str, bytes)):
+        try:
+            content = json.loads(content)
+        except ValueError:
+            return content  # the schema check reports it to the agent
+    if isinstance(content, dict) and content.get("approval") is not None:
+        content = {**content, "approval": None}
+    return content
 
 
 def edit_plan(ws: Workspace, new_text: str, by: str) -> str:

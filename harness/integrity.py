@@ -199,6 +199,13 @@ def check_review(rel: str, review: dict[str, Any], reader: FileReader) -> list[P
 
 def check_run(rel: str, run: dict[str, Any], reader: FileReader) -> list[Problem]:
     problems = []
+    plan = reader.read_json("plan.json")
+    if isinstance(plan, dict) and isinstance(plan.get("approval"), dict) and plan["approval"].get("decision") == "approved":
+        sha = plan_content_sha256(plan)
+        if not any(isinstance(d, dict) and d.get("gate") == "plan" and d.get("decision") in ("approved", "edited")
+                   and d.get("sha256") == sha for d in run.get("decisions", [])):
+            problems.append(Problem(rel, "/decisions", "approval-recorded",
+                                    "plan.json says approved, but run.json records no human decision for this plan"))
     approval = run.get("final_approval")
     if isinstance(approval, dict):
         data = reader.read_bytes(approval.get("draft", ""))

@@ -96,10 +96,17 @@ def test_unexpected_and_missing_files_are_reported(built_ws):
     assert ("drafts/draft-1.md", "citation-resolves") in rules
 
 
-def test_plan_edited_after_approval_is_reported(built_ws, specs):
+def test_an_approval_claimed_without_a_decision_is_reported(built_ws):
     from conftest import approve, make_plan
     from harness.policy import HARNESS
-    built_ws.write("plan.json", approve(make_plan()), HARNESS)
+    built_ws.write("plan.json", approve(make_plan()), HARNESS)  # approval record, but no decision in run.json
+    rules = {(p["file"], p["rule"]) for p in _problems(built_ws.root)}
+    assert ("run.json", "approval-recorded") in rules
+
+
+def test_plan_edited_after_approval_is_reported(built_ws, specs):
+    from harness.approvals import decide_plan
+    decide_plan(built_ws, "approved", "tester")
     assert research("validate", str(built_ws.root)).returncode == 0
     plan = load(built_ws, "plan.json")
     plan["questions"][0]["text"] = "Something the human never approved."

@@ -19,6 +19,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from harness.approvals import decide_plan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,7 +35,7 @@ from harness.viewer import build_viewer, render_viewer, serve, view_command
 from harness.viewer.markdown import render_markdown
 from harness.viewer.page import embed_json
 
-from conftest import CLAIMS, DRAFT, FIXTURE_QUESTION, approve, make_card, make_plan, source_record, write_fixture_corpus
+from conftest import CLAIMS, DRAFT, FIXTURE_QUESTION, make_card, make_plan, source_record, write_fixture_corpus
 
 IMG_PAYLOAD = '<img src=x onerror="window.__xss=1">'
 SCRIPT_PAYLOAD = "<script>window.__xss=2</script>"
@@ -198,7 +200,8 @@ def test_defects_link_to_draft_lines_and_revisions_show_a_diff(built_ws, specs):
     plan["refinement"] = {"feedback": "Also cover <b>gather</b>.", "changes": [
         {"question_id": "Q3", "tag": "NEW", "note": "added at the reviewer's request"},
         {"question_id": "Q1", "tag": "MODIFIED", "note": "narrowed"}]}
-    ws.write("plan.json", approve(plan), HARNESS)
+    ws.write("plan.json", plan, HARNESS)
+    decide_plan(ws, "approved", "tester")  # recorded in run.json and bound to the plan's hash
     draft2 = DRAFT + "\nA second paragraph [@C1].\n"
     ws.write("drafts/draft-2.md", draft2, specs["writer"].policy)
     review = {"draft": "drafts/draft-2.md", "draft_sha256": sha256_text(draft2), "verdict": "revise",

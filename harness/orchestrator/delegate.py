@@ -72,10 +72,12 @@ def delegate(run: RunContext, brief: Brief, *, delegation_id: str,
         outputs=[{"path": p, "sha256": h} for p, h in sorted(ctx.outputs.items())],
         tools=list(spec.tools), budget={**{k: v for k, v in limits.items() if k != "write_retries"}},
         started_at=started, ended_at=outcome.ended_at, stop_reason=outcome.status,
-        errors=ctx.errors + errors + ([outcome.reason] if outcome.status in ("failed", "timeout", "budget_exhausted") and outcome.reason else []),
-        retries=ctx.retries, tokens=ctx.tokens, llm_calls=ctx.llm_calls,
+        errors=ctx.errors + ctx.provider_errors + errors
+        + ([outcome.reason] if outcome.status in ("failed", "timeout", "budget_exhausted") and outcome.reason else []),
+        retries=ctx.retries + ctx.provider_retries, tokens=ctx.tokens, llm_calls=ctx.llm_calls,
         detail={"summary": outcome.summary[:500], "blocked_reason": outcome.reason if outcome.status == "blocked" else None,
-                "seconds": round(time.monotonic() - t0, 3)})
+                "seconds": round(time.monotonic() - t0, 3), "refused_writes": len(ctx.errors),
+                "provider_retries": ctx.provider_retries})
     run.emit("delegation_ended", agent=role, delegation_id=delegation_id, question_id=brief.question_id,
              status=outcome.status, outputs=len(ctx.outputs))
     return outcome

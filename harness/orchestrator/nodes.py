@@ -57,7 +57,8 @@ class Pipeline:
         brief = Brief("planner", task=f"Write the research plan for this question: {self.run.config.question}",
                       inputs=("plan.json",) if feedback else (), outputs=("plan.json",), feedback=feedback,
                       facts={"question": self.run.config.question})
-        outcome = delegate(self.run, brief, delegation_id=f"planner-{state.get('plan_rounds', 0) + 1}")
+        outcome = delegate(self.run, brief, delegation_id=f"planner-{state.get('plan_rounds', 0) + 1}",
+                           transforms=[approvals.strip_approval])
         stop = self._stop_if_budget(outcome, "planner")
         if stop or not self.ws.exists("plan.json"):
             return stop or {"outcome": "failed", "reason": f"planner wrote no plan ({outcome.reason or outcome.summary})"}
@@ -210,9 +211,8 @@ class Pipeline:
                              "branches": {q: {"status": b["status"], "reason": b.get("reason")} for q, b in branches.items()}})
         guard = merge_deterministic(review, found, draft, state["draft_sha"])
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
-        stop = self._stop_if_budget(outcome, "reviewer")
-        if stop:
-            return stop
+        if outcome.status == "budget_exhausted":
+            return self._stop_if_budget(outcome, "reviewer")
         if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
             self.ws.write(review, guard(review, {
                 "draft": draft, "draft_sha256": state["draft_sha"], "verdict": verdict_for(found), "defects": [],

@@ -128,6 +128,11 @@ def check_draft(root: Path | str, draft_rel: str, branches: dict[str, dict] | No
             if ev.source(sid) is None:
                 defects.append(defect("unknown_source", s.line, f"{sid} is not a registered source.", "writer", excerpt=s.plain, sources=[sid]))
 
+    for cid in sorted({k for s in sentences for k in s.claim_ids if k in ev.claims}):
+        claim = ev.claims[cid]  # its statement and limitations are printed in the final report's Evidence section
+        for found in find_injections(" ".join([claim["statement"], *claim.get("limitations", [])])):
+            defects.append(defect("injection_echo", 0, f"{cid} carries instruction-like text: \"{found['excerpt'][:80]}\".",
+                                  "analyst", claims=[cid]))
     defects += _check_scope(ev, sentences, cited_questions, branches)
     defects += _check_injection_echo(ev, text, sentences)
     return defects

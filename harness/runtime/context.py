@@ -8,6 +8,7 @@ and the per-delegation, per-role and per-run budgets.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -36,8 +37,11 @@ class AgentContext:
     web: Any = None  # WebTools when the web extra is enabled and the plan allows it
     transforms: list[Callable[[str, Any], Any]] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)  # path -> sha256 written in this delegation
-    errors: list[str] = field(default_factory=list)
-    retries: int = 0
+    errors: list[str] = field(default_factory=list)  # refused writes, in order
+    retries: int = 0  # refused writes the agent went on to retry
+    provider_retries: int = 0  # model calls retried after a provider fault (llm engine)
+    provider_errors: list[str] = field(default_factory=list)
+    _write_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     tokens: int = 0
     llm_calls: int = 0
 
@@ -69,11 +73,14 @@ class AgentContext:
                 content = transform(rel, content)
             record = self.workspace.write(rel, content, self.spec.policy)
         except (ArtifactInvalid, PermissionRefused, PathRefused) as exc:
-            self.errors.append(str(exc))
             limit = self.spec.limits.get("write_retries", 3)
-            if len(self.errors) > limit:
-                raise WriteRetriesExhausted(f"{self.role}: {len(self.errors)} refused writes (limit {limit}); last: {exc}") from exc
-            self.retries += 1
+            with self._write_lock:  # parallel tool calls must not overshoot the bound
+                self.errors.append(str(exc))
+                refused = len(self.errors)
+                if refused <= limit:
+                    self.retries += 1
+            if refused > limit:
+                raise WriteRetriesExhausted(f"{self.role}: {refused} refused writes (limit {limit}); last: {exc}") from exc
             raise
         self.outputs[record.path] = record.sha256
         return record

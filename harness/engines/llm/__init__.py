@@ -6,5 +6,6 @@ actually runs on the llm engine.
 
 from .agent import DeepAgentRole
 from .models import DEFAULT_MODEL, preflight, resolve_model
+from .retry import ProviderError, RetryPolicy
 
-__all__ = ["DEFAULT_MODEL", "DeepAgentRole", "preflight", "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "DeepAgentRole", "ProviderError", "RetryPolicy", "preflight", "resolve_model"]

@@ -5,13 +5,15 @@ from the artifact's JSON Schema) and one message, the brief, never the parent's
 conversation. It works on the run workspace through a `FilesystemBackend` rooted there,
 with `FilesystemPermission` rules from the spec's reads/writes; its writes land only
 through the workspace API (`WorkspaceWriteGuard`); it is offered exactly the spec's
-tools (`ToolAllowlist`); and each model call is budgeted (`BudgetGuard`). Library
+tools (`ToolAllowlist`); each model call is budgeted (`BudgetGuard`), and provider faults
+are retried with backoff, each attempt budgeted and traced (`ProviderRetry`). Library
 scratch (evicted large tool results, summarized history) goes to an in-memory
 `/scratch/` route, never into the audited folders.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -24,8 +26,9 @@ from ...runtime.context import AgentContext
 from ...runtime.interface import AgentResult, Brief
 from ...schemas import schema as load_schema
 from ...specs import AgentSpec
-from .middleware import BudgetGuard, NoSubagents, ToolAllowlist, WorkspaceWriteGuard, budgeted_summarization
+from .middleware import BudgetGuard, NoSubagents, ProviderRetry, ToolAllowlist, WorkspaceWriteGuard, budgeted_summarization
 from .models import resolve_model
+from .retry import ProviderError, Retrier, RetryPolicy, record_faults
 from .tools import build_source_tools
 
 FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
@@ -207,16 +210,24 @@ class DeepAgentRole:
 
     `model` is a chat model or a `provider:name` string (checked by `preflight` now, so
     a missing key or package is reported before any work). Options: `evict_tokens`
-    (tool results larger than this go to /scratch/, default 20000), `empty_retries`
-    (re-asks after an empty reply, default 2).
+    (tool results larger than this go to /scratch/, default 20000), `retry` (a
+    `RetryPolicy` for provider faults; default `RetryPolicy.from_env()`), `empty_retries`
+    (re-asks after an empty reply or MALFORMED_FUNCTION_CALL; overrides the policy's
+    `empty_attempts - 1`), `sleep` (how backoff waits; tests pass a recorder).
     """
 
     def __init__(self, spec: AgentSpec, model: BaseChatModel | str, *, evict_tokens: int | None = 20000,
-                 empty_retries: int = 2):
+                 empty_retries: int | None = None, retry: RetryPolicy | None = None,
+                 sleep: Any = None):
         self.spec = spec
         self.model = resolve_model(model) if isinstance(model, str) else model
         self.evict_tokens = evict_tokens
-        self.empty_retries = empty_retries
+        policy = retry or RetryPolicy.from_env()
+        if empty_retries is not None:
+            policy = dataclasses.replace(policy, empty_attempts=empty_retries + 1)
+        self.retry = policy
+        self.sleep = sleep
+        self.retrier: Retrier | None = None  # the most recently built delegation's (for tests; branches run concurrently)
 
     # The pieces, public so tests and the orchestrator's trace can show them.
 
@@ -238,7 +249,7 @@ class DeepAgentRole:
     def offered_tools(self) -> tuple[str, ...]:
         return tuple(self.spec.tools)
 
-    def build(self, ctx: AgentContext):
+    def build(self, ctx: AgentContext, retrier: Retrier | None = None):
         """The compiled agent for one delegation (a fresh graph: its backend is this run's workspace)."""
         from deepagents import create_deep_agent
         from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
@@ -255,13 +266,16 @@ class DeepAgentRole:
         # general-purpose subagent; NoSubagents then takes the SubAgentMiddleware slot, so no `task` tool.
         placeholder = {"name": "general-purpose", "description": "unused",
                        "runnable": RunnableLambda(lambda _state: {"messages": []})}
+        retrier = retrier or self.new_retrier(ctx)
+        self.retrier = retrier
         middleware = [
             FilesystemMiddleware(backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens),
             NoSubagents(),
-            budgeted_summarization(self.model, backend, ctx),
+            budgeted_summarization(self.model, backend, ctx, retrier),
             ToolAllowlist(self.offered_tools(), spec.role),
             WorkspaceWriteGuard(ctx),
-            BudgetGuard(ctx, empty_retries=self.empty_retries),
+            ProviderRetry(retrier),  # outside BudgetGuard: every attempt is checked and charged
+            BudgetGuard(ctx),
         ]
         return create_deep_agent(
             model=self.model,
@@ -272,7 +286,16 @@ class DeepAgentRole:
             permissions=permission_rules(spec),
             backend=backend,
             name=f"{spec.role}-llm",
+            # A delegation is one unit of work for the parent: it restarts from its brief on
+            # resume, so it must not inherit the parent's checkpointer (which would resume it
+            # mid-conversation after its partial outputs were cleaned up).
+            checkpointer=False,
         )
+
+    def new_retrier(self, ctx: AgentContext) -> Retrier:
+        """One delegation's retry loop. An empty reply after the step wrote its outputs is its final word."""
+        return Retrier(self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.outputs),
+                       label=self.spec.role)
 
     def recursion_limit(self) -> int:
         calls = int(self.spec.limits.get("llm_calls") or 50)
@@ -280,12 +303,17 @@ class DeepAgentRole:
         return 2 * calls + 10
 
     def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
-        agent = self.build(ctx)
+        retrier = self.new_retrier(ctx)  # one per delegation: parallel research branches share this role object
+        agent = self.build(ctx, retrier)
         try:
             result = agent.invoke({"messages": [HumanMessage(brief.render())]},
                                   config={"recursion_limit": self.recursion_limit()})
         except GraphRecursionError:
             raise BudgetExhausted(f"{self.spec.role}: the agent ran past its step limit ({self.recursion_limit()} steps)") from None
+        except ProviderError as exc:  # the provider kept failing past the retry bound: the step fails, with why
+            return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
+        finally:
+            record_faults(ctx, retrier.faults)  # after the agent stopped: never counted as refused writes
         text = _final_text(result.get("messages", []))
         if text.startswith(BLOCKED):
             reason = text[len(BLOCKED):].strip() or "blocked (no reason given)"

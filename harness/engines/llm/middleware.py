@@ -6,7 +6,9 @@
   ends the step.
 - `ToolAllowlist`: the model is offered exactly the spec's tools and may call nothing else.
 - `BudgetGuard`: every model call is checked against the budgets before it is made and
-  charged after; empty replies are retried a bounded number of times.
+  charged after (a failed call too).
+- `ProviderRetry`: provider faults (429, 5xx, timeouts, dropped connections, empty replies,
+  MALFORMED_FUNCTION_CALL) are retried with backoff, bounded; each attempt passes `BudgetGuard`.
 - `NoSubagents`: takes the `SubAgentMiddleware` slot of a deep agent, so there is no
   `task` tool and no general-purpose subagent.
 - `budgeted_summarization`: deepagents' summarization, with its model calls charged too.
@@ -23,10 +25,12 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, get_buffer_string
 
-from ...errors import ArtifactInvalid, PathRefused, PermissionRefused, WorkspaceError
+from ...budget import DelegationTimeout
+from ...errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused, WorkspaceError
 from ...paths import matches, normalize_relpath
 from ...runtime.context import AgentContext
 from .models import max_output_tokens
+from .retry import Retrier, is_empty_message
 
 WRITE_TOOLS = ("write_file", "edit_file")
 DEFAULT_OUTPUT_ALLOWANCE = 4096  # tokens reserved per call when the model has no output bound
@@ -77,9 +81,7 @@ def _ai_message(response: Any) -> AIMessage | None:
 
 def is_empty_reply(message: AIMessage | None) -> bool:
     """No text and no tool call (e.g. Gemini's MALFORMED_FUNCTION_CALL)."""
-    if message is None:
-        return True
-    return not message.tool_calls and not message.invalid_tool_calls and not (message.text or "").strip()
+    return is_empty_message(message)
 
 
 # ---- writes -------------------------------------------------------------------------------
@@ -244,52 +246,77 @@ class BudgetGuard(AgentMiddleware):
     The estimate (input chars / 3 + tool schemas + the model's output bound, or a fixed
     allowance) is checked against every limit before the call, so a call that could take
     a budget over its limit is refused with BudgetExhausted. Usage metadata is charged when
-    the provider reports it, else the estimate. An empty reply is retried up to
-    `empty_retries` times; each retry is a charged call.
+    the provider reports it, else the estimate (only its input part for an empty reply). A
+    call that fails (HTTP error, timeout, dropped connection) is charged too, as one call
+    and its input estimate: the provider may have processed the prompt. Retries are
+    `ProviderRetry`'s, which sits outside this guard, so every attempt passes through here.
     """
 
-    def __init__(self, ctx: AgentContext, *, empty_retries: int = 2, output_allowance: int | None = None):
+    def __init__(self, ctx: AgentContext, *, output_allowance: int | None = None):
         super().__init__()
         self.ctx = ctx
-        self.empty_retries = empty_retries
         self.output_allowance = output_allowance
-        self.empty_replies = 0
 
-    def _estimate(self, request: ModelRequest) -> int:
+    def _estimate(self, request: ModelRequest) -> tuple[int, int]:
+        """(whole estimate, its output allowance)."""
         allowance = self.output_allowance or max_output_tokens(request.model) or DEFAULT_OUTPUT_ALLOWANCE
         messages = ([request.system_message] if request.system_message is not None else []) + list(request.messages)
-        return estimate_tokens(messages, request.tools, allowance)
+        return estimate_tokens(messages, request.tools, allowance), allowance
 
-    def _before(self, request: ModelRequest) -> int:
+    def _before(self, request: ModelRequest) -> tuple[int, int]:
         self.ctx.check_deadline()
-        estimate = self._estimate(request)
+        estimate, allowance = self._estimate(request)
         self.ctx.before_llm_call(estimate)
-        return estimate
+        return estimate, allowance
 
-    def _after(self, response: Any, estimate: int) -> bool:
-        """Charge the call; True when the reply is usable (not empty)."""
+    def _after(self, response: Any, estimate: tuple[int, int]) -> None:
         message = _ai_message(response)
-        self.ctx.after_llm_call(_used_tokens(message) or estimate)
-        if is_empty_reply(message):
-            self.empty_replies += 1
-            return False
-        return True
+        whole, allowance = estimate
+        self.ctx.after_llm_call(_used_tokens(message) or (whole - allowance if is_empty_reply(message) else whole))
+
+    def _failed(self, exc: BaseException, estimate: tuple[int, int]) -> None:
+        if not isinstance(exc, (HarnessError, DelegationTimeout)):
+            whole, allowance = estimate
+            self.ctx.after_llm_call(whole - allowance)
 
     def wrap_model_call(self, request, handler):
-        for _attempt in range(self.empty_retries + 1):
-            estimate = self._before(request)
+        estimate = self._before(request)
+        try:
             response = handler(request)
-            if self._after(response, estimate):
-                break
+        except Exception as exc:
+            self._failed(exc, estimate)
+            raise
+        self._after(response, estimate)
         return response
 
     async def awrap_model_call(self, request, handler):
-        for _attempt in range(self.empty_retries + 1):
-            estimate = self._before(request)
+        estimate = self._before(request)
+        try:
             response = await handler(request)
-            if self._after(response, estimate):
-                break
+        except Exception as exc:
+            self._failed(exc, estimate)
+            raise
+        self._after(response, estimate)
         return response
+
+
+class ProviderRetry(AgentMiddleware):
+    """Retry a model call on provider faults (429, 5xx, timeouts, empty replies, MALFORMED_FUNCTION_CALL).
+
+    Bounded and backed off by the `Retrier`'s policy (see `retry.py`); it sits outside
+    `BudgetGuard`, so each attempt is checked and charged like any call. Past the bound,
+    `ProviderError` ends the step.
+    """
+
+    def __init__(self, retrier: Retrier):
+        super().__init__()
+        self.retrier = retrier
+
+    def wrap_model_call(self, request, handler):
+        return self.retrier.call(lambda: handler(request))
+
+    async def awrap_model_call(self, request, handler):
+        return await self.retrier.acall(lambda: handler(request))
 
 
 # ---- structure ------------------------------------------------------------------------------
@@ -304,8 +331,8 @@ class NoSubagents(AgentMiddleware):
         return "SubAgentMiddleware"
 
 
-def budgeted_summarization(model: Any, backend: Any, ctx: AgentContext):
-    """deepagents' SummarizationMiddleware whose summary calls go through the same budget checks."""
+def budgeted_summarization(model: Any, backend: Any, ctx: AgentContext, retrier: Retrier | None = None):
+    """deepagents' SummarizationMiddleware whose summary calls go through the same budget checks and retries."""
     from deepagents.middleware.summarization import DEEPAGENTS_DEFAULT_SUMMARY_PROMPT, create_summarization_middleware
 
     allowance = max_output_tokens(model) or DEFAULT_OUTPUT_ALLOWANCE
@@ -313,10 +340,20 @@ def budgeted_summarization(model: Any, backend: Any, ctx: AgentContext):
     def summarize(messages: list[BaseMessage]) -> str:
         prompt = DEEPAGENTS_DEFAULT_SUMMARY_PROMPT.format(messages=get_buffer_string(messages, format="xml")).rstrip()
         estimate = estimate_tokens([HumanMessage(prompt)], (), allowance)
-        ctx.check_deadline()
-        ctx.before_llm_call(estimate)
-        reply = model.invoke(prompt)
-        ctx.after_llm_call(_used_tokens(reply) or estimate)
+
+        def attempt():
+            ctx.check_deadline()
+            ctx.before_llm_call(estimate)
+            try:
+                reply = model.invoke(prompt)
+            except Exception as exc:
+                if not isinstance(exc, (HarnessError, DelegationTimeout)):
+                    ctx.after_llm_call(estimate - allowance)
+                raise
+            ctx.after_llm_call(_used_tokens(reply) or (estimate - allowance if is_empty_reply(reply) else estimate))
+            return reply
+
+        reply = retrier.call(attempt, accept_empty=True) if retrier is not None else attempt()
         return (reply.text or "").strip() or "No summary was produced."
 
     return create_summarization_middleware(model, backend, summarizer=summarize)

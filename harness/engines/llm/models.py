@@ -5,6 +5,11 @@ A model is named `provider:name` (`google_genai:gemini-3.5-flash`, `openai:gpt-5
 install or set when the provider package or the key is missing; `resolve_model` builds
 the model with `init_chat_model` and a bounded output length, so a call's cost can be
 estimated before it is made.
+
+The harness owns retries (`retry.py`): `resolve_model` turns the client's own retries off
+(the Gemini client would otherwise make up to 6 attempts per call, unbudgeted and
+untraced) and sets a request timeout, so a hung call becomes a `timeout` fault the
+harness retries, budgets and records.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ DEFAULT_MODEL = "google_genai:gemini-3.5-flash"
 # reserves this much for every call, so a call can never overshoot the token budget.
 DEFAULT_MAX_OUTPUT_TOKENS = 16384
 
+# Seconds one model request may take before it counts as a timeout fault (then retried).
+DEFAULT_REQUEST_TIMEOUT = 300.0
+
 
 @dataclass(frozen=True)
 class Provider:
@@ -29,13 +37,18 @@ class Provider:
     package: str  # what to pip install
     keys: tuple[str, ...]  # any one of these env vars is enough; () when none is needed
     max_output_param: str  # init_chat_model keyword that bounds output length
+    no_client_retries: tuple[tuple[str, Any], ...] = ()  # keyword(s) that turn the client's own retries off
+    timeout_param: str | None = None  # init_chat_model keyword for the request timeout (seconds)
 
 
 PROVIDERS: dict[str, Provider] = {
     # langchain-google-genai reads GOOGLE_API_KEY first, then GEMINI_API_KEY.
-    "google_genai": Provider("langchain_google_genai", "langchain-google-genai", ("GOOGLE_API_KEY", "GEMINI_API_KEY"), "max_output_tokens"),
-    "openai": Provider("langchain_openai", "langchain-openai", ("OPENAI_API_KEY",), "max_tokens"),
-    "anthropic": Provider("langchain_anthropic", "langchain-anthropic", ("ANTHROPIC_API_KEY",), "max_tokens"),
+    # Its max_retries=1 means one attempt (0 would mean "the SDK's default", i.e. retries).
+    "google_genai": Provider("langchain_google_genai", "langchain-google-genai", ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+                             "max_output_tokens", (("max_retries", 1),), "timeout"),
+    "openai": Provider("langchain_openai", "langchain-openai", ("OPENAI_API_KEY",), "max_tokens", (("max_retries", 0),), "timeout"),
+    "anthropic": Provider("langchain_anthropic", "langchain-anthropic", ("ANTHROPIC_API_KEY",), "max_tokens",
+                          (("max_retries", 0),), "timeout"),
     "ollama": Provider("langchain_ollama", "langchain-ollama", (), "num_predict"),
 }
 
@@ -59,8 +72,11 @@ def _vertex_enabled() -> bool:
 
 def preflight(model_spec: str) -> None:
     """Raise a one-line UsageError saying what to install or set if `model_spec` cannot work here."""
+    from .retry import RetryPolicy
+
     provider_name, _ = parse_model_spec(model_spec)
     provider = PROVIDERS[provider_name]
+    RetryPolicy.from_env()  # a bad RESEARCH_LLM_RETRY_* value is named now, before any work
     if importlib.util.find_spec(provider.module) is None:
         raise UsageError(f"model {model_spec}: the {provider_name} provider is not installed: pip install {provider.package}")
     if not provider.keys or any(os.environ.get(k, "").strip() for k in provider.keys):
@@ -72,7 +88,8 @@ def preflight(model_spec: str) -> None:
 
 
 def resolve_model(model_spec: str, **kw: Any):
-    """A LangChain chat model for `model_spec` (after `preflight`), with a bounded output length."""
+    """A LangChain chat model for `model_spec` (after `preflight`), with a bounded output length,
+    the client's own retries off and a request timeout (any of them can be overridden by `kw`)."""
     from langchain.chat_models import init_chat_model
 
     preflight(model_spec)
@@ -81,6 +98,11 @@ def resolve_model(model_spec: str, **kw: Any):
     bounded = {"max_tokens", "max_output_tokens", "max_completion_tokens", "num_predict"}
     if not bounded & kw.keys():
         kw[provider.max_output_param] = DEFAULT_MAX_OUTPUT_TOKENS
+    for key, value in provider.no_client_retries:
+        if not {"max_retries", "retries"} & kw.keys():
+            kw[key] = value
+    if provider.timeout_param and not {"timeout", "request_timeout", "default_request_timeout"} & kw.keys():
+        kw[provider.timeout_param] = DEFAULT_REQUEST_TIMEOUT
     try:
         return init_chat_model(name, model_provider=provider_name, **kw)
     except ImportError as exc:
