@@ -38,6 +38,34 @@ def docstrings(path: Path) -> dict[str, str]:
     return out
 
 
+def _constant(path: Path, name: str):
+    """A module-level literal of a test file, read without importing it."""
+    if not path.is_file():
+        return None
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        if isinstance(target, ast.Name) and target.id == name and node.value is not None:
+            return node.value
+    return None
+
+
+def fault_names() -> list[str]:
+    """The provider faults tests/test_faults.py injects: its FAULTS then REJECTED keys, in order."""
+    names = []
+    for const in ("FAULTS", "REJECTED"):
+        node = _constant(ROOT / "tests" / "test_faults.py", const)
+        if isinstance(node, ast.Dict):
+            names += [k.value for k in node.keys if isinstance(k, ast.Constant)]
+    return names
+
+
+def adversarial_examples() -> str:
+    """The default example count of the adversarial property test (the string default of its env variable)."""
+    node = _constant(ROOT / "tests" / "test_adversarial.py", "EXAMPLES")
+    defaults = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and str(c.value).isdigit()] if node else []
+    return defaults[-1] if defaults else "several"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "reliability.md"))
@@ -49,12 +77,19 @@ def main() -> None:
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         tree = ET.parse(xml)
     rows: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    names = fault_names()
+    by_fault = {n: {"passed": 0, "failed": 0, "skipped": 0, "how": set()} for n in names}
     for case in tree.iter("testcase"):
         module = case.get("classname", "").rsplit(".", 1)[-1]
-        func = case.get("name", "").split("[", 1)[0]
+        func, _, param = case.get("name", "").partition("[")
         outcome = "failed" if case.find("failure") is not None or case.find("error") is not None else \
                   "skipped" if case.find("skipped") is not None else "passed"
         rows[(module, func)][outcome] += 1
+        fault = next((n for n in sorted(names, key=len, reverse=True)
+                      if param.startswith(f"fault-{n}-") or param == f"fault-{n}]"), None)
+        if fault:
+            by_fault[fault][outcome] += 1
+            by_fault[fault]["how"].add(func.removeprefix("test_").replace("_", " "))
     docs = {m: docstrings(ROOT / "tests" / f"{m}.py") for m in {m for m, _ in rows}}
     total = defaultdict(int)
     lines = [
@@ -74,6 +109,18 @@ def main() -> None:
         lines.append(f"| {docs[module].get(func, func)} | {n} | {counts['passed']} | {counts['failed']} | {counts['skipped']} | "
                      f"`{module}::{func}` |")
     lines += ["", f"Total: {sum(total.values())} cases, {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped.", ""]
+    tried = [n for n in names if by_fault[n]["how"]]
+    if tried:
+        lines += ["## Provider faults, one by one", "",
+                  "Each fault is served by a local Gemini-compatible stub to the real `langchain-google-genai` client.", "",
+                  "| provider fault | cases | passed | failed | tried as |", "|---|---:|---:|---:|---|"]
+        for name in tried:
+            c = by_fault[name]
+            lines.append(f"| {name} | {c['passed'] + c['failed'] + c['skipped']} | {c['passed']} | {c['failed']} | "
+                         f"{'; '.join(sorted(c['how']))} |")
+        lines.append("")
+    lines += [f"The adversarial property test counts as one case above; each run plays {adversarial_examples()} "
+              "hypothesis examples (seeds) plus pinned ones, and `RESEARCH_ADVERSARIAL_EXAMPLES=N` plays more.", ""]
     Path(args.out).write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {args.out}: {sum(total.values())} cases, {total['failed']} failed")
     sys.exit(1 if total["failed"] else 0)
