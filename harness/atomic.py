@@ -20,32 +20,38 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_temp(path: Path, data: bytes) -> Path:
-    """Write `data` to a fresh temp file beside `path` and fsync it; return the temp path."""
+def write_temp(path: Path, data: bytes, durable: bool = True) -> Path:
+    """Write `data` to a fresh temp file beside `path` (fsynced when `durable`); return the temp path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return Path(tmp)
 
 
-def commit_temp(tmp: Path, path: Path) -> None:
+def commit_temp(tmp: Path, path: Path, durable: bool = True) -> None:
     """Atomically move a temp file from `write_temp` into place."""
     os.replace(tmp, path)
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so readers see the old or the new file, never a mix."""
-    tmp = write_temp(path, data)
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+    """Replace `path` with `data` so readers see the old or the new file, never a mix.
+
+    `durable=False` skips the fsyncs: still atomic and still safe against a killed process
+    (the page cache outlives it), but the last version may be lost to a power cut.
+    """
+    tmp = write_temp(path, data, durable)
     try:
-        commit_temp(tmp, path)
+        commit_temp(tmp, path, durable)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

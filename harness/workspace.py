@@ -340,12 +340,15 @@ class Workspace:
 
     # ---- manifest and trace ---------------------------------------------------------
 
-    def update_manifest(self, fn: Callable[[dict[str, Any]], None], *, check: bool = True) -> dict[str, Any]:
+    def update_manifest(self, fn: Callable[[dict[str, Any]], None], *, check: bool = True,
+                        durable: bool = True) -> dict[str, Any]:
         """Apply `fn` to run.json, validate it, and write it atomically.
 
         `check=False` is for the hot paths whose change is built by this module from
         values it computed itself (index entries, budget counters); every other update,
         and `research validate`, checks the whole manifest against its schema.
+        `durable=False` (budget counters after every model call) skips the fsyncs: the
+        rewrite stays atomic and survives a killed process, not a power cut.
         """
         with self._lock:
             # A checked update works on a copy so a rejected change leaves the manifest as it was.
@@ -356,7 +359,7 @@ class Workspace:
             if problems:
                 raise ArtifactInvalid(problems)
             with _storage("run.json"):
-                atomic_write(self.root / "run.json", dump_json(updated).encode("utf-8"))
+                atomic_write(self.root / "run.json", dump_json(updated).encode("utf-8"), durable)
             self._manifest = updated
             return updated
 

@@ -66,7 +66,7 @@ def _corpus_summary(corpus: Corpus) -> dict[str, Any]:
 
 def _context(ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events, models) -> RunContext:
     def persist(budget: Budget) -> None:
-        ws.update_manifest(lambda m: m.__setitem__("budget", budget.snapshot()), check=False)
+        ws.update_manifest(lambda m: m.__setitem__("budget", budget.snapshot()), check=False, durable=False)
 
     manifest = ws.manifest
     saved = manifest.get("budget") or {}

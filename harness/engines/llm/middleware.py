@@ -356,4 +356,22 @@ def budgeted_summarization(model: Any, backend: Any, ctx: AgentContext, retrier:
         reply = retrier.call(attempt, accept_empty=True) if retrier is not None else attempt()
         return (reply.text or "").strip() or "No summary was produced."
 
-    return create_summarization_middleware(model, backend, summarizer=summarize)
+    return create_summarization_middleware(model, backend, summarizer=summarize, token_counter=_token_counter())
+
+
+def _token_counter():
+    """deepagents' approximate token count, with each tool set's schema size counted once per delegation
+    (the default re-serializes every tool schema before every model call)."""
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    schema_tokens: dict[tuple[int, ...], int] = {}
+
+    def count(messages, *, tools=None, **kw) -> int:
+        n = count_tokens_approximately(messages, **kw)
+        if tools:
+            key = tuple(id(t) for t in tools)
+            if key not in schema_tokens:
+                schema_tokens[key] = count_tokens_approximately([], tools=list(tools))
+            n += schema_tokens[key]
+        return n
+    return count
