@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.policy import HARNESS, TOOLS
+from harness.policy import TOOLS
 from harness.specs import load_default_specs
 from harness.textnorm import plan_content_sha256, sha256_text
 from harness.workspace import Workspace
@@ -135,11 +135,7 @@ FIXTURE_QUESTION = "How do `fastjson`, `slowxml` and `ghostlib` compare in speed
 
 
 def write_fixture_corpus(root: Path) -> Path:
-    for rel, text in FIXTURE_DOCS.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return write_docs(root, FIXTURE_DOCS)
 
 
 @pytest.fixture
@@ -153,3 +149,40 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+# ---- shared by the llm-engine tests (scripted models, the Gemini stub, faults, the adversary) -----------------
+
+ASYNCIO_DOCS = {
+    "taskgroup.md": "# asyncio.TaskGroup\n\nAn asynchronous context manager holding a group of tasks.\n\n"
+                    "The first time any of the tasks belonging to the group fails with an exception other than "
+                    "asyncio.CancelledError, the remaining tasks in the group are cancelled.\n",
+    "timeout.md": "# asyncio.timeout\n\nThe timeout context manager limits the time spent waiting on something.\n\n"
+                  "If the block takes longer than the delay, the current task is cancelled and the exception is "
+                  "transformed into TimeoutError.\n",
+    "gather.md": "# asyncio.gather\n\nRun awaitable objects in the sequence concurrently.\n\n"
+                 "If return_exceptions is False, the first raised exception is immediately propagated to the task "
+                 "that awaits on gather.\n",
+}
+
+
+def write_docs(root: Path, docs: dict[str, str]) -> Path:
+    """Write a corpus folder: relative path -> text."""
+    for rel, text in docs.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def trace(run_dir: Path) -> list[dict]:
+    from harness.tracefile import read_events
+    return read_events(run_dir)
+
+
+def delegations(run_dir: Path, agent: str | None = None) -> list[dict]:
+    return [e for e in trace(run_dir) if e["event"] == "delegation" and (agent is None or e["agent"] == agent)]
+
+
+def manifest(run_dir: Path) -> dict:
+    return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))

@@ -17,12 +17,12 @@ import re
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, ToolMessage
 
 from adversarial import INJECTED_DOC, MOVES, Adversary
+from conftest import ASYNCIO_DOCS, write_docs
 from harness.config import build_config
 from harness.orchestrator.runner import RunResult, start_run
 from harness.paths import matches
@@ -33,18 +33,7 @@ from harness.validate import validate_workspace
 from harness.workspace import TERMINAL_STATUSES
 
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"
-CORPUS = {
-    "taskgroup.md": "# asyncio.TaskGroup\n\nAn asynchronous context manager holding a group of tasks.\n\n"
-                    "The first time any of the tasks belonging to the group fails with an exception other than "
-                    "asyncio.CancelledError, the remaining tasks in the group are cancelled.\n",
-    "timeout.md": "# asyncio.timeout\n\nThe timeout context manager limits the time spent waiting on something.\n\n"
-                  "If the block takes longer than the delay, the current task is cancelled and the exception is "
-                  "transformed into TimeoutError.\n",
-    "gather.md": "# asyncio.gather\n\nRun awaitable objects in the sequence concurrently.\n\n"
-                 "If return_exceptions is False, the first raised exception is immediately propagated to the task "
-                 "that awaits on gather.\n",
-    "forum/notes.md": INJECTED_DOC,
-}
+CORPUS = {**ASYNCIO_DOCS, "forum/notes.md": INJECTED_DOC}
 EXAMPLES = int(os.environ.get("RESEARCH_ADVERSARIAL_EXAMPLES", "25"))
 COVERAGE_SEEDS = (0, 1, 2, 3, 5, 6, 7, 9, 13, 15)  # fixed seeds that between them reach every terminal status
 TIGHT_BUDGET_SEEDS = {6: 14}  # seed -> llm_calls: a run budget that runs out mid-pipeline
@@ -58,11 +47,7 @@ SPECS = load_default_specs()
 
 
 def write_corpus(root: Path) -> Path:
-    for rel, text in CORPUS.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return root
+    return write_docs(root, CORPUS)
 
 
 def listing(root: Path, skip: Path | None = None) -> dict[str, str]:

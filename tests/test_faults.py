@@ -49,18 +49,12 @@ from harness.runtime.interface import Brief
 from harness.specs import ROLES
 from harness.validate import validate_workspace
 from harness.workspace import TERMINAL_STATUSES, Workspace
+from conftest import ASYNCIO_DOCS, delegations, manifest, write_docs
 from scripted import GeminiDispatch, role_of_system_prompt, role_policies
 
 QUESTION = "How do failures propagate in asyncio task groups and timeouts?"
 MODEL = "google_genai:gemini-3.5-flash"
-CORPUS = {
-    "taskgroup.md": "# asyncio.TaskGroup\n\nAn asynchronous context manager holding a group of tasks.\n\n"
-                    "The first time any of the tasks belonging to the group fails with an exception other than "
-                    "asyncio.CancelledError, the remaining tasks in the group are cancelled.\n",
-    "timeout.md": "# asyncio.timeout\n\nThe timeout context manager limits the time spent waiting on something.\n\n"
-                  "If the block takes longer than the delay, the current task is cancelled and the exception is "
-                  "transformed into TimeoutError.\n",
-}
+CORPUS = {name: ASYNCIO_DOCS[name] for name in ("taskgroup.md", "timeout.md")}
 
 ATTEMPTS = 3  # the retry bound in these tests (RESEARCH_LLM_RETRY_ATTEMPTS / _EMPTY_ATTEMPTS)
 CLIENT_TIMEOUT = 0.5  # seconds: the request timeout resolve_model gives the client in these tests
@@ -136,11 +130,7 @@ class FaultInjector:
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    d = tmp_path / "corpus"
-    d.mkdir()
-    for name, text in CORPUS.items():
-        (d / name).write_text(text, encoding="utf-8")
-    return d
+    return write_docs(tmp_path / "corpus", CORPUS)
 
 
 @pytest.fixture
@@ -164,18 +154,6 @@ def run_with(injector: FaultInjector, tmp_path: Path, corpus: Path, monkeypatch,
         errors = stub.errors
     assert not errors, errors
     return result, requests
-
-
-def trace(run: Path) -> list[dict]:
-    return [json.loads(line) for line in (run / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
-
-
-def delegations(run: Path, agent: str | None = None) -> list[dict]:
-    return [e for e in trace(run) if e["event"] == "delegation" and (agent is None or e["agent"] == agent)]
-
-
-def manifest(run: Path) -> dict:
-    return json.loads((run / "run.json").read_text(encoding="utf-8"))
 
 
 def fault_lines(event: dict, kind: str | None = None) -> list[str]:

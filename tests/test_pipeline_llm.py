@@ -25,23 +25,14 @@ from harness.specs import ROLES, load_default_specs
 from harness.validate import validate_workspace
 from harness.workspace import Workspace
 
+from conftest import ASYNCIO_DOCS, delegations, manifest, trace, write_docs
 from scripted import (UNCITED, Call, GeminiDispatch, Say, ScriptedChatModel, Turn, analyst_policy, call, file_text,
                       researcher_policy, reviewer_policy, role_policies, scripted_models, writer_policy)
 
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"
 MODEL = "scripted:fake"
 
-CORPUS = {
-    "taskgroup.md": "# asyncio.TaskGroup\n\nAn asynchronous context manager holding a group of tasks.\n\n"
-                    "The first time any of the tasks belonging to the group fails with an exception other than "
-                    "asyncio.CancelledError, the remaining tasks in the group are cancelled.\n",
-    "timeout.md": "# asyncio.timeout\n\nThe timeout context manager limits the time spent waiting on something.\n\n"
-                  "If the block takes longer than the delay, the current task is cancelled and the exception is "
-                  "transformed into TimeoutError.\n",
-    "gather.md": "# asyncio.gather\n\nRun awaitable objects in the sequence concurrently.\n\n"
-                 "If return_exceptions is False, the first raised exception is immediately propagated to the task "
-                 "that awaits on gather.\n",
-}
+CORPUS = ASYNCIO_DOCS
 
 
 @pytest.fixture(autouse=True)
@@ -53,11 +44,7 @@ def _offline_env(tmp_path, monkeypatch):
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    d = tmp_path / "corpus"
-    d.mkdir()
-    for name, text in CORPUS.items():
-        (d / name).write_text(text, encoding="utf-8")
-    return d
+    return write_docs(tmp_path / "corpus", CORPUS)
 
 
 @pytest.fixture(scope="module")
@@ -69,18 +56,6 @@ def config(tmp_path: Path, corpus: Path, **kw):
     kw.setdefault("yes", True)
     kw.setdefault("model", MODEL)
     return build_config(QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", **kw)
-
-
-def trace(run_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
-
-
-def delegations(run_dir: Path, agent: str | None = None) -> list[dict]:
-    return [e for e in trace(run_dir) if e["event"] == "delegation" and (agent is None or e["agent"] == agent)]
-
-
-def manifest(run_dir: Path) -> dict:
-    return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
 
 
 def ts(value: str) -> datetime:

@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -193,12 +192,10 @@ def test_api_keys_never_land_in_the_workspace(tmp_path, monkeypatch):
     """An API key used for a whole llm run appears in no file of the run (run.json, trace, checkpoints, viewer)."""
     from gemini_stub import GeminiStub, point_env_at_stub
     from scripted import GeminiDispatch, role_policies
-    from test_pipeline_llm import CORPUS, QUESTION
+    from conftest import ASYNCIO_DOCS, write_docs
+    from test_pipeline_llm import QUESTION
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in CORPUS.items():
-        (corpus / name).write_text(text)
+    corpus = write_docs(tmp_path / "corpus", ASYNCIO_DOCS)
     secret = "AIzaSy-test-secret-" + os.urandom(8).hex()
     with GeminiStub(responder=GeminiDispatch(role_policies(n_research=2)), expected_api_key=secret) as stub:
         point_env_at_stub(monkeypatch, stub, secret)

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 
 from harness.textnorm import sha256_text
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from harness.textnorm import sha256_bytes
 from harness.validate import validate_workspace
 from harness.workspace import Workspace
 
-from conftest import CARD_ID, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
+from conftest import CARD_ID, SOURCE_ID, make_card, make_plan, source_record
 
 
 def _create(runs_dir: str) -> str:
