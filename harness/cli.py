@@ -62,7 +62,8 @@ def inspect(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Show a run at a glance: status, plan, sources, cards, claims, drafts, reviews, budget."""
-    s = summarize(_run_dir(run_dir))
+    run_dir = _run_dir(run_dir)
+    s = {"path": str(run_dir.resolve()), **summarize(run_dir)}
     if as_json:
         print(json.dumps(s, indent=2, ensure_ascii=False))
         return
@@ -89,7 +90,7 @@ def inspect(
     spent, limits = s["budget"]["spent"], s["budget"]["limits"]
     if spent or limits:
         out.print("budget: " + ", ".join(f"{k} {spent.get(k, 0)}/{limits.get(k) if limits.get(k) is not None else '∞'}" for k in ("llm_calls", "tokens", "searches", "wall_seconds")))
-    out.print(f"final report: {s['final_report'] or 'not yet'}")
+    out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
 
 
 def _display(quiet: bool, as_json: bool):

@@ -60,7 +60,6 @@ def summarize(root: Path | str) -> dict[str, Any]:
     final = "final-report.md" if (root / "final-report.md").is_file() else None
     return {
         "run_id": run.get("run_id"),
-        "path": str(root),
         "status": run.get("status"),
         "status_reason": run.get("status_reason"),
         "question": run.get("question"),
@@ -74,5 +73,5 @@ def summarize(root: Path | str) -> dict[str, Any]:
         "drafts": drafts,
         "reviews": reviews,
         "budget": {"limits": budget.get("limits", {}), "spent": budget.get("spent", {})},
-        "final_report": str(root / final) if final else None,
+        "final_report": final,  # workspace-relative, like every path here: the summary travels (viewer) without local paths
     }
