@@ -5,7 +5,8 @@ Definitions (also in docs/metrics.md):
 - citation_correctness: (sentence, cited claim) pairs whose claim exists and is reportable, whose
   cards' quotes are verbatim in their sources, and which the claim supports (harness/review/support.py:
   a third of the sentence's content words, and all its numbers, in the claim's statement,
-  limitations and quotes) / all such pairs.
+  limitations and quotes), and which an LLM Reviewer, when one reviewed the draft, did not flag as
+  citation_not_supporting / all such pairs. `judge` says which: "lexical" or "lexical+llm (model)".
 - primary_source_ratio: primary sources / sources reached through the report's citations.
 - conflict_disclosure_rate: conflicted claims that are either cited with the disagreement stated or
   named in a non-factual sentence (e.g. Limitations) / conflicted claims in claims.json.
@@ -35,6 +36,28 @@ def _ratio(num: int, den: int) -> dict[str, Any]:
 
 
 
+def _llm_judgement(reader: FileReader, draft_rel: str | None) -> tuple[set[tuple[int, str]], str]:
+    """(line, claim) citations an LLM Reviewer judged unsupported in the review of this draft, and the judge's name.
+
+    With a model reviewing, its semantic `citation_not_supporting` defects count against
+    citation correctness on top of the lexical rule; it never turns a lexical failure into a pass.
+    """
+    if not draft_rel:
+        return set(), "lexical"
+    for path in sorted((reader.root / "reviews").glob("review-*.json"), reverse=True):
+        review = reader.read_json(f"reviews/{path.name}") or {}
+        if review.get("draft") != draft_rel:
+            continue
+        by = review.get("reviewed_by") or {}
+        if by.get("engine") != "llm":
+            return set(), "lexical"
+        flagged = {((d.get("location") or {}).get("line"), cid) for d in review.get("defects", [])
+                   if d.get("origin") == "llm" and d.get("code") == "citation_not_supporting"
+                   for cid in (d.get("refs") or {}).get("claims", [])}
+        return flagged, f"lexical+llm ({by.get('model')})"
+    return set(), "lexical"
+
+
 def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str, dict] | None = None,
                     wall_seconds: float = 0.0) -> dict[str, Any]:
     root = Path(root)
@@ -47,6 +70,7 @@ def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str,
     sentences = parse_draft(text) if text else []
     factual = [s for s in sentences if s.factual]
 
+    judged, judge = _llm_judgement(reader, draft_rel)
     pairs = correct = 0
     cited_sources: set[str] = set()
     cited_questions: set[str] = set()
@@ -68,7 +92,7 @@ def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str,
                 cited_sources.add(card["source_id"])
                 quotes.append(card["quote"])
             evidence = evidence_text(claim, quotes)
-            if ok and supports(s.plain, evidence):
+            if ok and supports(s.plain, evidence) and (s.line, cid) not in judged:
                 correct += 1
     kinds = [(reader.read_json(f"sources/{sid}.json") or {}).get("kind") for sid in sorted(cited_sources)]
 
@@ -108,7 +132,7 @@ def compute_metrics(root: Path | str, draft_rel: str | None, branches: dict[str,
             "unsupported_claim_rate": _ratio(sum(1 for c in claims.values() if c["status"] in ("rejected", "unsupported")), len(claims)),
             "plan_coverage": _ratio(covered, len(research)),
         },
-        "judge": "lexical",
+        "judge": judge,
         "roles": roles,
         "wall_seconds": round(wall_seconds, 3),
     }
