@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from ...budget import DelegationTimeout
 from ...errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused, WorkspaceError
-from ...paths import matches, normalize_relpath
+from ...paths import normalize_relpath
 from ...runtime.context import AgentContext
 from .models import max_output_tokens
 from .retry import Retrier, is_empty_message
@@ -97,9 +97,7 @@ class WorkspaceWriteGuard(AgentMiddleware):
 
     def __init__(self, ctx: AgentContext):
         super().__init__()
-        self.ctx = ctx
-        if not any(getattr(t, "declared_outputs_guard", False) for t in ctx.transforms):
-            ctx.transforms.insert(0, declared_outputs_only(ctx))
+        self.ctx = ctx  # ctx.write refuses paths this step's brief does not name, for every engine
 
     def _perform(self, call: dict[str, Any]) -> ToolMessage:
         args = call.get("args") or {}
@@ -153,31 +151,6 @@ class WorkspaceWriteGuard(AgentMiddleware):
     async def awrap_tool_call(self, request, handler):
         result = self._intercept(request)
         return result if result is not None else await handler(request)
-
-
-def declared_outputs_only(ctx: AgentContext):
-    """A write transform refusing paths the role may write but this delegation was not asked to.
-
-    The spec's globs say what a role may ever write (`drafts/*.md`); the brief names this
-    delegation's outputs (`drafts/draft-2.md`). Without this check a Writer could overwrite
-    a draft that was already reviewed, a Reviewer an earlier review, a Researcher another
-    branch's cards. It runs inside `ctx.write`, so a refusal counts against the retry bound.
-    Paths the role may not write at all are left to the workspace's own refusal.
-    """
-    # an entry naming a folder ("source-cards/") stands for everything under it
-    outputs = tuple(p + "**" if p.endswith("/") else p for p in ctx.brief.outputs)
-
-    def transform(rel: str, content: Any) -> Any:
-        try:
-            canonical = normalize_relpath(rel)
-        except PathRefused:
-            return content  # the workspace refuses it with its own message
-        if outputs and ctx.spec.policy.may_write(canonical) and not matches(canonical, outputs):
-            raise PermissionRefused(f"{canonical}: not an output of this step; write only {', '.join(outputs)}")
-        return content
-
-    transform.declared_outputs_guard = True  # type: ignore[attr-defined]
-    return transform
 
 
 # ---- tools ----------------------------------------------------------------------------------
