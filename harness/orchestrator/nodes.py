@@ -121,13 +121,12 @@ class Pipeline:
                       facts={"search_terms": ", ".join(question.get("search_terms", [])) or "(none)"})
         outcome = delegate(self.run, brief, delegation_id=f"researcher-{qid}-r{rnd}")
         cards = sorted(p.rsplit("/", 1)[-1][:-5] for p in outcome.outputs if p.startswith("source-cards/"))
-        sources = sorted({json.loads(self.ws.read_text(f"source-cards/{c}.json", HARNESS))["source_id"] for c in cards})
         status = {"completed": "completed", "blocked": "blocked", "timeout": "timeout"}.get(outcome.status, "failed")
         reason = outcome.reason
         if status == "completed" and not cards:  # "done" with nothing written is no evidence
             status, reason = "blocked", f"no_evidence: the researcher wrote no evidence cards ({outcome.summary[:120]})"
         (self.ws.private_dir / "branches" / f"{qid}-r{rnd}.json").unlink(missing_ok=True)
-        return {"branches": {qid: {"status": status, "reason": reason, "cards": cards, "sources": sources,
+        return {"branches": {qid: {"status": status, "reason": reason, "cards": cards,
                                    "round": rnd, "budget_exhausted": outcome.status == "budget_exhausted",
                                    "searched": sorted(self.run.tools.searched(qid)) if self.run.tools else []}}}
 
