@@ -40,6 +40,7 @@ from harness.config import build_config
 from harness.engines.llm import models as llm_models
 from harness.engines.llm import retry as retry_mod
 from harness.engines.llm.agent import DeepAgentRole
+from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.retry import (FAULT_KINDS, Fault, ProviderError, Retrier, RetryPolicy, classify_exception,
                                        classify_reply)
 from harness.errors import UsageError
@@ -358,12 +359,13 @@ def test_async_model_calls_are_retried_and_charged_too(tmp_path, specs):
         role = DeepAgentRole(specs["planner"], chat_model(stub), retry=RetryPolicy(jitter=0))
         ctx = _ctx(ws, specs["planner"])
         agent = role.build(ctx)
-        role.retrier.asleep = asleep
-        out = asyncio.run(agent.ainvoke({"messages": [HumanMessage("Plan.")]}))
+        retrier = role.new_retrier(ctx)
+        retrier.asleep = asleep
+        out = asyncio.run(agent.ainvoke({"messages": [HumanMessage("Plan.")]}, context=Delegation(ctx, retrier)))
         assert len(stub.generate_requests) == 3
     assert out["messages"][-1].text.startswith("BLOCKED:")
     assert slept == [1.0, 0.0] and ctx.llm_calls == 3 and ctx.provider_retries == 2
-    assert role.retrier.kinds == ["rate_limit", "malformed_function_call"]
+    assert retrier.kinds == ["rate_limit", "malformed_function_call"]
 
 
 def test_resolve_model_turns_the_client_retries_off_and_sets_a_timeout(monkeypatch):

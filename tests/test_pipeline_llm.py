@@ -450,6 +450,34 @@ def test_research_branches_overlap_only_when_concurrency_allows(tmp_path, corpus
     assert_clean(result.run_dir)
 
 
+def test_concurrent_branches_share_one_compiled_agent_and_keep_their_own_delegation(tmp_path, corpus, monkeypatch):
+    """Each role's graph is compiled once per run; concurrent branches keep their own context, budget and outputs."""
+    import deepagents
+
+    compiled: list[str] = []
+    real = deepagents.create_deep_agent
+
+    def counting(*a, **kw):
+        compiled.append(kw["name"])
+        return real(*a, **kw)
+
+    monkeypatch.setattr(deepagents, "create_deep_agent", counting)
+    models = scripted_models(role_policies(n_research=3), delays={"researcher": 0.3})
+    result = start_run(config(tmp_path, corpus, concurrency=3), models=models)
+    assert result.status == "completed"
+    assert sorted(compiled) == sorted(f"{r}-llm" for r in ROLES)  # once per role, although 3 branches ran at once
+    assert max(s for s, _ in _research_intervals(result.run_dir)) < min(e for _, e in _research_intervals(result.run_dir))
+    branches = delegations(result.run_dir, "researcher")
+    assert len(branches) == 3
+    for e in branches:  # each branch is charged its own 3 calls and owns exactly its own question's card
+        assert e["llm_calls"] == 3 and e["tokens"] > 0 and e["errors"] == []
+        assert len(e["outputs"]) == 1 and e["outputs"][0]["path"].startswith(f"source-cards/{e['question_id'].lower()}-")
+        card = json.loads((result.run_dir / e["outputs"][0]["path"]).read_text())
+        assert card["question_id"] == e["question_id"]
+    assert sum(e["llm_calls"] for e in delegations(result.run_dir)) == sum(len(m.calls) for m in models.values())
+    assert_clean(result.run_dir)
+
+
 # ---- 8. the real Gemini client against the local stub ---------------------------------------------------
 
 def test_all_five_roles_through_the_real_gemini_client_against_the_stub(tmp_path, corpus, specs):

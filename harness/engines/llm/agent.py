@@ -1,4 +1,4 @@
-"""`DeepAgentRole`: one role run as a deepagents agent, built afresh for every delegation.
+"""`DeepAgentRole`: one role run as a deepagents agent, compiled once per run.
 
 The agent sees its system prompt (the spec's prompt plus an output contract generated
 from the artifact's JSON Schema) and one message, the brief, never the parent's
@@ -9,12 +9,17 @@ tools (`ToolAllowlist`); each model call is budgeted (`BudgetGuard`), and provid
 are retried with backoff, each attempt budgeted and traced (`ProviderRetry`). Library
 scratch (evicted large tool results, summarized history) goes to an in-memory
 `/scratch/` route, never into the audited folders.
+
+The compiled graph is shared by every delegation of the role in one run, concurrent
+research branches included; each delegation's context and retry loop travel as the
+graph's runtime context (`delegation.Delegation`), so the guards never mix them up.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -26,6 +31,7 @@ from ...runtime.context import AgentContext
 from ...runtime.interface import AgentResult, Brief
 from ...schemas import schema as load_schema
 from ...specs import AgentSpec
+from .delegation import Delegation
 from .middleware import BudgetGuard, NoSubagents, ProviderRetry, ToolAllowlist, WorkspaceWriteGuard, budgeted_summarization
 from .models import resolve_model
 from .retry import ProviderError, Retrier, RetryPolicy, record_faults
@@ -227,7 +233,9 @@ class DeepAgentRole:
             policy = dataclasses.replace(policy, empty_attempts=empty_retries + 1)
         self.retry = policy
         self.sleep = sleep
-        self.retrier: Retrier | None = None  # the most recently built delegation's (for tests; branches run concurrently)
+        self.retrier: Retrier | None = None  # the most recently started delegation's (for tests; branches run concurrently)
+        self._compiled: tuple[tuple[str, str, str | None], Any] | None = None  # (workspace, run id, model) -> graph
+        self._compile_lock = threading.Lock()
 
     # The pieces, public so tests and the orchestrator's trace can show them.
 
@@ -249,8 +257,20 @@ class DeepAgentRole:
     def offered_tools(self) -> tuple[str, ...]:
         return tuple(self.spec.tools)
 
-    def build(self, ctx: AgentContext, retrier: Retrier | None = None):
-        """The compiled agent for one delegation (a fresh graph: its backend is this run's workspace)."""
+    def build(self, ctx: AgentContext):
+        """The compiled agent for `ctx`'s run: built by the first delegation, reused by the rest.
+
+        Invoke it with `context=Delegation(ctx, retrier)`. What it is compiled from is the
+        same for every delegation of the role in one run (spec, model, the run's workspace
+        and id); a context from another run or workspace gets a graph of its own.
+        """
+        key = (str(ctx.workspace.root), ctx.run_id, ctx.model)
+        with self._compile_lock:  # parallel branches: one compiles, the others wait for it
+            if self._compiled is None or self._compiled[0] != key:
+                self._compiled = (key, self._compile(ctx))
+            return self._compiled[1]
+
+    def _compile(self, ctx: AgentContext):
         from deepagents import create_deep_agent
         from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
         from deepagents.middleware.filesystem import FilesystemMiddleware
@@ -266,26 +286,25 @@ class DeepAgentRole:
         # general-purpose subagent; NoSubagents then takes the SubAgentMiddleware slot, so no `task` tool.
         placeholder = {"name": "general-purpose", "description": "unused",
                        "runnable": RunnableLambda(lambda _state: {"messages": []})}
-        retrier = retrier or self.new_retrier(ctx)
-        self.retrier = retrier
         middleware = [
             FilesystemMiddleware(backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens),
             NoSubagents(),
-            budgeted_summarization(self.model, backend, ctx, retrier),
+            budgeted_summarization(self.model, backend),
             ToolAllowlist(self.offered_tools(), spec.role),
-            WorkspaceWriteGuard(ctx),
-            ProviderRetry(retrier),  # outside BudgetGuard: every attempt is checked and charged
-            BudgetGuard(ctx),
+            WorkspaceWriteGuard(),
+            ProviderRetry(),  # outside BudgetGuard: every attempt is checked and charged
+            BudgetGuard(),
         ]
         return create_deep_agent(
             model=self.model,
-            tools=build_source_tools(ctx),
+            tools=build_source_tools(spec),
             system_prompt=self.system_prompt(ctx),
             middleware=middleware,
             subagents=[placeholder],
             permissions=permission_rules(spec),
             backend=backend,
             name=f"{spec.role}-llm",
+            context_schema=Delegation,
             # A delegation is one unit of work for the parent: it restarts from its brief on
             # resume, so it must not inherit the parent's checkpointer (which would resume it
             # mid-conversation after its partial outputs were cleaned up).
@@ -304,10 +323,12 @@ class DeepAgentRole:
 
     def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         retrier = self.new_retrier(ctx)  # one per delegation: parallel research branches share this role object
-        agent = self.build(ctx, retrier)
+        self.retrier = retrier
+        agent = self.build(ctx)
         try:
             result = agent.invoke({"messages": [HumanMessage(brief.render())]},
-                                  config={"recursion_limit": self.recursion_limit()})
+                                  config={"recursion_limit": self.recursion_limit()},
+                                  context=Delegation(ctx, retrier))
         except GraphRecursionError:
             raise BudgetExhausted(f"{self.spec.role}: the agent ran past its step limit ({self.recursion_limit()} steps)") from None
         except ProviderError as exc:  # the provider kept failing past the retry bound: the step fails, with why

@@ -14,6 +14,9 @@
 - `budgeted_summarization`: deepagents' summarization, with its model calls charged too.
 
 Each provides sync and async hooks (langchain calls `awrap_*` under `ainvoke`/`astream`).
+The middleware is built once per role and run and shared by concurrent delegations: what
+belongs to one delegation (its `AgentContext`, its retry loop) comes from the runtime
+context of the call (`delegation.of(request.runtime)`), never from an attribute.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ from ...budget import DelegationTimeout
 from ...errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused, WorkspaceError
 from ...paths import normalize_relpath
 from ...runtime.context import AgentContext
+from . import delegation
 from .models import max_output_tokens
-from .retry import Retrier, is_empty_message
+from .retry import is_empty_message
 
 WRITE_TOOLS = ("write_file", "edit_file")
 DEFAULT_OUTPUT_ALLOWANCE = 4096  # tokens reserved per call when the model has no output bound
@@ -95,38 +99,34 @@ class WorkspaceWriteGuard(AgentMiddleware):
     past the spec's bound) propagates and fails the step.
     """
 
-    def __init__(self, ctx: AgentContext):
-        super().__init__()
-        self.ctx = ctx  # ctx.write refuses paths this step's brief does not name, for every engine
-
-    def _perform(self, call: dict[str, Any]) -> ToolMessage:
+    def _perform(self, call: dict[str, Any], ctx: AgentContext) -> ToolMessage:
         args = call.get("args") or {}
         rel = _virtual_to_rel(args.get("file_path"))
         try:
             if call["name"] == "edit_file":
-                content = self._edited(call, rel, args)
+                content = self._edited(call, rel, args, ctx)
                 if isinstance(content, ToolMessage):
                     return content
             else:
                 content = args.get("content")
                 if not isinstance(content, str):
                     return _error(call, "Error: write_file needs `content` as a string (the whole file)")
-            record = self.ctx.write(rel, content)
+            record = ctx.write(rel, content)  # refuses paths this step's brief does not name, for every engine
         except (ArtifactInvalid, PermissionRefused, PathRefused) as exc:
             return _error(call, f"Error: write refused, nothing was written: {_one_line(exc)}. "
                                 f"Fix what it names and write the whole file again.")
         return ToolMessage(content=f"Wrote /{record.path} ({record.size} bytes, sha256 {record.sha256[:12]}); it passed validation.",
                            name=call["name"], tool_call_id=call.get("id"), status="success")
 
-    def _edited(self, call: dict[str, Any], rel: str, args: dict[str, Any]) -> str | ToolMessage:
+    def _edited(self, call: dict[str, Any], rel: str, args: dict[str, Any], ctx: AgentContext) -> str | ToolMessage:
         old, new = args.get("old_string"), args.get("new_string")
         if not isinstance(old, str) or not isinstance(new, str) or not old:
             return _error(call, "Error: edit_file needs a non-empty old_string and a new_string")
-        if not self.ctx.spec.policy.may_read(rel):
-            raise PermissionRefused(f"{rel}: role '{self.ctx.role}' may not read this path, so it cannot edit it; "
+        if not ctx.spec.policy.may_read(rel):
+            raise PermissionRefused(f"{rel}: role '{ctx.role}' may not read this path, so it cannot edit it; "
                                     f"write the whole file with write_file")
         try:
-            current = self.ctx.read_text(rel)
+            current = ctx.read_text(rel)
         except WorkspaceError as exc:
             if isinstance(exc, (PermissionRefused, PathRefused)):
                 raise
@@ -142,7 +142,7 @@ class WorkspaceWriteGuard(AgentMiddleware):
         call = request.tool_call
         if call.get("name") not in WRITE_TOOLS:
             return None
-        return self._perform(call)
+        return self._perform(call, delegation.of(request.runtime).ctx)
 
     def wrap_tool_call(self, request, handler):
         result = self._intercept(request)
@@ -225,9 +225,8 @@ class BudgetGuard(AgentMiddleware):
     `ProviderRetry`'s, which sits outside this guard, so every attempt passes through here.
     """
 
-    def __init__(self, ctx: AgentContext, *, output_allowance: int | None = None):
+    def __init__(self, *, output_allowance: int | None = None):
         super().__init__()
-        self.ctx = ctx
         self.output_allowance = output_allowance
 
     def _estimate(self, request: ModelRequest) -> tuple[int, int]:
@@ -236,60 +235,60 @@ class BudgetGuard(AgentMiddleware):
         messages = ([request.system_message] if request.system_message is not None else []) + list(request.messages)
         return estimate_tokens(messages, request.tools, allowance), allowance
 
-    def _before(self, request: ModelRequest) -> tuple[int, int]:
-        self.ctx.check_deadline()
+    def _before(self, request: ModelRequest, ctx: AgentContext) -> tuple[int, int]:
+        ctx.check_deadline()
         estimate, allowance = self._estimate(request)
-        self.ctx.before_llm_call(estimate)
+        ctx.before_llm_call(estimate)
         return estimate, allowance
 
-    def _after(self, response: Any, estimate: tuple[int, int]) -> None:
+    @staticmethod
+    def _after(response: Any, estimate: tuple[int, int], ctx: AgentContext) -> None:
         message = _ai_message(response)
         whole, allowance = estimate
-        self.ctx.after_llm_call(_used_tokens(message) or (whole - allowance if is_empty_reply(message) else whole))
+        ctx.after_llm_call(_used_tokens(message) or (whole - allowance if is_empty_reply(message) else whole))
 
-    def _failed(self, exc: BaseException, estimate: tuple[int, int]) -> None:
+    @staticmethod
+    def _failed(exc: BaseException, estimate: tuple[int, int], ctx: AgentContext) -> None:
         if not isinstance(exc, (HarnessError, DelegationTimeout)):
             whole, allowance = estimate
-            self.ctx.after_llm_call(whole - allowance)
+            ctx.after_llm_call(whole - allowance)
 
     def wrap_model_call(self, request, handler):
-        estimate = self._before(request)
+        ctx = delegation.of(request.runtime).ctx
+        estimate = self._before(request, ctx)
         try:
             response = handler(request)
         except Exception as exc:
-            self._failed(exc, estimate)
+            self._failed(exc, estimate, ctx)
             raise
-        self._after(response, estimate)
+        self._after(response, estimate, ctx)
         return response
 
     async def awrap_model_call(self, request, handler):
-        estimate = self._before(request)
+        ctx = delegation.of(request.runtime).ctx
+        estimate = self._before(request, ctx)
         try:
             response = await handler(request)
         except Exception as exc:
-            self._failed(exc, estimate)
+            self._failed(exc, estimate, ctx)
             raise
-        self._after(response, estimate)
+        self._after(response, estimate, ctx)
         return response
 
 
 class ProviderRetry(AgentMiddleware):
     """Retry a model call on provider faults (429, 5xx, timeouts, empty replies, MALFORMED_FUNCTION_CALL).
 
-    Bounded and backed off by the `Retrier`'s policy (see `retry.py`); it sits outside
+    Bounded and backed off by the delegation's `Retrier` (see `retry.py`); it sits outside
     `BudgetGuard`, so each attempt is checked and charged like any call. Past the bound,
     `ProviderError` ends the step.
     """
 
-    def __init__(self, retrier: Retrier):
-        super().__init__()
-        self.retrier = retrier
-
     def wrap_model_call(self, request, handler):
-        return self.retrier.call(lambda: handler(request))
+        return delegation.of(request.runtime).retrier.call(lambda: handler(request))
 
     async def awrap_model_call(self, request, handler):
-        return await self.retrier.acall(lambda: handler(request))
+        return await delegation.of(request.runtime).retrier.acall(lambda: handler(request))
 
 
 # ---- structure ------------------------------------------------------------------------------
@@ -304,13 +303,16 @@ class NoSubagents(AgentMiddleware):
         return "SubAgentMiddleware"
 
 
-def budgeted_summarization(model: Any, backend: Any, ctx: AgentContext, retrier: Retrier | None = None):
+def budgeted_summarization(model: Any, backend: Any):
     """deepagents' SummarizationMiddleware whose summary calls go through the same budget checks and retries."""
     from deepagents.middleware.summarization import DEEPAGENTS_DEFAULT_SUMMARY_PROMPT, create_summarization_middleware
 
     allowance = max_output_tokens(model) or DEFAULT_OUTPUT_ALLOWANCE
 
     def summarize(messages: list[BaseMessage]) -> str:
+        # called inside the model node, which is not handed a runtime: read the graph run's own
+        current = delegation.current()
+        ctx, retrier = current.ctx, current.retrier
         prompt = DEEPAGENTS_DEFAULT_SUMMARY_PROMPT.format(messages=get_buffer_string(messages, format="xml")).rstrip()
         estimate = estimate_tokens([HumanMessage(prompt)], (), allowance)
 
@@ -326,14 +328,14 @@ def budgeted_summarization(model: Any, backend: Any, ctx: AgentContext, retrier:
             ctx.after_llm_call(_used_tokens(reply) or (estimate - allowance if is_empty_reply(reply) else estimate))
             return reply
 
-        reply = retrier.call(attempt, accept_empty=True) if retrier is not None else attempt()
+        reply = retrier.call(attempt, accept_empty=True)
         return (reply.text or "").strip() or "No summary was produced."
 
     return create_summarization_middleware(model, backend, summarizer=summarize, token_counter=_token_counter())
 
 
 def _token_counter():
-    """deepagents' approximate token count, with each tool set's schema size counted once per delegation
+    """deepagents' approximate token count, with each tool set's schema size counted once per compiled agent
     (the default re-serializes every tool schema before every model call)."""
     from langchain_core.messages.utils import count_tokens_approximately
 

@@ -1,0 +1,40 @@
+"""What changes from one delegation to the next of a role's compiled agent.
+
+A role's deepagents graph is compiled once per run (compiling costs several ms, and
+research branches run the same role many times, concurrently). Everything that belongs
+to one delegation — its `AgentContext` (brief, budget, outputs, refused writes) and its
+provider-retry loop — travels as LangGraph's runtime context
+(`agent.invoke(..., context=Delegation(ctx, retrier))`), so concurrent branches share the
+graph and its middleware but never each other's state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import HarnessError
+from ...runtime.context import AgentContext
+from .retry import Retrier
+
+
+@dataclass(frozen=True)
+class Delegation:
+    ctx: AgentContext
+    retrier: Retrier
+
+
+def of(runtime: Any) -> Delegation:
+    """The delegation a middleware hook or tool call belongs to (from `request.runtime` or a `ToolRuntime`)."""
+    context = getattr(runtime, "context", None)
+    if not isinstance(context, Delegation):
+        raise HarnessError("llm engine: the agent was invoked without its delegation "
+                           "(pass context=Delegation(ctx, retrier) to invoke)")
+    return context
+
+
+def current() -> Delegation:
+    """The delegation of the graph run this thread is executing (for hooks that are not handed a runtime)."""
+    from langgraph.runtime import get_runtime
+
+    return of(get_runtime())
