@@ -23,8 +23,8 @@ It prints, per N:
 
 Usage: .venv/bin/python bench/bench_orchestration.py                 # about 3 minutes
        .venv/bin/python bench/bench_orchestration.py --repeat 1 --questions 1 4   # quick check
-       .venv/bin/python bench/bench_orchestration.py --ab             # candidate fixes vs baseline
-       .venv/bin/python bench/bench_orchestration.py --try no-inner-checkpoints   # figures with a fix
+       .venv/bin/python bench/bench_orchestration.py --ab             # candidate fixes / what-ifs vs baseline
+       .venv/bin/python bench/bench_orchestration.py --try no-fsync   # all figures with one applied
        .venv/bin/python bench/bench_orchestration.py --profile 4      # cProfile one 0-ms run (concurrency 1)
 """
 
@@ -309,8 +309,8 @@ def instrument() -> Timers:
 
     t = Timers()
     t.wrap(nodes, "delegate", "delegations (whole)")
-    t.wrap(DeepAgentRole, "build", "agent graph built per delegation (create_deep_agent)")
-    t.wrap(Budget, "charge", "budget charge -> run.json rewrite (2 per model call)")
+    t.wrap(DeepAgentRole, "build", "agent graph (compiled once per role and run)")
+    t.wrap(Budget, "charge_many", "budget charge -> run.json rewrite (1 per model call)")
     t.wrap(workspace.Workspace, "update_manifest", "run.json rewrites (all)")
     t.wrap(workspace.Workspace, "set_status", "status changes (checked run.json rewrite + trace)")
     t.wrap(workspace.Workspace, "write", "guarded artifact writes (validate, journal, index, trace)")
@@ -326,7 +326,9 @@ def instrument() -> Timers:
 
 
 # ---- candidate fixes, applied in-process so their effect is measured before anyone edits harness/ ------
-# Each returns an undo function, so `--ab` can interleave runs with and without it.
+# Each returns an undo function, so `--ab` can interleave runs with and without it. The fixes measured
+# this way earlier (subagents without checkpoints, one budget rewrite per call, run.json rewrites without
+# fsync, tool schemas sized once) are in the harness now; what is left here are what-ifs.
 
 def _patch(owner: Any, attr: str, value: Any):
     original = getattr(owner, attr)
@@ -334,92 +336,18 @@ def _patch(owner: Any, attr: str, value: Any):
     return lambda: setattr(owner, attr, original)
 
 
-def try_no_inner_checkpoints():
-    """Subagents compiled with checkpointer=False: their inner steps stop landing in the parent's SQLite
-    (the fix: `create_deep_agent(..., checkpointer=False)` in harness/engines/llm/agent.py DeepAgentRole.build)."""
-    import deepagents
-
-    original = deepagents.create_deep_agent
-
-    def create(*a, **kw):
-        kw.setdefault("checkpointer", False)
-        return original(*a, **kw)
-
-    return _patch(deepagents, "create_deep_agent", create)
+def try_no_fsync():
+    """What-if, not a fix: every os.fsync a no-op (the harness's own and the test harness's; SQLite syncs
+    itself), to show how much of the overhead is waiting for the disk rather than CPU."""
+    return _patch(sys.modules[__name__], "_fsync", lambda fd: None)  # still counted by _counted_fsync
 
 
-def try_budget_persist_per_delegation():
-    """Budget spend written to run.json once per delegation, not at every charge (2 per model call)
-    (the fix: harness/budget.py Budget.charge without `self._persist(self)`; persist in delegate() at the end)."""
-    from harness.budget import Budget
-    from harness.orchestrator import nodes
-
-    def charge(self, role, dim, amount=1):
-        with self._lock:
-            self.spent[dim] += amount
-            self.role_spent.setdefault(role, {d: 0 for d in self.spent})[dim] += amount
-
-    delegate = nodes.delegate
-
-    def delegate_then_persist(run, *a, **kw):
-        try:
-            return delegate(run, *a, **kw)
-        finally:
-            run.budget._persist(run.budget)
-
-    undo = [_patch(Budget, "charge", charge), _patch(nodes, "delegate", delegate_then_persist)]
-    return lambda: [u() for u in reversed(undo)]
-
-
-def try_run_json_no_fsync():
-    """run.json replaced atomically (temp file + rename) but without the two fsyncs
-    (the fix: harness/workspace.py update_manifest; the artifact journal already makes index entries recoverable)."""
-    import harness.workspace as workspace
-
-    def atomic_write(path: Path, data: bytes) -> None:
-        tmp = path.with_name(f".{path.name}.{threading.get_ident()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-
-    return _patch(workspace, "atomic_write", atomic_write)
-
-
-def try_cached_tool_token_count():
-    """deepagents' summarization middleware counts tokens before every model call, converting every tool to its
-    JSON schema each time; a counter that sizes each tool once (the fix: pass `token_counter=` to
-    create_summarization_middleware in harness/engines/llm/middleware.py budgeted_summarization)."""
-    import deepagents.middleware.summarization as summarization
-    from langchain_core.messages.utils import count_tokens_approximately
-
-    sizes: dict[Any, int] = {}
-
-    def counter(messages, tools=None):
-        total = count_tokens_approximately(messages)
-        for tool in tools or ():
-            key = tool.get("name") if isinstance(tool, dict) else getattr(tool, "name", None)
-            if key not in sizes:
-                sizes[key] = count_tokens_approximately([], tools=[tool])
-            total += sizes[key]
-        return total
-
-    original = summarization.create_summarization_middleware
-
-    def create(*a, **kw):
-        kw.setdefault("token_counter", counter)
-        return original(*a, **kw)
-
-    return _patch(summarization, "create_summarization_middleware", create)
-
-
-FIXES = {"no-inner-checkpoints": try_no_inner_checkpoints,
-         "cached-tool-token-count": try_cached_tool_token_count,
-         "budget-persist-per-delegation": try_budget_persist_per_delegation,
-         "run-json-no-fsync": try_run_json_no_fsync}
+FIXES = {"no-fsync": try_no_fsync}
 
 
 def ab(args, corpus: Path, runs: Path) -> None:
     """Each candidate fix alone and all together against the baseline, runs interleaved, best of --repeat."""
-    variants = [("baseline", [])] + [(name, [name]) for name in FIXES] + [("all of them", list(FIXES))]
+    variants = [("baseline", [])] + [(name, [name]) for name in FIXES] + ([("all of them", list(FIXES))] if len(FIXES) > 1 else [])
     n = max(args.questions)
     cases = [(n, n, args.delay), (n, 1, 0.0), (1, 1, args.delay)]
     samples: dict[tuple[str, tuple], list[RunFigures]] = {}
@@ -512,14 +440,36 @@ def profile(n: int, corpus: Path, runs: Path, work: Path) -> None:
     import cProfile
     import pstats
 
-    prof = cProfile.Profile()
-    prof.enable()
-    fig = run_once(n, 1, 0.0, corpus, runs)  # concurrency 1: cProfile sees only the thread that enabled it
-    prof.disable()
-    out = work / f"orch-{n}.prof"
-    prof.dump_stats(out)
-    print(f"N={n}: {fig.wall:.2f} s, {fig.total_calls} model calls ({fig.wall / fig.total_calls * 1000:.1f} ms a call)")
-    stats = pstats.Stats(str(out))
+    # cProfile sees only the thread that enabled it, and LangGraph runs nodes on pool threads:
+    # every thread started during the run gets its own profiler, and their stats are merged.
+    profilers: list[cProfile.Profile] = []
+
+    def start_thread_profiler(*_):
+        prof = cProfile.Profile()
+        profilers.append(prof)
+        prof.enable()  # replaces this hook for the rest of the thread
+
+    main = cProfile.Profile()
+    profilers.append(main)
+    threading.setprofile(start_thread_profiler)
+    main.enable()
+    try:
+        fig = run_once(n, 1, 0.0, corpus, runs)
+    finally:
+        main.disable()
+        threading.setprofile(None)
+    for prof in profilers:
+        prof.disable()  # a no-op for threads that ended; stats are kept either way
+    outs = []
+    for i, prof in enumerate(profilers):
+        prof.create_stats()
+        if prof.stats:
+            outs.append(work / f"orch-{n}-{i}.prof")
+            prof.dump_stats(outs[-1])
+    print(f"N={n}: {fig.wall:.2f} s, {fig.total_calls} model calls ({fig.wall / fig.total_calls * 1000:.1f} ms a call), "
+          f"{len(outs)} threads profiled (times below are summed over threads)")
+    stats = pstats.Stats(*map(str, outs))
+    stats.files = []  # one header line per thread file says nothing
     stats.sort_stats("cumulative").print_stats(45)
     stats.sort_stats("tottime").print_stats(30)
 
