@@ -22,8 +22,11 @@ def fsync_dir(directory: Path) -> None:
 
 def write_temp(path: Path, data: bytes, durable: bool = True) -> Path:
     """Write `data` to a fresh temp file beside `path` (fsynced when `durable`); return the temp path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except FileNotFoundError:  # the folder is made on first use only: this runs for every write
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -17,7 +17,7 @@ from .textnorm import sha256_bytes
 
 
 def _pending_writes(root: Path) -> dict[str, str]:
-    """Writes journalled but not yet indexed (a crash between rename and index): path -> sha256."""
+    """Writes whose journal intent is still kept (indexed in run.json not yet durably, or a crash cut the index update off): path -> sha256."""
     out = {}
     journal = root / PRIVATE_DIR / "journal"
     if journal.is_dir():

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import signal
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 import harness.workspace as workspace_mod
+from harness.atomic import atomic_write
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, StorageError, WorkspaceError
 from harness.policy import TOOLS
-from harness.textnorm import sha256_bytes
+from harness.textnorm import ManifestEncoder, dump_manifest, sha256_bytes
 from harness.validate import validate_workspace
 from harness.workspace import Workspace
 
@@ -233,3 +238,198 @@ def test_run_lock_refuses_a_second_holder(built_ws):
     assert other_lock_error and "another process" in other_lock_error
     other.acquire_run_lock()
     other.release_run_lock()
+
+
+# ---- run.json layout, and index updates made durable lazily ------------------------------------
+
+def _intents(ws: Workspace) -> list[dict]:
+    journal = ws.root / ".harness" / "journal"
+    return [json.loads(p.read_text()) for p in journal.glob("*.json")] if journal.is_dir() else []
+
+
+def _count_fsyncs(monkeypatch) -> list[int]:
+    calls = [0]
+    real = os.fsync
+
+    def counting(fd):
+        calls[0] += 1
+        real(fd)
+    monkeypatch.setattr(os, "fsync", counting)
+    return calls
+
+
+def test_run_json_has_one_line_per_field_and_per_artifact(built_ws):
+    text = (built_ws.root / "run.json").read_text(encoding="utf-8")
+    manifest = built_ws.manifest
+    assert json.loads(text) == manifest
+    lines = text.splitlines()
+    index = manifest["artifacts"]
+    # "{", one line per field, the index's entries and its closing brace, "}"
+    assert len(lines) == 1 + len(manifest) + len(index) + 1 + 1
+    entry_lines = [line for line in lines if line.startswith("    ")]
+    assert len(entry_lines) == len(index)
+    for line, (rel, entry) in zip(entry_lines, index.items()):
+        assert json.loads("{" + line.rstrip(",") + "}") == {rel: entry}
+    assert lines[1] == '  "schema_version": 1,'
+    assert (built_ws.root / "run.json").read_text(encoding="utf-8") == dump_manifest(manifest)
+
+
+def _assert_one_line_per_entry(text: str, manifest: dict) -> None:
+    assert json.loads(text) == manifest
+    lines = text.splitlines()
+    index = manifest["artifacts"]
+    assert len(lines) == 1 + len(manifest) + (len(index) + 1 if index else 0) + 1
+    if index:
+        start = lines.index('  "artifacts": {') + 1
+        for line, (key, value) in zip(lines[start:start + len(index)], index.items()):
+            assert json.loads("{" + line.rstrip(",") + "}") == {key: value}
+
+
+@pytest.mark.parametrize("index", [
+    {},
+    {"a": {"x": 1}},
+    {"odd}, ": {"w": "ends with }, "}, "b": {"y": "}, \""}, "c}, \"d": {"q": "}, \"e\": {"}},
+    {"a": {"nested": {"x": 1}, "y": 2}, "b": {}},
+    {"a": "}, ", "b": {}, "c": 3},  # entries that are not objects
+    {"é/ü.md": {"sha256": "0" * 64, "size": 1, "writer": "tools", "written_at": "t"}},
+])
+def test_dump_manifest_round_trips_any_index_with_one_line_per_entry(index):
+    manifest = {"schema_version": 1, "question": 'a "quoted" }, "question"', "artifacts": index, "decisions": [{"diff": "x\ny"}]}
+    _assert_one_line_per_entry(dump_manifest(manifest), manifest)
+
+
+def test_the_manifest_encoder_re_encodes_exactly_what_changed():
+    encoder = ManifestEncoder()
+    entry = {"sha256": "0" * 64, "size": 1, "writer": "tools", "written_at": "t"}
+    manifest = {"artifacts": {f"sources/{i}.txt": dict(entry) for i in range(5)}, "budget": {"spent": 0}}
+    assert encoder.encode(manifest) == dump_manifest(manifest)
+    manifest["budget"]["spent"] = 3  # fields other than the index are encoded every time
+    manifest["artifacts"]["sources/1.txt"]["size"] = 7  # changed in place
+    manifest["artifacts"]["sources/2.txt"] = {**entry, "nested": {"a": [1, 2]}}  # replaced
+    del manifest["artifacts"]["sources/3.txt"]
+    manifest["artifacts"]["new.md"] = dict(entry)
+    text = encoder.encode(manifest)
+    assert text == dump_manifest(manifest)
+    _assert_one_line_per_entry(text, manifest)
+    manifest["artifacts"]["sources/2.txt"]["nested"]["a"].append(3)  # changed deep inside, in place
+    assert json.loads(encoder.encode(manifest))["artifacts"]["sources/2.txt"]["nested"] == {"a": [1, 2, 3]}
+    manifest["artifacts"]["sources/3.txt"] = dict(entry)  # forgotten when removed, encoded again when back
+    assert encoder.encode(manifest) == dump_manifest(manifest)
+
+
+def test_an_artifact_write_costs_three_fsyncs_and_keeps_its_intent_until_a_durable_write(built_ws, specs, monkeypatch):
+    built_ws.flush()
+    assert _intents(built_ws) == []
+    fsyncs = _count_fsyncs(monkeypatch)
+    new = json.loads((built_ws.root / "claims.json").read_text())
+    new["claims"][0]["statement"] = "Changed."
+    built_ws.write("claims.json", new, specs["analyst"].policy)
+    assert fsyncs[0] == 3  # temp file, intent, folder; run.json is rewritten without fsync
+    digest = sha256_bytes((built_ws.root / "claims.json").read_bytes())
+    assert json.loads((built_ws.root / "run.json").read_text())["artifacts"]["claims.json"]["sha256"] == digest
+    assert [(i["path"], i["sha256"]) for i in _intents(built_ws)] == [("claims.json", digest)]
+    assert validate_workspace(built_ws.root) == []
+    built_ws.flush()
+    assert fsyncs[0] == 5  # run.json's temp file and folder
+    assert _intents(built_ws) == []
+    built_ws.flush()
+    assert fsyncs[0] == 5  # nothing pending: no rewrite
+    assert validate_workspace(built_ws.root) == []
+
+
+def test_a_path_has_at_most_one_intent(built_ws, specs):
+    claims = json.loads((built_ws.root / "claims.json").read_text())
+    for statement in ("First.", "Second.", "Third."):
+        claims["claims"][0]["statement"] = statement
+        built_ws.write("claims.json", claims, specs["analyst"].policy)
+    intents = [i for i in _intents(built_ws) if i["path"] == "claims.json"]
+    assert [i["sha256"] for i in intents] == [sha256_bytes((built_ws.root / "claims.json").read_bytes())]
+    assert validate_workspace(built_ws.root) == []
+
+
+def test_checked_updates_and_releasing_the_lock_drop_the_intents(built_ws):
+    assert len(_intents(built_ws)) == 7  # every write of the fixture, not yet durable
+    built_ws.set_status("planning")
+    assert _intents(built_ws) == []
+    built_ws.acquire_run_lock()
+    built_ws.write("sources/src-aaaaaaaaaaaa.txt", "more text", TOOLS)
+    assert len(_intents(built_ws)) == 1
+    built_ws.release_run_lock()
+    assert _intents(built_ws) == []
+    assert validate_workspace(built_ws.root) == []
+
+
+def test_an_index_update_lost_to_a_power_cut_is_redone_from_the_kept_intent(built_ws, specs):
+    built_ws.flush()
+    durable = (built_ws.root / "run.json").read_bytes()
+    new = json.loads((built_ws.root / "claims.json").read_text())
+    new["claims"][0]["statement"] = "A TaskGroup cancels the other tasks when one task fails."
+    built_ws.write("claims.json", new, specs["analyst"].policy)
+    built_ws.write("sources/src-aaaaaaaaaaaa.txt", "more text", TOOLS)
+    # The power cut: run.json's unsynced rewrites are lost, the fsynced files and intents are not.
+    (built_ws.root / "run.json").write_bytes(durable)
+    assert validate_workspace(built_ws.root) == []  # the intents vouch for both files
+    ws = Workspace.open(built_ws.root)
+    assert "sources/src-aaaaaaaaaaaa.txt" not in ws.manifest["artifacts"]
+    ws.acquire_run_lock()
+    for rel in ("claims.json", "sources/src-aaaaaaaaaaaa.txt"):
+        assert ws.manifest["artifacts"][rel]["sha256"] == sha256_bytes((ws.root / rel).read_bytes())
+    assert json.loads((ws.root / "run.json").read_text())["artifacts"] == ws.manifest["artifacts"]
+    assert _intents(ws) == []
+    redone = [json.loads(line) for line in (ws.root / "trace.jsonl").read_text().splitlines()
+              if "completed after an interrupted write" in line]
+    assert sorted(e["path"] for e in redone) == ["claims.json", "sources/src-aaaaaaaaaaaa.txt"]
+    ws.release_run_lock()
+    assert validate_workspace(ws.root) == []
+
+
+def test_recover_drops_intents_for_content_no_longer_there_and_torn_intents(built_ws, specs):
+    built_ws.flush()
+    journal = built_ws.root / ".harness" / "journal"
+    old = {"path": "claims.json", "sha256": "0" * 64, "size": 1, "writer": "analyst",
+           "written_at": "2026-11-30T01:02:03.000000Z", "tmp": ".claims.json.gone.tmp"}
+    (journal / "old.json").write_text(json.dumps(old))  # the file was rewritten since
+    (journal / "torn.json").write_text('{"path": "claims.js')  # cut off before its rename
+    before = built_ws.manifest["artifacts"]
+    ws = Workspace.open(built_ws.root)
+    ws.acquire_run_lock()
+    assert _intents(ws) == [] and not list(journal.iterdir())
+    assert ws.manifest["artifacts"] == before
+    assert "completed after an interrupted write" not in (ws.root / "trace.jsonl").read_text()
+    ws.release_run_lock()
+    assert validate_workspace(ws.root) == []
+
+
+_KILLED_WRITER = """
+import sys
+from harness.policy import TOOLS
+from harness.workspace import Workspace
+ws = Workspace.open(sys.argv[1])
+ws.acquire_run_lock()
+ws.write("sources/src-aaaaaaaaaaaa.txt", "first", TOOLS)
+ws.write("sources/src-bbbbbbbbbbbb.txt", "second", TOOLS)  # killed right after its index update
+"""
+
+
+def test_sigkill_after_a_non_durable_index_update_is_recovered(built_ws):
+    built_ws.flush()
+    r = subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(built_ws.root)], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "RESEARCH_CRASH_AT": "write:indexed:2"})
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    assert sorted(i["path"] for i in _intents(built_ws)) == ["sources/src-aaaaaaaaaaaa.txt", "sources/src-bbbbbbbbbbbb.txt"]
+    assert validate_workspace(built_ws.root) == []
+    ws = Workspace.open(built_ws.root)
+    ws.acquire_run_lock()
+    assert _intents(ws) == []
+    for rel in ("sources/src-aaaaaaaaaaaa.txt", "sources/src-bbbbbbbbbbbb.txt"):
+        assert ws.manifest["artifacts"][rel]["sha256"] == sha256_bytes((ws.root / rel).read_bytes())
+    ws.release_run_lock()
+    assert validate_workspace(ws.root) == []
+
+
+def test_atomic_write_makes_a_missing_folder_on_first_use(tmp_path):
+    target = tmp_path / "new" / "deeper" / "file.json"
+    atomic_write(target, b"{}\n")
+    atomic_write(target, b"[]\n", durable=False)
+    assert target.read_bytes() == b"[]\n"
+    assert [p.name for p in target.parent.iterdir()] == ["file.json"]  # no temp file left
