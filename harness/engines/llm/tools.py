@@ -55,9 +55,16 @@ def _tool(fn: Callable[..., str], name: str, description: str) -> BaseTool:
 
 def build_source_tools(spec: AgentSpec) -> list[BaseTool]:
     """The spec's source tools (search, read_source, web_search, fetch_url)."""
+    return [_source_tool(name) for name in SOURCE_TOOLS if name in spec.tools]
+
+
+@functools.cache
+def _source_tool(name: str) -> BaseTool:
+    """One tool object per process: they hold no state (the delegation comes from the runtime), and
+    building one (pydantic models of its arguments, its JSON schema) costs milliseconds."""
     builders = {"search": _search_tool, "read_source": _read_source_tool,
                 "web_search": _web_search_tool, "fetch_url": _fetch_url_tool}
-    return [builders[name]() for name in SOURCE_TOOLS if name in spec.tools]
+    return builders[name]()
 
 
 def _search_tool() -> BaseTool:
