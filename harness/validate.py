@@ -16,6 +16,19 @@ from .schemas import validate
 from .textnorm import sha256_bytes
 
 
+def _temp_of_pending(root: Path, rel: str) -> bool:
+    """Does a journal intent for `rel` still have its temp file (the rename had not happened)?"""
+    journal = root / PRIVATE_DIR / "journal"
+    for f in journal.glob("*.json"):
+        try:
+            intent = json.loads(f.read_text(encoding="utf-8"))
+            if intent["path"] == rel and ((root / rel).parent / intent["tmp"]).is_file():
+                return True
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return False
+
+
 def _pending_writes(root: Path) -> dict[str, str]:
     """Writes whose journal intent is still kept (indexed in run.json not yet durably, or a crash cut the index update off): path -> sha256."""
     out = {}
@@ -123,6 +136,11 @@ def validate_workspace(root: Path | str) -> list[Problem]:
     for rel in index:
         if rel not in present:
             problems.append(Problem("run.json", "/artifacts/" + rel.replace("~", "~0").replace("/", "~1"), "artifact-exists", f"indexed artifact {rel} is missing"))
+    for rel in sorted(set(pending) - set(index) - present):
+        # A journalled write not yet in run.json (it gets there with the next rewrite): its file
+        # must exist, unless the crash came before the rename (then its temp file is still there).
+        if not _temp_of_pending(root, rel):
+            problems.append(Problem(rel, "", "artifact-exists", f"journalled artifact {rel} is missing"))
     if "trace.jsonl" not in present:
         problems.extend(_check_trace(root))
     return problems

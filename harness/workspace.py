@@ -7,11 +7,13 @@ Every write goes through the same steps, in order:
 3. validate the content against the artifact's JSON Schema, then the cross-file checks;
 4. write atomically: temp file (fsynced), a journal intent naming it (fsynced), rename,
    fsync of the folder; the intent lets `recover` finish an index update a crash cut off;
-5. record sha256, size, writer and time in run.json's artifact index. This rewrite is
-   atomic but not fsynced: the intent is kept until a later durable run.json write lands
-   (a durable `update_manifest`, as every checked one is; `flush`; releasing the run lock),
-   so a crash or power cut before then is still repaired by `recover`. That makes three
-   fsyncs per write;
+5. record sha256, size, writer and time in run.json's artifact index. The entry is
+   added in memory (what `manifest` returns) and reaches the file with the next run.json
+   rewrite (the budget charge after the next model call, a status change, `flush`,
+   releasing the run lock), so a write costs no rewrite of its own. Until a durable
+   rewrite lands, the write's intent is kept: `recover` re-indexes it after a crash or a
+   power cut, and `research validate` counts it as pending. That makes three fsyncs
+   and no run.json rewrite per write;
 6. append a `write` event to trace.jsonl.
 
 Invalid content never lands: the error names the file, the JSON pointer of the bad
@@ -295,11 +297,13 @@ class Workspace:
         return record
 
     def _index(self, record: ArtifactRecord) -> None:
-        """Add the entry to run.json, atomically but not durably: the caller keeps the write's intent pending."""
-        def apply(m: dict[str, Any]) -> None:
-            m["artifacts"][record.path] = {"sha256": record.sha256, "size": record.size,
-                                           "writer": record.writer, "written_at": record.written_at}
-        self.update_manifest(apply, check=False, durable=False)
+        """Add the entry to the in-memory run.json; the next rewrite carries it to the file.
+
+        The caller keeps the write's intent pending until a durable rewrite (see `_write_manifest`).
+        """
+        with self._lock:
+            self._manifest["artifacts"][record.path] = {"sha256": record.sha256, "size": record.size,
+                                                        "writer": record.writer, "written_at": record.written_at}
 
     def remove(self, relpath: str, policy: Policy) -> None:
         """Delete one artifact the role may write (used to undo a killed attempt's partial output)."""
@@ -472,6 +476,7 @@ class Workspace:
         journal = self.root / PRIVATE_DIR / "journal"
         if not journal.is_dir():
             return
+        traced: set[tuple[str, str]] | None = None  # (path, sha256) of the trace's write events, read if needed
         for intent_file in sorted(journal.glob("*.json")):
             try:
                 intent = json.loads(intent_file.read_text(encoding="utf-8"))
@@ -485,8 +490,10 @@ class Workspace:
                 record = ArtifactRecord(intent["path"], intent["sha256"], intent["size"], intent["writer"], intent["written_at"])
                 if self._manifest["artifacts"].get(record.path, {}).get("sha256") != record.sha256:
                     self._index(record)
-                    self.trace("write", agent=record.writer, path=record.path, sha256=record.sha256, size=record.size,
-                               detail="completed after an interrupted write")
+                    traced = self._traced_writes() if traced is None else traced
+                    if (record.path, record.sha256) not in traced:  # the crash came before its trace event
+                        self.trace("write", agent=record.writer, path=record.path, sha256=record.sha256, size=record.size,
+                                   detail="completed after an interrupted write")
                 twin = self._pending.get(record.path)
                 if twin is not None and twin != intent_file:
                     twin.unlink(missing_ok=True)  # another intent for this path and content: one is enough
@@ -494,6 +501,17 @@ class Workspace:
             else:
                 intent_file.unlink(missing_ok=True)
         self.flush()
+
+    def _traced_writes(self) -> set[tuple[str, str]]:
+        out = set()
+        path = self.root / "trace.jsonl"
+        if path.is_file():
+            with path.open("rb") as fh:
+                for line in fh:
+                    if b'"event": "write"' in line:
+                        e = json.loads(line)
+                        out.add((e.get("path"), e.get("sha256")))
+        return out
 
     def acquire_run_lock(self) -> None:
         """Hold an exclusive lock for this process; a second process gets a clear error.

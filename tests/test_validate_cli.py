@@ -86,6 +86,7 @@ def test_schema_violation_names_pointer_and_rule(built_ws):
 
 
 def test_unexpected_and_missing_files_are_reported(built_ws):
+    built_ws.flush()  # as a finished run leaves it: every index entry in run.json
     (built_ws.root / "source-cards" / "NOTES.txt").write_text("stray")
     (built_ws.root / "claims.json").unlink()
     problems = _problems(built_ws.root)
@@ -93,6 +94,15 @@ def test_unexpected_and_missing_files_are_reported(built_ws):
     assert ("source-cards/NOTES.txt", "artifact-path") in rules
     assert ("run.json", "artifact-exists") in rules
     assert ("drafts/draft-1.md", "citation-resolves") in rules
+
+
+def test_a_journalled_write_whose_file_is_gone_is_reported(built_ws):
+    """Mid-run, a write's index entry may still be only in its journal intent: a missing file is reported all the same."""
+    assert "claims.json" not in json.loads((built_ws.root / "run.json").read_text())["artifacts"]
+    assert research("validate", str(built_ws.root)).returncode == 0
+    (built_ws.root / "claims.json").unlink()
+    rules = {(p["file"], p["rule"]) for p in _problems(built_ws.root)}
+    assert ("claims.json", "artifact-exists") in rules
 
 
 def test_an_approval_claimed_without_a_decision_is_reported(built_ws):
