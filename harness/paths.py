@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 import wcmatch.glob as wcglob
@@ -47,4 +48,10 @@ def resolve_inside(root: Path, relpath: str) -> tuple[Path, str]:
 
 def matches(relpath: str, patterns: list[str] | tuple[str, ...]) -> bool:
     """True when the workspace path matches any of the globs."""
-    return any(wcglob.globmatch(relpath, p.lstrip("/"), flags=GLOB_FLAGS) for p in patterns)
+    return bool(patterns) and _matcher(tuple(patterns)).match(relpath)
+
+
+@lru_cache(maxsize=256)
+def _matcher(patterns: tuple[str, ...]):
+    """The globs compiled once (every guarded read and write matches a role's globs; compiling took most of it)."""
+    return wcglob.compile([p.lstrip("/") for p in patterns], flags=GLOB_FLAGS)
