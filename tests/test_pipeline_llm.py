@@ -478,6 +478,30 @@ def test_concurrent_branches_share_one_compiled_agent_and_keep_their_own_delegat
     assert_clean(result.run_dir)
 
 
+def test_later_roles_are_compiled_while_the_planner_waits_on_its_model(tmp_path, corpus, monkeypatch):
+    """The runner prepares every llm role's agent in the background, so later roles start without building theirs."""
+    import time as _time
+
+    import deepagents
+
+    compiled: dict[str, float] = {}
+    real = deepagents.create_deep_agent
+
+    def timed(*a, **kw):
+        agent = real(*a, **kw)
+        compiled[kw["name"].removesuffix("-llm")] = _time.monotonic()
+        return agent
+
+    monkeypatch.setattr(deepagents, "create_deep_agent", timed)
+    marks: list[tuple[float, dict]] = []
+    models = scripted_models(role_policies(), delays={"planner": 0.3})
+    result = start_run(config(tmp_path, corpus), models=models, events=lambda e: marks.append((_time.monotonic(), e)))
+    assert result.status == "completed"
+    planner_done = next(t for t, e in marks if e["event"] == "delegation_ended" and e["agent"] == "planner")
+    for role in ("researcher", "analyst", "writer", "reviewer"):
+        assert compiled[role] < planner_done, f"{role} was built after the planner finished"
+
+
 # ---- 8. the real Gemini client against the local stub ---------------------------------------------------
 
 def test_all_five_roles_through_the_real_gemini_client_against_the_stub(tmp_path, corpus, specs):

@@ -8,6 +8,8 @@ SQLite checkpointer in the workspace lets a crashed or killed run resume where i
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -22,6 +24,7 @@ from ..sources.corpus import Corpus, load_corpus
 from ..sources.index import CorpusIndex
 from ..sources.registry import KindRules, SourceRegistry
 from ..sources.tools import ResearchTools
+from ..specs import ROLES
 from ..validate import validate_workspace
 from ..workspace import TERMINAL_STATUSES, Workspace
 from .checkpoint import check_url, open_checkpointer
@@ -86,6 +89,32 @@ def _context(ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events, model
     return RunContext(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
 
 
+@contextmanager
+def _agents_prepared_ahead(run: RunContext):
+    """Compile the llm roles' agents on a background thread, in pipeline order, while the run goes on.
+
+    Building a deepagents agent costs several ms a role; done ahead, it overlaps the first
+    roles' waits on their models instead of delaying the later roles. An agent without
+    `prepare`, or one that fails to prepare, is simply built by its delegation (which
+    reports what failed).
+    """
+    def prepare_all() -> None:
+        for role in ROLES:
+            prepare = getattr(run.agents.get(role), "prepare", None)
+            if prepare is not None:
+                try:
+                    prepare(run.workspace.root, run.run_id, run.config.roles[role].model)
+                except Exception:
+                    pass
+
+    thread = threading.Thread(target=prepare_all, name="prepare-agents", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+
+
 def _graph_config(ws: Workspace, cfg: RunConfig) -> dict[str, Any]:
     return {"configurable": {"thread_id": ws.run_id}, "max_concurrency": cfg.concurrency, "recursion_limit": 200}
 
@@ -123,7 +152,7 @@ def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, 
         if on_created:
             on_created(ws)
         run = _context(ws, cfg, corpus, events, models)
-        with open_checkpointer(ws, checkpoint_db) as saver:
+        with open_checkpointer(ws, checkpoint_db) as saver, _agents_prepared_ahead(run):
             graph = build_graph(Pipeline(run), saver)
             return _drive(run, graph, _graph_config(ws, cfg), {}, approver)
     finally:
@@ -156,9 +185,10 @@ def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = 
         with open_checkpointer(ws, checkpoint_db) as saver:  # refuses a run whose checkpoints are elsewhere
             run = _context(ws, cfg, corpus, events, models)
             ws.trace("resume", agent="harness", detail={"status": ws.status})
-            graph = build_graph(Pipeline(run), saver)
-            gcfg = _graph_config(ws, cfg)
-            started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
-            return _drive(run, graph, gcfg, None if started else {}, approver)
+            with _agents_prepared_ahead(run):
+                graph = build_graph(Pipeline(run), saver)
+                gcfg = _graph_config(ws, cfg)
+                started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
+                return _drive(run, graph, gcfg, None if started else {}, approver)
     finally:
         ws.release_run_lock()

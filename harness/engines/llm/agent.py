@@ -20,10 +20,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.errors import GraphRecursionError
 
 from ...budget import BudgetExhausted
@@ -240,8 +242,11 @@ class DeepAgentRole:
     # The pieces, public so tests and the orchestrator's trace can show them.
 
     def system_prompt(self, ctx: AgentContext) -> str:
+        return self._system_prompt(ctx.run_id, ctx.model)
+
+    def _system_prompt(self, run_id: str, model: str | None) -> str:
         spec = self.spec
-        identity = json.dumps({"role": spec.role, "engine": "llm", "model": ctx.model})
+        identity = json.dumps({"role": spec.role, "engine": "llm", "model": model})
         workspace = [
             "## Workspace",
             "Paths are relative to the run workspace, whose root is `/` for the file tools "
@@ -249,7 +254,7 @@ class DeepAgentRole:
             f"You may read: {', '.join(spec.reads) or 'nothing'}. You may write: {', '.join(spec.writes) or 'nothing'}.",
             f"Every write is validated before it lands; after {spec.limits.get('write_retries', 3)} refused writes the step fails.",
             f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, `reviewed_by`); "
-            f"the run id is {ctx.run_id}.",
+            f"the run id is {run_id}.",
             f"If you cannot do the task, reply with one line starting `{BLOCKED}` followed by the reason.",
         ]
         return "\n\n".join([spec.prompt.strip(), output_contract(spec.output_schema), "\n".join(workspace)])
@@ -264,20 +269,28 @@ class DeepAgentRole:
         same for every delegation of the role in one run (spec, model, the run's workspace
         and id); a context from another run or workspace gets a graph of its own.
         """
-        key = (str(ctx.workspace.root), ctx.run_id, ctx.model)
+        return self.prepare(ctx.workspace.root, ctx.run_id, ctx.model)
+
+    def prepare(self, root: Path, run_id: str, model: str | None):
+        """Compile the agent for this run now (the runner calls it ahead, while other roles wait on
+        their models) and size its tools' schemas; a later `build` for the same run reuses it."""
+        key = (str(root), run_id, model)
         with self._compile_lock:  # parallel branches: one compiles, the others wait for it
             if self._compiled is None or self._compiled[0] != key:
-                self._compiled = (key, self._compile(ctx))
+                agent = self._compile(root, run_id, model)
+                tools = agent.nodes["tools"].bound.tools_by_name.values()
+                count_tokens_approximately([], tools=list(tools))  # the schemas every call's token count needs
+                self._compiled = (key, agent)
             return self._compiled[1]
 
-    def _compile(self, ctx: AgentContext):
+    def _compile(self, root: Path, run_id: str, model: str | None):
         from deepagents import create_deep_agent
         from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
         from deepagents.middleware.filesystem import FilesystemMiddleware
         from langchain_core.runnables import RunnableLambda
 
         spec = self.spec
-        backend = CompositeBackend(default=FilesystemBackend(root_dir=ctx.workspace.root, virtual_mode=True),
+        backend = CompositeBackend(default=FilesystemBackend(root_dir=root, virtual_mode=True),
                                    routes={SCRATCH: StateBackend()}, artifacts_root=SCRATCH.rstrip("/"))
         fs_tools = [t for t in FS_TOOLS if t in spec.tools]
         if "read_file" not in fs_tools:  # deepagents requires it; ToolAllowlist hides it when the spec omits it
@@ -298,7 +311,7 @@ class DeepAgentRole:
         return create_deep_agent(
             model=self.model,
             tools=build_source_tools(spec),
-            system_prompt=self.system_prompt(ctx),
+            system_prompt=self._system_prompt(run_id, model),
             middleware=middleware,
             subagents=[placeholder],
             permissions=permission_rules(spec),
