@@ -309,7 +309,7 @@ def instrument() -> Timers:
 
     t = Timers()
     t.wrap(nodes, "delegate", "delegations (whole)")
-    t.wrap(DeepAgentRole, "build", "agent graph (compiled once per role and run)")
+    t.wrap(DeepAgentRole, "prepare", "agent graphs compiled (once per role and run, mostly ahead on a thread)")
     t.wrap(Budget, "charge_many", "budget charge -> run.json rewrite (1 per model call)")
     t.wrap(workspace.Workspace, "update_manifest", "run.json rewrites (all)")
     t.wrap(workspace.Workspace, "set_status", "status changes (checked run.json rewrite + trace)")

@@ -152,9 +152,10 @@ def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, 
         if on_created:
             on_created(ws)
         run = _context(ws, cfg, corpus, events, models)
-        with open_checkpointer(ws, checkpoint_db) as saver, _agents_prepared_ahead(run):
+        with open_checkpointer(ws, checkpoint_db) as saver:
             graph = build_graph(Pipeline(run), saver)
-            return _drive(run, graph, _graph_config(ws, cfg), {}, approver)
+            with _agents_prepared_ahead(run):  # started last, so it does not slow the setup down
+                return _drive(run, graph, _graph_config(ws, cfg), {}, approver)
     finally:
         ws.release_run_lock()
 
@@ -185,10 +186,10 @@ def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = 
         with open_checkpointer(ws, checkpoint_db) as saver:  # refuses a run whose checkpoints are elsewhere
             run = _context(ws, cfg, corpus, events, models)
             ws.trace("resume", agent="harness", detail={"status": ws.status})
+            graph = build_graph(Pipeline(run), saver)
+            gcfg = _graph_config(ws, cfg)
+            started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
             with _agents_prepared_ahead(run):
-                graph = build_graph(Pipeline(run), saver)
-                gcfg = _graph_config(ws, cfg)
-                started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
                 return _drive(run, graph, gcfg, None if started else {}, approver)
     finally:
         ws.release_run_lock()
