@@ -341,9 +341,20 @@ class Workspace:
             raise WorkspaceError(f"{relpath}: not valid JSON ({exc.msg})") from None
 
     def list(self, pattern: str, policy: Policy) -> list[str]:
-        """Workspace files matching `pattern` that `policy` may read, sorted."""
+        """Workspace files matching `pattern` that `policy` may read, sorted.
+
+        Only the folder named by the pattern's literal prefix is walked ('source-cards/q1-*.json'
+        walks source-cards/), not the whole run, whose sources/ grows with every search.
+        """
+        start = self.root
+        for part in pattern.strip("/").split("/")[:-1]:
+            if any(ch in part for ch in "*?[{") or part in ("", ".", ".."):
+                break
+            start = start / part
+        if start != self.root and (not start.is_dir() or self.root not in start.resolve().parents):
+            return []  # missing, or a symlink out of the workspace
         out = []
-        for p in self.root.rglob("*"):
+        for p in start.rglob("*"):
             if not p.is_file():
                 continue
             rel = p.relative_to(self.root).as_posix()

@@ -16,7 +16,8 @@ import pytest
 import harness.workspace as workspace_mod
 from harness.atomic import atomic_write
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, StorageError, WorkspaceError
-from harness.policy import TOOLS
+from harness.paths import matches
+from harness.policy import HARNESS, TOOLS
 from harness.textnorm import ManifestEncoder, dump_manifest, sha256_bytes
 from harness.validate import validate_workspace
 from harness.workspace import Workspace
@@ -444,3 +445,14 @@ def test_atomic_write_makes_a_missing_folder_on_first_use(tmp_path):
     atomic_write(target, b"[]\n", durable=False)
     assert target.read_bytes() == b"[]\n"
     assert [p.name for p in target.parent.iterdir()] == ["file.json"]  # no temp file left
+
+
+def test_list_matches_the_pattern_and_never_leaves_the_workspace(built_ws, tmp_path):
+    everything = built_ws.list("**", HARNESS)
+    for pattern in ("sources/*.json", "source-cards/*.json", "**/*.md", "drafts/draft-1.md", "*.json", "nope/*.json"):
+        assert built_ws.list(pattern, HARNESS) == [p for p in everything if matches(p, [pattern])], pattern
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.json").write_text("{}")
+    (built_ws.root / "elsewhere").symlink_to(outside)
+    assert built_ws.list("elsewhere/*.json", HARNESS) == []
