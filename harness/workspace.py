@@ -310,12 +310,19 @@ class Workspace:
         path, rel = resolve_inside(self.root, relpath)
         if not policy.may_write(rel):
             raise PermissionRefused(f"{rel}: role '{policy.role}' may not remove this path")
-        with self._lock:
+        with self._lock, _storage(rel):
             if not path.is_file():
                 return
+            # Journalled like a write, so a kill between the unlink and the index update is finished
+            # by `recover` instead of leaving an index entry for a missing file.
+            intent_file = self._journal / f"{uuid.uuid4().hex}.json"
+            _write_synced(intent_file, json.dumps({"path": rel, "remove": True, "writer": policy.role}).encode())
             path.unlink()
+            crashpoint("remove:unlinked")
             self.update_manifest(lambda m: m["artifacts"].pop(rel, None))
+            crashpoint("remove:indexed")
             self.trace("delete", agent=policy.role, path=rel)
+            intent_file.unlink(missing_ok=True)
 
     # ---- guarded reads ---------------------------------------------------------------
 
@@ -495,6 +502,10 @@ class Workspace:
                 intent_file.unlink(missing_ok=True)
                 continue
             target = self.root / intent["path"]
+            if intent.get("remove"):
+                self._finish_removal(intent)
+                intent_file.unlink(missing_ok=True)
+                continue
             (target.parent / intent["tmp"]).unlink(missing_ok=True)
             if target.is_file() and sha256_bytes(target.read_bytes()) == intent["sha256"]:
                 # The rename happened; the index update may not have. Finish it.
@@ -512,6 +523,27 @@ class Workspace:
             else:
                 intent_file.unlink(missing_ok=True)
         self.flush()
+
+    def _finish_removal(self, intent: dict[str, Any]) -> None:
+        rel = intent["path"]
+        (self.root / rel).unlink(missing_ok=True)
+        if rel in self._manifest["artifacts"]:
+            self.update_manifest(lambda m: m["artifacts"].pop(rel, None))
+        if self._last_traced_event(rel) != "delete":
+            self.trace("delete", agent=intent.get("writer", "harness"), path=rel, detail="completed after an interrupted removal")
+
+    def _last_traced_event(self, rel: str) -> str | None:
+        last = None
+        path = self.root / "trace.jsonl"
+        if path.is_file():
+            needle = json.dumps(rel, ensure_ascii=False).encode("utf-8")
+            with path.open("rb") as fh:
+                for line in fh:
+                    if needle in line:
+                        e = json.loads(line)
+                        if e.get("path") == rel:
+                            last = e.get("event")
+        return last
 
     def _traced_writes(self) -> set[tuple[str, str]]:
         out = set()

@@ -456,3 +456,32 @@ def test_list_matches_the_pattern_and_never_leaves_the_workspace(built_ws, tmp_p
     (outside / "x.json").write_text("{}")
     (built_ws.root / "elsewhere").symlink_to(outside)
     assert built_ws.list("elsewhere/*.json", HARNESS) == []
+
+
+_KILLED_REMOVER = """
+import sys
+from harness.policy import TOOLS
+from harness.workspace import Workspace
+ws = Workspace.open(sys.argv[1])
+ws.acquire_run_lock()
+ws.remove("sources/src-aaaaaaaaaaaa.txt", TOOLS)  # killed inside
+"""
+
+
+@pytest.mark.parametrize("crash_at", ["remove:unlinked:1", "remove:indexed:1"])
+def test_sigkill_inside_a_removal_is_finished_by_the_next_lock_holder(built_ws, crash_at):
+    rel = "sources/src-aaaaaaaaaaaa.txt"
+    built_ws.write(rel, "to be removed", TOOLS)
+    built_ws.release_run_lock()
+    r = subprocess.run([sys.executable, "-c", _KILLED_REMOVER, str(built_ws.root)], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "RESEARCH_CRASH_AT": crash_at})
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    assert not (built_ws.root / rel).exists()
+    ws = Workspace.open(built_ws.root)
+    ws.acquire_run_lock()
+    assert rel not in ws.manifest["artifacts"] and rel not in json.loads((ws.root / "run.json").read_text())["artifacts"]
+    assert not list((ws.root / ".harness" / "journal").glob("*.json"))
+    events = [json.loads(line) for line in (ws.root / "trace.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in events if e.get("path") == rel] == ["write", "delete"]  # the delete traced once
+    ws.release_run_lock()
+    assert validate_workspace(ws.root) == []
