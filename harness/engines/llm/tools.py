@@ -1,9 +1,10 @@
-"""The source tools an LLM role is offered, built once per compiled agent.
+"""The source tools an LLM role is offered, built once per process.
 
 Each call finds its delegation's AgentContext in the runtime context of the graph run
-executing it (`delegation.current()`), so one set of tools serves concurrent branches.
-(Not through an injected `ToolRuntime` argument: langchain validates and re-serializes
-every argument of every call, the runtime and its context included.)
+executing it (`delegation.current()`), so one set of tools serves every run and every
+concurrent branch. (Not through an injected `ToolRuntime` argument: langchain validates
+and re-serializes every argument of every call, the runtime and its context included.)
+
 Every call goes through the context (`ctx.search`, `ctx.read_source`, ...), so the spec's
 tool list and the search budget are enforced there, and the tools, never the model,
 register sources and assign source ids. What a tool refuses (an unknown source id, an empty
