@@ -123,7 +123,7 @@ class Workspace:
         self._lock = threading.RLock()
         self._seq = self._count_trace_lines()
         self._run_lock: FileLock | None = None
-        # Journal intents whose index entry is in run.json but not yet durably: artifact path -> intent
+        # Journal intents whose index entry is in the in-memory run.json but not yet durably on disk: path -> intent
         # file. At most one per path (see `_commit`), so `recover` and `validate` read them unambiguously.
         self._pending: dict[str, Path] = {}
         self._encoder = ManifestEncoder()  # re-encodes only the index entries that changed
@@ -228,7 +228,8 @@ class Workspace:
 
     @property
     def manifest(self) -> dict[str, Any]:
-        """A deep copy of run.json as the harness last wrote it (~0.5 ms for a 300-entry index: not for per-call paths)."""
+        """A deep copy of run.json as the harness holds it, index entries not yet rewritten included
+        (~0.5 ms for a 300-entry index: not for per-call paths)."""
         with self._lock:
             return json.loads(json.dumps(self._manifest))
 
@@ -388,8 +389,9 @@ class Workspace:
         `check=False` is for the hot paths whose change is built by this module from
         values it computed itself (index entries, budget counters); every other update,
         and `research validate`, checks the whole manifest against its schema.
-        `durable=False` (index entries, budget counters after every model call) skips the
-        fsyncs: the rewrite stays atomic and survives a killed process, not a power cut.
+        `durable=False` (budget counters after every model call) skips the fsyncs: the
+        rewrite stays atomic and survives a killed process, not a power cut. Every rewrite
+        carries the index entries added since the last one.
         A durable write also makes the pending index entries durable, so it drops their
         journal intents.
         """
@@ -421,9 +423,10 @@ class Workspace:
     def flush(self) -> None:
         """Make run.json durable if index entries are pending, and drop their journal intents.
 
-        Artifact writes rewrite run.json without fsync (see the module docstring); call this
-        at a natural boundary (the end of a delegation) to bound the journal and what a power
-        cut leaves for `recover` to redo. Does nothing, and costs nothing, when none are pending.
+        Artifact writes reach run.json only with a later rewrite, which may not be fsynced (see
+        the module docstring); releasing the run lock calls this, and so may any natural
+        boundary, to bound the journal and what a power cut leaves for `recover` to redo.
+        Does nothing, and costs nothing, when none are pending.
         """
         with self._lock:
             if self._pending:
@@ -470,7 +473,8 @@ class Workspace:
         and dropped only after a durable run.json write: its entry may be in a run.json a
         killed process left unsynced. An intent whose target holds other content (a later
         write, or a rename that never happened) or none, and a torn intent (cut off before
-        its rename), are dropped at once.
+        its rename), are dropped at once. A removal's intent is finished: the file and its
+        index entry are gone, and the delete is traced once.
         """
         journal_tmps = set()
         journal_dir = self.root / PRIVATE_DIR / "journal"
