@@ -14,33 +14,19 @@ from .errors import Problem
 from .integrity import FileReader, check
 from .schemas import validate
 from .textnorm import sha256_bytes
+from .workspace import read_journal
 
 
-def _temp_of_pending(root: Path, rel: str) -> bool:
-    """Does a journal intent for `rel` still have its temp file (the rename had not happened)?"""
-    journal = root / PRIVATE_DIR / "journal"
-    for f in journal.glob("*.json"):
-        try:
-            intent = json.loads(f.read_text(encoding="utf-8"))
-            if intent["path"] == rel and ((root / rel).parent / intent["tmp"]).is_file():
-                return True
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    return False
+def _pending_writes(root: Path) -> dict[str, dict]:
+    """Writes whose journal intent is still kept (indexed in run.json not yet durably, or a crash cut the index update off): path -> intent."""
+    return {intent["path"]: intent for _, intent in read_journal(root)
+            if intent is not None and "path" in intent and "sha256" in intent}
 
 
-def _pending_writes(root: Path) -> dict[str, str]:
-    """Writes whose journal intent is still kept (indexed in run.json not yet durably, or a crash cut the index update off): path -> sha256."""
-    out = {}
-    journal = root / PRIVATE_DIR / "journal"
-    if journal.is_dir():
-        for f in journal.glob("*.json"):
-            try:
-                intent = json.loads(f.read_text(encoding="utf-8"))
-                out[intent["path"]] = intent["sha256"]
-            except (OSError, ValueError, KeyError):
-                continue
-    return out
+def _rename_pending(root: Path, rel: str, intent: dict) -> bool:
+    """Is the write's temp file still there (the crash came before its rename)?"""
+    tmp = intent.get("tmp")
+    return isinstance(tmp, str) and bool(tmp) and ((root / rel).parent / tmp).is_file()
 
 
 def _workspace_files(root: Path) -> list[str]:
@@ -127,9 +113,9 @@ def validate_workspace(root: Path | str) -> list[Problem]:
             entry = index.get(rel)
             digest = sha256_bytes(data)
             if entry is None:
-                if pending.get(rel) != digest:
+                if pending.get(rel, {}).get("sha256") != digest:
                     problems.append(Problem(rel, "", "artifact-index", "not in run.json's artifact index (written outside the workspace API)"))
-            elif entry.get("sha256") != digest and pending.get(rel) != digest:
+            elif entry.get("sha256") != digest and pending.get(rel, {}).get("sha256") != digest:
                 problems.append(Problem(rel, "", "artifact-index", "content differs from run.json's artifact index (changed outside the workspace API)"))
 
     present = set(files)
@@ -139,7 +125,7 @@ def validate_workspace(root: Path | str) -> list[Problem]:
     for rel in sorted(set(pending) - set(index) - present):
         # A journalled write not yet in run.json (it gets there with the next rewrite): its file
         # must exist, unless the crash came before the rename (then its temp file is still there).
-        if not _temp_of_pending(root, rel):
+        if not _rename_pending(root, rel, pending[rel]):
             problems.append(Problem(rel, "", "artifact-exists", f"journalled artifact {rel} is missing"))
     if "trace.jsonl" not in present:
         problems.extend(_check_trace(root))

@@ -49,6 +49,7 @@ from .policy import Policy
 from .resources import template_dir
 from .schemas import validate
 from .textnorm import ManifestEncoder, dump_json, dump_manifest, sha256_bytes
+from .tracefile import read_events
 
 TERMINAL_STATUSES = ("completed", "needs_human", "budget_exhausted", "rejected", "failed")
 
@@ -112,6 +113,19 @@ def _encode(kind_fmt: str, rel: str, content: Any) -> tuple[bytes, Any]:
     else:
         raise ArtifactInvalid([Problem(rel, "", "type", f"expected text for a {kind_fmt} file, got {type(content).__name__}")])
     return text.encode("utf-8"), text
+
+
+def read_journal(root: Path) -> list[tuple[Path, dict[str, Any] | None]]:
+    """The write journal's intent files in name order, each with its intent (None when torn or unreadable)."""
+    journal = root / PRIVATE_DIR / "journal"
+    out: list[tuple[Path, dict[str, Any] | None]] = []
+    for f in sorted(journal.glob("*.json")) if journal.is_dir() else ():
+        try:
+            intent = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            intent = None
+        out.append((f, intent if isinstance(intent, dict) else None))
+    return out
 
 
 class Workspace:
@@ -476,14 +490,8 @@ class Workspace:
         its rename), are dropped at once. A removal's intent is finished: the file and its
         index entry are gone, and the delete is traced once.
         """
-        journal_tmps = set()
-        journal_dir = self.root / PRIVATE_DIR / "journal"
-        if journal_dir.is_dir():
-            for f in journal_dir.glob("*.json"):
-                try:
-                    journal_tmps.add(json.loads(f.read_text(encoding="utf-8"))["tmp"])
-                except (OSError, ValueError, KeyError):
-                    continue
+        intents = read_journal(self.root)
+        journal_tmps = {intent.get("tmp") for _, intent in intents if intent is not None}
         for tmp in self.root.rglob(".*.tmp"):  # write_temp's names; a live write holds the run lock
             if tmp.is_file() and tmp.name not in journal_tmps and PRIVATE_DIR not in tmp.relative_to(self.root).parts:
                 tmp.unlink(missing_ok=True)
@@ -495,14 +503,9 @@ class Workspace:
                 with trace.open("r+b") as fh:
                     fh.truncate(keep)
                 self._seq = self._count_trace_lines()
-        journal = self.root / PRIVATE_DIR / "journal"
-        if not journal.is_dir():
-            return
         traced: set[tuple[str, str]] | None = None  # (path, sha256) of the trace's write events, read if needed
-        for intent_file in sorted(journal.glob("*.json")):
-            try:
-                intent = json.loads(intent_file.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
+        for intent_file, intent in intents:
+            if intent is None:  # torn: cut off before the rename it announces
                 intent_file.unlink(missing_ok=True)
                 continue
             target = self.root / intent["path"]
@@ -537,28 +540,10 @@ class Workspace:
             self.trace("delete", agent=intent.get("writer", "harness"), path=rel, detail="completed after an interrupted removal")
 
     def _last_traced_event(self, rel: str) -> str | None:
-        last = None
-        path = self.root / "trace.jsonl"
-        if path.is_file():
-            needle = json.dumps(rel, ensure_ascii=False).encode("utf-8")
-            with path.open("rb") as fh:
-                for line in fh:
-                    if needle in line:
-                        e = json.loads(line)
-                        if e.get("path") == rel:
-                            last = e.get("event")
-        return last
+        return next((e.get("event") for e in reversed(read_events(self.root)) if e.get("path") == rel), None)
 
     def _traced_writes(self) -> set[tuple[str, str]]:
-        out = set()
-        path = self.root / "trace.jsonl"
-        if path.is_file():
-            with path.open("rb") as fh:
-                for line in fh:
-                    if b'"event": "write"' in line:
-                        e = json.loads(line)
-                        out.add((e.get("path"), e.get("sha256")))
-        return out
+        return {(e.get("path"), e.get("sha256")) for e in read_events(self.root) if e.get("event") == "write"}
 
     def acquire_run_lock(self) -> None:
         """Hold an exclusive lock for this process; a second process gets a clear error.
