@@ -46,6 +46,16 @@ def resolve_inside(root: Path, relpath: str) -> tuple[Path, str]:
     return root_real / rel, rel
 
 
+def literal_folders(pattern: str) -> list[str]:
+    """The folder names above a glob's first wildcard: 'source-cards/q1-*.json' -> ['source-cards']."""
+    out = []
+    for part in pattern.strip("/").split("/")[:-1]:
+        if any(ch in part for ch in "*?[{") or part in ("", ".", ".."):
+            break
+        out.append(part)
+    return out
+
+
 def matches(relpath: str, patterns: list[str] | tuple[str, ...]) -> bool:
     """True when the workspace path matches any of the globs."""
     return bool(patterns) and _matcher(tuple(patterns)).match(relpath)

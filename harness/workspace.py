@@ -44,7 +44,7 @@ from .clock import now_iso
 from .crashpoints import crashpoint
 from .errors import ArtifactInvalid, PermissionRefused, Problem, StorageError, WorkspaceError
 from .integrity import FileReader, check
-from .paths import matches, resolve_inside
+from .paths import literal_folders, matches, resolve_inside
 from .policy import Policy
 from .resources import template_dir
 from .schemas import validate
@@ -368,11 +368,7 @@ class Workspace:
         Only the folder named by the pattern's literal prefix is walked ('source-cards/q1-*.json'
         walks source-cards/), not the whole run, whose sources/ grows with every search.
         """
-        start = self.root
-        for part in pattern.strip("/").split("/")[:-1]:
-            if any(ch in part for ch in "*?[{") or part in ("", ".", ".."):
-                break
-            start = start / part
+        start = self.root.joinpath(*literal_folders(pattern))
         if start != self.root and (not start.is_dir() or self.root not in start.resolve().parents):
             return []  # missing, or a symlink out of the workspace
         out = []

@@ -32,6 +32,7 @@ from ...budget import BudgetExhausted
 from ...runtime.context import AgentContext
 from ...runtime.interface import AgentResult, Brief
 from ...schemas import schema as load_schema
+from ...paths import literal_folders
 from ...specs import AgentSpec
 from .delegation import Delegation
 from .middleware import BudgetGuard, NoSubagents, ProviderRetry, ToolAllowlist, WorkspaceWriteGuard, budgeted_summarization
@@ -172,11 +173,8 @@ def output_contract(kind: str) -> str:
 
 def _dirs_of(glob: str) -> list[str]:
     """Literal folders above a glob's first wildcard: 'sources/*.json' -> ['/', '/sources']."""
-    parts = glob.strip("/").split("/")
     out, prefix = ["/"], ""
-    for part in parts[:-1]:
-        if any(ch in part for ch in "*?[{"):
-            break
+    for part in literal_folders(glob):
         prefix += "/" + part
         out.append(prefix)
     return out
