@@ -50,7 +50,7 @@ class FixedPlanner:
 def measure(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(seconds, peak RSS in MiB) of one `research run` in a fresh process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", *args, "--yes", "--quiet"], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", *args, "--yes", "--quiet"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0

@@ -206,9 +206,9 @@ os.fsync = _counted_fsync
 
 
 def run_once(n: int, concurrency: int, delay: float, corpus: Path, runs: Path) -> RunFigures:
-    from harness.config import build_config
-    from harness.orchestrator.runner import start_run
-    from harness.tracefile import read_events
+    from harness.orchestrator.config import build_config
+    from harness.orchestrator.lifecycle import start_run
+    from harness.workspace.trace import read_events
 
     models = bench_models(n, delay)
     marks: list[tuple[float, str]] = []
@@ -304,8 +304,8 @@ def _schema_key(value, schema, *a, **kw) -> str:
 
 
 def instrument() -> Timers:
-    import harness.workspace as workspace
-    from harness.budget import Budget
+    import harness.workspace.store as workspace
+    from harness.runtime.budget import Budget
     from deepagents.middleware.summarization import _DeepAgentsSummarizationMiddleware
     from harness.engines.llm import middleware as llm_middleware
     from harness.engines.llm.agent import DeepAgentRole

@@ -1,3 +1,5 @@
 """Research harness: five least-privilege subagents exchanging schema-validated files."""
 
-__version__ = "0.1.0"
+from harness.contract.version import __version__
+
+__all__ = ["__version__"]

@@ -502,7 +502,7 @@ def m_claim_injection(a: Adversary, rng, role, t, valid):
 
 def m_forge_plan_approval(a: Adversary, rng, role, t, valid):
     """The planner writes its own approval record, bound to the plan's real content hash."""
-    from harness.textnorm import plan_content_sha256
+    from harness.contract.formats import plan_content_sha256
 
     def fn(plan, r):
         if not isinstance(plan, dict):

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.policy import TOOLS
-from harness.specs import load_default_specs
-from harness.textnorm import plan_content_sha256, sha256_text
-from harness.workspace import Workspace
+from harness.contract.policy import TOOLS
+from harness.contract.specs import load_default_specs
+from harness.contract.formats import plan_content_sha256, sha256_text
+from harness.workspace.store import Workspace
 
 SOURCE_TEXT = (
     "asyncio.TaskGroup\n\n"
@@ -176,7 +176,7 @@ def write_docs(root: Path, docs: dict[str, str]) -> Path:
 
 
 def trace(run_dir: Path) -> list[dict]:
-    from harness.tracefile import read_events
+    from harness.workspace.trace import read_events
     return read_events(run_dir)
 
 

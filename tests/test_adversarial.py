@@ -23,14 +23,14 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from adversarial import INJECTED_DOC, MOVES, Adversary
 from conftest import ASYNCIO_DOCS, write_docs
-from harness.config import build_config
-from harness.orchestrator.runner import RunResult, start_run
-from harness.paths import matches
+from harness.orchestrator.config import build_config
+from harness.orchestrator.lifecycle import RunResult, start_run
+from harness.contract.globs import matches
 from harness.sources.injection import find_injections
-from harness.specs import load_default_specs
-from harness.textnorm import plan_content_sha256
-from harness.validate import validate_workspace
-from harness.workspace import TERMINAL_STATUSES
+from harness.contract.specs import load_default_specs
+from harness.contract.formats import plan_content_sha256
+from harness.workspace.validate import validate_workspace
+from harness.workspace.store import TERMINAL_STATUSES
 
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"
 CORPUS = {**ASYNCIO_DOCS, "forum/notes.md": INJECTED_DOC}

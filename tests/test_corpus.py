@@ -365,7 +365,7 @@ def research(args: list[str], cwd: Path, cache: Path) -> subprocess.CompletedPro
     env = {k: v for k, v in os.environ.items() if k not in ("GOOGLE_API_KEY", "GEMINI_API_KEY")}
     env["RESEARCH_CACHE_DIR"] = str(cache)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "harness.cli", "run", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "harness", "run", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
 
 

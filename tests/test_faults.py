@@ -35,21 +35,21 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from gemini_stub import (GeminiStub, StubReply, chat_model, delay, drop_connection, empty_reply, http_error,
                          malformed_function_call, point_env_at_stub, raw_reply, text_reply)
-from harness.budget import Budget, DelegationBudget
-from harness.config import build_config
+from harness.runtime.budget import Budget, DelegationBudget
+from harness.orchestrator.config import build_config
 from harness.engines.llm import models as llm_models
 from harness.engines.llm import retry as retry_mod
 from harness.engines.llm.agent import DeepAgentRole
 from harness.engines.llm.delegation import Delegation
-from harness.engines.llm.retry import (FAULT_KINDS, Fault, ProviderError, Retrier, RetryPolicy, classify_exception,
-                                       classify_reply)
+from harness.engines.llm.faults import FAULT_KINDS, Fault, ProviderError, classify_exception, classify_reply
+from harness.engines.llm.retry import Retrier, RetryPolicy
 from harness.errors import UsageError
-from harness.orchestrator.runner import start_run
+from harness.orchestrator.lifecycle import start_run
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import Brief
-from harness.specs import ROLES
-from harness.validate import validate_workspace
-from harness.workspace import TERMINAL_STATUSES, Workspace
+from harness.contract.specs import ROLES
+from harness.workspace.validate import validate_workspace
+from harness.workspace.store import TERMINAL_STATUSES, Workspace
 from conftest import ASYNCIO_DOCS, delegations, manifest, write_docs
 from scripted import GeminiDispatch, role_of_system_prompt, role_policies
 
@@ -426,7 +426,7 @@ def test_each_fault_from_the_real_client_is_classified(name):
 
 
 def test_the_harness_own_stops_and_unknown_errors_are_never_retried():
-    from harness.budget import DelegationTimeout
+    from harness.runtime.budget import DelegationTimeout
     from harness.errors import BudgetExhausted
     from harness.runtime.context import WriteRetriesExhausted
 

@@ -17,21 +17,23 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import Field
 
 from conftest import CARD_ID, QUOTE, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
-from harness.budget import Budget, DelegationBudget, DelegationTimeout
+from harness.runtime.budget import Budget, DelegationBudget, DelegationTimeout
 from harness.errors import BudgetExhausted, UsageError
-from harness.policy import TOOLS
+from harness.contract.policy import TOOLS
 from harness.runtime.context import AgentContext, WriteRetriesExhausted
 from harness.runtime.interface import Brief
 from harness.sources.corpus import Corpus, Document
 from harness.sources.index import CorpusIndex
 from harness.sources.registry import SourceRegistry
 from harness.sources.tools import ResearchTools
-from harness.textnorm import sha256_text
-from harness.workspace import Workspace
+from harness.contract.formats import sha256_text
+from harness.workspace.store import Workspace
 
-from harness.engines.llm import DEFAULT_MODEL, DeepAgentRole, preflight, resolve_model
+from harness.engines.llm.agent import DeepAgentRole
+from harness.engines.llm.models import DEFAULT_MODEL, preflight, resolve_model
 from harness.engines.llm import models as llm_models
-from harness.engines.llm.agent import output_contract, permission_rules
+from harness.engines.llm.output_contract import output_contract
+from harness.engines.llm.agent import permission_rules
 
 # ---- scripted model ------------------------------------------------------------------------------
 

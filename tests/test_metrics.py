@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.metrics import compute_metrics
-from harness.textnorm import sha256_text
+from harness.evidence.metrics import compute_metrics
+from harness.contract.formats import sha256_text
 
 from conftest import DRAFT
 
@@ -16,7 +16,7 @@ def _review(ws, specs, engine, defects):
 
 
 def test_lexical_judge_accepts_a_supported_citation(built_ws):
-    m = compute_metrics(built_ws.root, "drafts/draft-1.md")
+    m = compute_metrics(built_ws.reader(cache=True), "drafts/draft-1.md")
     assert m["judge"] == "lexical"
     assert m["ratios"]["citation_correctness"] == {"value": 1.0, "numerator": 1, "denominator": 1}
     assert m["ratios"]["citation_coverage"]["value"] == 1.0 and m["ratios"]["primary_source_ratio"]["value"] == 1.0
@@ -27,7 +27,7 @@ def test_an_llm_reviewer_flag_counts_against_correctness(built_ws, specs):
             "refs": {"claims": ["C1"]}, "message": "The quote is about groups, not single tasks.", "route": "writer",
             "origin": "llm"}
     _review(built_ws, specs, "llm", [flag])
-    m = compute_metrics(built_ws.root, "drafts/draft-1.md")
+    m = compute_metrics(built_ws.reader(cache=True), "drafts/draft-1.md")
     assert m["judge"] == "lexical+llm (google_genai:gemini-3.5-flash)"
     assert m["ratios"]["citation_correctness"] == {"value": 0.0, "numerator": 0, "denominator": 1}
 
@@ -36,7 +36,7 @@ def test_a_deterministic_or_offline_flag_is_not_an_llm_judgement(built_ws, specs
     flag = {"code": "citation_not_supporting", "severity": "error", "location": {"line": 3},
             "refs": {"claims": ["C1"]}, "message": "lexical screen", "route": "writer", "origin": "deterministic"}
     _review(built_ws, specs, "llm", [flag])
-    m = compute_metrics(built_ws.root, "drafts/draft-1.md")
+    m = compute_metrics(built_ws.reader(cache=True), "drafts/draft-1.md")
     assert m["ratios"]["citation_correctness"]["numerator"] == 1  # only the model's own semantic flags count here
     _review(built_ws, specs, "offline", [])
-    assert compute_metrics(built_ws.root, "drafts/draft-1.md")["judge"] == "lexical"
+    assert compute_metrics(built_ws.reader(cache=True), "drafts/draft-1.md")["judge"] == "lexical"

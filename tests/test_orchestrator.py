@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import harness.engines.offline as offline
-from harness.config import build_config
+from harness.orchestrator.config import build_config
 from harness.errors import UsageError
-from harness.orchestrator.runner import resume_run, start_run
-from harness.validate import validate_workspace
+from harness.orchestrator.lifecycle import resume_run, start_run
+from harness.workspace.validate import validate_workspace
 
 from conftest import FIXTURE_QUESTION
 from test_pipeline_offline import _normalized_artifacts
@@ -35,7 +35,7 @@ def events(root: Path) -> list[dict]:
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, timeout=300,
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=300,
                           env={**__import__("os").environ, "PYTHONPATH": str(TESTS)})
 
 
@@ -278,7 +278,7 @@ def test_resume_of_a_finished_run_changes_nothing(fixture_corpus, tmp_path):
 def test_terminal_approver_edits_in_editor_and_rejects(fixture_corpus, tmp_path):
     from rich.console import Console
 
-    from harness.interactive import TerminalApprover
+    from harness.surfaces.interactive import TerminalApprover
     editor = tmp_path / "editor.py"
     editor.write_text("import json, sys\np = sys.argv[1]\nplan = json.load(open(p))\n"
                       "plan['questions'] = [q for q in plan['questions'] if q['id'] != 'Q3']\n"

@@ -42,12 +42,12 @@ def test_installed_harness_runs_from_an_unrelated_directory(installed, built_ws,
     env = {**os.environ, "PYTHONPATH": str(target)}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    probe = subprocess.run([sys.executable, "-c", "import harness, harness.resources as r; print(harness.__file__); print(r.schemas_dir())"],
+    probe = subprocess.run([sys.executable, "-c", "import harness, harness.contract.resources as r; print(harness.__file__); print(r.schemas_dir())"],
                            cwd=elsewhere, env=env, capture_output=True, text=True, check=True)
     module_file, schemas = probe.stdout.split()
     assert module_file.startswith(str(target)) and "_bundled" in schemas
-    help_ = subprocess.run([sys.executable, "-m", "harness.cli", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True)
+    help_ = subprocess.run([sys.executable, "-m", "harness", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True)
     assert help_.returncode == 0 and "validate" in help_.stdout
-    result = subprocess.run([sys.executable, "-m", "harness.cli", "validate", str(built_ws.root)], cwd=elsewhere, env=env,
+    result = subprocess.run([sys.executable, "-m", "harness", "validate", str(built_ws.root)], cwd=elsewhere, env=env,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from harness import approvals
-from harness.config import build_config
+from harness.orchestrator import approvals
+from harness.orchestrator.config import build_config
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError
-from harness.orchestrator.runner import start_run
-from harness.specs import ROLES, load_default_specs
-from harness.validate import validate_workspace
-from harness.workspace import Workspace
+from harness.orchestrator.lifecycle import start_run
+from harness.contract.specs import ROLES, load_default_specs
+from harness.workspace.validate import validate_workspace
+from harness.workspace.store import Workspace
 
 from conftest import ASYNCIO_DOCS, delegations, manifest, trace, write_docs
 from scripted import (UNCITED, Call, GeminiDispatch, Say, ScriptedChatModel, Turn, analyst_policy, call, file_text,

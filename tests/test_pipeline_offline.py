@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import build_config
-from harness.orchestrator.runner import start_run
-from harness.validate import validate_workspace
+from harness.orchestrator.config import build_config
+from harness.orchestrator.lifecycle import start_run
+from harness.workspace.validate import validate_workspace
 
 from conftest import FIXTURE_QUESTION
 
@@ -128,14 +128,14 @@ def test_same_question_and_corpus_give_identical_artifacts(fixture_corpus, tmp_p
 
 
 def test_main_command_prints_the_offline_notice_and_the_report_path(fixture_corpus, tmp_path):
-    env_cmd = [sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
+    env_cmd = [sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                "--runs-dir", str(tmp_path / "runs"), "--yes"]
     r = subprocess.run(env_cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines()[0] == "research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine."
     report = re.search(r"final report: (\S+)", r.stdout).group(1)
     assert Path(report).is_file()
-    check = subprocess.run([sys.executable, "-m", "harness.cli", "validate", str(Path(report).parent)], capture_output=True, text=True)
+    check = subprocess.run([sys.executable, "-m", "harness", "validate", str(Path(report).parent)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout
 
 

@@ -20,15 +20,16 @@ from urllib.parse import quote
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from harness.config import build_config
+from harness.orchestrator.config import build_config
 from harness.errors import UsageError, WorkspaceError
 from harness.orchestrator.checkpoint import _bind_to_store, check_url, describe, open_checkpointer, redact
 from harness.orchestrator.graph import build_graph
 from harness.orchestrator.nodes import Pipeline
-from harness.orchestrator.runner import _context, _graph_config, start_run
+from harness.orchestrator.graph import graph_config
+from harness.orchestrator.lifecycle import run_context, start_run
 from harness.sources.corpus import load_corpus
-from harness.validate import validate_workspace
-from harness.workspace import Workspace
+from harness.workspace.validate import validate_workspace
+from harness.workspace.store import Workspace
 
 from conftest import FIXTURE_QUESTION
 
@@ -124,10 +125,10 @@ def _start_paused(cfg, url):
     ws = Workspace.create(cfg.runs_dir, cfg.question, config=cfg.snapshot(), budget={"limits": dict(cfg.budget), "spent": {}})
     ws.acquire_run_lock()
     try:
-        run = _context(ws, cfg, corpus, None, None)
+        run = run_context(ws, cfg, corpus)
         with open_checkpointer(ws, url) as saver:
             graph = build_graph(Pipeline(run), saver)
-            gcfg = _graph_config(ws, cfg)
+            gcfg = graph_config(ws.run_id, cfg.concurrency)
             graph.invoke({}, gcfg)
             pending = [i.value for t in graph.get_state(gcfg).tasks for i in t.interrupts]
     finally:
@@ -139,23 +140,24 @@ def _start_paused(cfg, url):
 RESUME_SCRIPT = textwrap.dedent("""
     import json, sys
     from langgraph.types import Command
-    from harness.config import config_from_snapshot
+    from harness.orchestrator.config import config_from_snapshot
     from harness.orchestrator.checkpoint import open_checkpointer
     from harness.orchestrator.graph import build_graph
     from harness.orchestrator.nodes import Pipeline
-    from harness.orchestrator.runner import _context, _graph_config
+    from harness.orchestrator.graph import graph_config
+    from harness.orchestrator.lifecycle import run_context
     from harness.sources.corpus import load_corpus
-    from harness.workspace import Workspace
+    from harness.workspace.store import Workspace
 
     ws = Workspace.open(sys.argv[1])
     ws.acquire_run_lock()
     m = ws.manifest
     cfg = config_from_snapshot(m["question"], m["config"], m["budget"]["limits"])
     cfg.runs_dir = ws.root.parent
-    run = _context(ws, cfg, load_corpus(cfg.corpus), None, None)
+    run = run_context(ws, cfg, load_corpus(cfg.corpus))
     with open_checkpointer(ws, sys.argv[2]) as saver:
         graph = build_graph(Pipeline(run), saver)
-        gcfg = _graph_config(ws, cfg)
+        gcfg = graph_config(ws.run_id, cfg.concurrency)
         state = graph.get_state(gcfg)
         found = [i.value for t in state.tasks for i in t.interrupts]
         graph.invoke(Command(resume={"decision": "approve", "by": "second-process"}), gcfg)

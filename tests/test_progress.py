@@ -9,15 +9,15 @@ import sys
 
 from rich.console import Console
 
-from harness.config import build_config
-from harness.orchestrator.runner import start_run
-from harness.progress import LiveProgress
+from harness.orchestrator.config import build_config
+from harness.orchestrator.lifecycle import start_run
+from harness.surfaces.progress import LiveProgress
 
 from conftest import FIXTURE_QUESTION
 
 
 def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
+    r = subprocess.run([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                         "--runs-dir", str(tmp_path / "runs"), "--yes", "--json"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     events = [json.loads(line) for line in r.stdout.splitlines()]
@@ -32,7 +32,7 @@ def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):
 
 
 def test_quiet_prints_only_the_result(fixture_corpus, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
+    r = subprocess.run([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                         "--runs-dir", str(tmp_path / "runs"), "--yes", "--quiet"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stderr == ""
     assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["final report", "workspace"]

@@ -13,9 +13,10 @@ from harness.sources.index import CorpusIndex
 from harness.sources.injection import find_injections
 from harness.sources.registry import SourceRegistry
 from harness.sources.tools import CLOSE, OPEN, ResearchTools, SearchHit, ToolError
-from harness.textnorm import find_quote, quote_matches, sha256_text
-from harness.validate import validate_workspace
-from harness.workspace import Workspace
+from harness.contract.quotes import find_quote, quote_matches
+from harness.contract.formats import sha256_text
+from harness.workspace.validate import validate_workspace
+from harness.workspace.store import Workspace
 
 INJECTED = ("# Vendor comparison\n\n"
             "Both parsers read JSON. The benchmark below compares their speed on large files.\n\n"

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-import harness.workspace as workspace_mod
-from harness.config import build_config
+import harness.workspace.store as workspace_mod
+from harness.orchestrator.config import build_config
 from harness.errors import StorageError
-from harness.orchestrator.runner import resume_run, start_run
-from harness.validate import validate_workspace
+from harness.orchestrator.lifecycle import resume_run, start_run
+from harness.workspace.validate import validate_workspace
 
 from conftest import FIXTURE_QUESTION
 from test_pipeline_offline import _normalized_artifacts
@@ -32,7 +32,7 @@ CRASH_POINTS = ["write:temp:2", "write:renamed:5", "write:indexed:9", "write:ren
 
 
 def research(*args, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, timeout=300,
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(TESTS), **(env or {})}, **kw)
 
 
@@ -80,7 +80,7 @@ def test_sigkill_between_steps_then_resume(reference, tmp_path, k):
     if k >= n_events - 1:
         pytest.skip(f"the reference run has only {n_events} events")
     runs = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(corpus),
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(corpus),
                              "--runs-dir", str(runs), "--yes", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, env={**os.environ, "PYTHONPATH": str(TESTS)})
     for _ in range(k):
@@ -109,7 +109,7 @@ def test_sigkill_inside_a_write_then_resume(reference, tmp_path, point):
 def test_many_runs_at_once_in_one_runs_folder(fixture_corpus, tmp_path):
     """Five runs started at once in one runs folder: distinct workspaces, all complete and valid."""
     runs = tmp_path / "runs"
-    procs = [subprocess.Popen([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
+    procs = [subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                                "--runs-dir", str(runs), "--yes", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for _ in range(5)]
     assert [p.wait(timeout=300) for p in procs] == [0] * 5
@@ -122,7 +122,7 @@ def test_many_runs_at_once_in_one_runs_folder(fixture_corpus, tmp_path):
 def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path):
     """A second process resuming a run that is running is refused in one line; the lock of a SIGKILLed run is recovered at once."""
     runs = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                              "--runs-dir", str(runs), "--yes", "--json", "--agent", "planner=python:helpers.custom_agents:SlowPlanner"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(TESTS)})
     first = json.loads(proc.stdout.readline())
@@ -133,7 +133,7 @@ def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path)
     proc.stdout.read()
     assert proc.wait(timeout=120) == 0
     # the lock died with its holder: after a SIGKILL the run can be resumed at once
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                              "--runs-dir", str(tmp_path / "runs2"), "--yes", "--json", "--agent",
                              "planner=python:helpers.custom_agents:SlowPlanner"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(TESTS)})
@@ -171,13 +171,13 @@ def test_the_cli_reports_a_failing_disk_in_one_line(fixture_corpus, tmp_path):
     """A full disk through the command line: exactly one error line and exit code 2."""
     runs = tmp_path / "runs"
     runs.mkdir()
-    script = ("import errno, os, sys, harness.workspace as w\n"
+    script = ("import errno, os, sys, harness.workspace.store as w\n"
               "real = w.write_temp\n"
               "def failing(p, d):\n"
               "    if p.name.startswith('claims'): raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))\n"
               "    return real(p, d)\n"
               "w.write_temp = failing\n"
-              "from harness.cli import main\n"
+              "from harness.surfaces.cli import main\n"
               "sys.argv = ['research'] + sys.argv[1:]\n"
               "main()\n")
     r = subprocess.run([sys.executable, "-c", script, "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
@@ -206,7 +206,7 @@ def test_api_keys_never_land_in_the_workspace(tmp_path, monkeypatch):
         stub.assert_no_errors()
         assert set(stub.api_keys) == {secret}  # the key was really used...
     assert result.status == "completed", result.reason
-    from harness.viewer import build_viewer  # noqa: PLC0415 - the viewer is part of what a run leaves
+    from harness.surfaces.viewer import build_viewer  # noqa: PLC0415 - the viewer is part of what a run leaves
     build_viewer(result.run_dir)
     leaked = [p for p in result.run_dir.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert leaked == []  # ...and is in no file of the run: run.json, trace, checkpoints, viewer

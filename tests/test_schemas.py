@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.resources import schemas_dir
-from harness.schemas import fast_accepts, jsonschema_problems, schema, schema_names, validate, validator
+from harness.contract.resources import schemas_dir
+from harness.contract.schemas import fast_accepts, jsonschema_problems, schema, schema_names, validate, validator
 
 EXAMPLES = {
     "run": "run.schema.json", "plan": "plan.schema.json", "source": "source.schema.json", "card": "card.schema.json",

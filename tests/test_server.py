@@ -24,9 +24,9 @@ from langgraph.types import Command
 
 from harness.errors import WorkspaceError
 from harness.orchestrator.checkpoint import open_checkpointer
-from harness.server import make_graph
-from harness.validate import validate_workspace
-from harness.workspace import Workspace
+from harness.surfaces.langgraph_server import make_graph
+from harness.workspace.validate import validate_workspace
+from harness.workspace.store import Workspace
 
 from conftest import FIXTURE_QUESTION
 

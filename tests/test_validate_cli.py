@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 
-from harness.textnorm import sha256_text
+from harness.contract.formats import sha256_text
 
 from conftest import CARD_ID, SOURCE_ID, load
 
 
 def research(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 def test_clean_workspace_validates(built_ws):
@@ -107,14 +107,14 @@ def test_a_journalled_write_whose_file_is_gone_is_reported(built_ws):
 
 def test_an_approval_claimed_without_a_decision_is_reported(built_ws):
     from conftest import approve, make_plan
-    from harness.policy import HARNESS
+    from harness.contract.policy import HARNESS
     built_ws.write("plan.json", approve(make_plan()), HARNESS)  # approval record, but no decision in run.json
     rules = {(p["file"], p["rule"]) for p in _problems(built_ws.root)}
     assert ("run.json", "approval-recorded") in rules
 
 
 def test_plan_edited_after_approval_is_reported(built_ws, specs):
-    from harness.approvals import decide_plan
+    from harness.orchestrator.approvals import decide_plan
     decide_plan(built_ws, "approved", "tester")
     assert research("validate", str(built_ws.root)).returncode == 0
     plan = load(built_ws, "plan.json")

@@ -20,20 +20,21 @@ from pathlib import Path
 
 import pytest
 
-from harness.approvals import decide_plan
+from harness.orchestrator.approvals import decide_plan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.config import build_config
-from harness.orchestrator.runner import start_run
-from harness.policy import HARNESS, TOOLS
-from harness.summary import summarize
-from harness.textnorm import normalize_ws, sha256_text
-from harness.tracefile import read_events
-from harness.validate import validate_workspace
-from harness.viewer import build_viewer, render_viewer, serve, view_command
-from harness.viewer.markdown import render_markdown
-from harness.viewer.page import embed_json
+from harness.orchestrator.config import build_config
+from harness.orchestrator.lifecycle import start_run
+from harness.contract.policy import HARNESS, TOOLS
+from harness.surfaces.summary import summarize
+from harness.contract.quotes import normalize_ws
+from harness.contract.formats import sha256_text
+from harness.workspace.trace import read_events
+from harness.workspace.validate import validate_workspace
+from harness.surfaces.viewer import build_viewer, render_viewer, serve, view_command
+from harness.surfaces.viewer.markdown import render_markdown
+from harness.surfaces.viewer.page import embed_json
 
 from conftest import CLAIMS, DRAFT, FIXTURE_QUESTION, make_card, make_plan, source_record, write_fixture_corpus
 
@@ -233,7 +234,7 @@ def test_view_command_prints_the_page_path(xss_run, capsys):
 
 
 def test_a_workspace_without_drafts_still_renders(runs_dir):
-    from harness.workspace import Workspace
+    from harness.workspace.store import Workspace
 
     ws = Workspace.create(runs_dir, "An empty <run>?")
     html = build_viewer(ws.root).read_text(encoding="utf-8")

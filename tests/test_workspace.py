@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 
-import harness.workspace as workspace_mod
-from harness.atomic import atomic_write
+import harness.workspace.store as workspace_mod
+from harness.workspace.atomic import atomic_write
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, StorageError, WorkspaceError
-from harness.paths import matches
-from harness.policy import HARNESS, TOOLS
-from harness.textnorm import ManifestEncoder, dump_manifest, sha256_bytes
-from harness.validate import validate_workspace
-from harness.workspace import Workspace
+from harness.contract.globs import matches
+from harness.contract.policy import HARNESS, TOOLS
+from harness.workspace.manifest import ManifestEncoder, dump_manifest
+from harness.contract.formats import sha256_bytes
+from harness.workspace.validate import validate_workspace
+from harness.workspace.store import Workspace
 
 from conftest import CARD_ID, SOURCE_ID, make_card, make_plan, source_record
 
@@ -408,8 +409,8 @@ def test_recover_drops_intents_for_content_no_longer_there_and_torn_intents(buil
 
 _KILLED_WRITER = """
 import sys
-from harness.policy import TOOLS
-from harness.workspace import Workspace
+from harness.contract.policy import TOOLS
+from harness.workspace.store import Workspace
 ws = Workspace.open(sys.argv[1])
 ws.acquire_run_lock()
 ws.write("sources/src-aaaaaaaaaaaa.txt", "first", TOOLS)
@@ -460,8 +461,8 @@ def test_list_matches_the_pattern_and_never_leaves_the_workspace(built_ws, tmp_p
 
 _KILLED_REMOVER = """
 import sys
-from harness.policy import TOOLS
-from harness.workspace import Workspace
+from harness.contract.policy import TOOLS
+from harness.workspace.store import Workspace
 ws = Workspace.open(sys.argv[1])
 ws.acquire_run_lock()
 ws.remove("sources/src-aaaaaaaaaaaa.txt", TOOLS)  # killed inside

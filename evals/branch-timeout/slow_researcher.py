@@ -5,7 +5,7 @@ the same DelegationTimeout the harness raises when a delegation runs past its wa
 limit, without waiting for the clock. Every other question is researched normally.
 """
 
-from harness.budget import DelegationTimeout
+from harness.runtime.budget import DelegationTimeout
 from harness.engines.offline.researcher import OfflineResearcher
 
 TIMEOUT_QUESTIONS = {"Q2"}

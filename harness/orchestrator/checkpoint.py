@@ -24,14 +24,13 @@ import json
 import re
 import sqlite3
 import time
-import uuid
 import zlib
 from contextlib import contextmanager
 from typing import Any, Iterator
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-from ..errors import UsageError, WorkspaceError
-from ..workspace import Workspace
+from harness.errors import UsageError, WorkspaceError
+from harness.workspace.store import Workspace
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 MARKER = "checkpointer.json"
@@ -102,28 +101,26 @@ def _hint(recorded: dict[str, Any]) -> str:
 
 
 def _bind(ws: Workspace, wanted: dict[str, str]) -> None:
-    marker = ws.private_dir / MARKER
-    if marker.is_file():
+    data = ws.read_private(MARKER)
+    if data is not None:
         try:
-            recorded = json.loads(marker.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            recorded = json.loads(data)
+        except ValueError:
             recorded = None
         if isinstance(recorded, dict) and (recorded.get("kind"), recorded.get("where")) != (wanted["kind"], wanted["where"]):
             raise WorkspaceError(f"{ws.root}: this run's checkpoints are in {recorded.get('kind')} ({recorded.get('where')}), "
                                  f"not {wanted['kind']} ({wanted['where']}); {_hint(recorded)}")
         return
-    if wanted["kind"] != "sqlite" and (ws.private_dir / SQLITE_FILE).is_file():  # a run from before the marker existed
+    if wanted["kind"] != "sqlite" and ws.private_path(SQLITE_FILE).is_file():  # a run from before the marker existed
         raise WorkspaceError(f"{ws.root}: this run's checkpoints are in .harness/{SQLITE_FILE}; resume it with no --checkpoint-db")
-    tmp = marker.with_name(f"{MARKER}.{uuid.uuid4().hex}.tmp")
-    tmp.write_text(json.dumps(wanted, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(marker)
+    ws.write_private(MARKER, (json.dumps(wanted, sort_keys=True) + "\n").encode("utf-8"), durable=False)
 
 
 @contextmanager
 def _sqlite(ws: Workspace) -> Iterator[Any]:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    conn = sqlite3.connect(str(ws.private_dir / SQLITE_FILE), check_same_thread=False)
+    conn = sqlite3.connect(str(ws.private_path(SQLITE_FILE)), check_same_thread=False)
     # The saver puts the database in WAL mode; there, synchronous=NORMAL syncs at WAL
     # checkpoints instead of every commit. A killed process loses nothing (the WAL is
     # in the page cache); a power cut may lose the last steps, which a resume redoes.

@@ -10,12 +10,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..budget import Budget
-from ..config import RunConfig
-from ..runtime.interface import Agent
-from ..sources.registry import SourceRegistry
-from ..sources.tools import ResearchTools
-from ..workspace import Workspace
+from harness.runtime.budget import Budget
+from harness.orchestrator.config import RunConfig
+from harness.runtime.interface import Agent
+from harness.sources.registry import SourceRegistry
+from harness.sources.tools import ResearchTools
+from harness.workspace.store import Workspace
 
 
 @dataclass

@@ -13,12 +13,12 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..budget import DelegationBudget, DelegationTimeout
-from ..clock import now_iso
-from ..errors import BudgetExhausted, HarnessError, StorageError
-from ..runtime.context import AgentContext
-from ..runtime.interface import AgentResult, Brief
-from .context import RunContext
+from harness.runtime.budget import DelegationBudget, DelegationTimeout
+from harness.contract.formats import now_iso
+from harness.errors import BudgetExhausted, HarnessError, StorageError
+from harness.runtime.context import AgentContext
+from harness.runtime.interface import AgentResult, Brief
+from harness.orchestrator.context import RunContext
 
 
 @dataclass

@@ -1,15 +1,41 @@
-"""The parent graph, wired once: plan → approve → research ×N → fan-in → analyze → write → review → revise | finalize."""
+"""The parent graph, wired once: plan → approve → research ×N → fan-in → analyze → write → review → revise | finalize.
+
+The routing is here too, so the whole control flow reads in one place: where the run
+stops early, how a review routes, and the revise loop's bound (`max_revisions`).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.graph import END, START, StateGraph
 
-from .nodes import Pipeline
-from .state import RunState
+from harness.orchestrator.nodes import Pipeline
+from harness.orchestrator.state import RunState
+
+# LangGraph steps one run may take: plan rounds, one research step per branch, and every
+# revise round's steps fit well under this, so reaching it means a routing bug, not work.
+RECURSION_LIMIT = 200
 
 
 def _unless_stopped(next_node: str):
     return lambda state: "stop" if state.get("outcome") else next_node
+
+
+def _after_review(max_revisions: int):
+    """A passing draft goes to the final gate; a draft to revise gets another round only while
+    fewer than `max_revisions` rounds were done — the revise loop's bound; anything else stops."""
+
+    def route(state: RunState) -> str:
+        if state.get("outcome"):
+            return "stop"
+        if state.get("verdict") == "pass":
+            return "final_gate"
+        if state.get("verdict") == "revise" and state.get("round", 0) < max_revisions:
+            return "revise"
+        return "stop"
+
+    return route
 
 
 def build_graph(p: Pipeline, checkpointer=None):
@@ -30,12 +56,20 @@ def build_graph(p: Pipeline, checkpointer=None):
     g.add_conditional_edges("plan", _unless_stopped("approve_plan"), ["approve_plan", "stop"])
     g.add_conditional_edges("approve_plan", p.after_approval, ["plan", "research", "analyze", "stop"])
     g.add_edge("research", "fan_in")
-    g.add_conditional_edges("fan_in", p.after_fan_in, ["analyze", "stop"])
+    g.add_conditional_edges("fan_in", _unless_stopped("analyze"), ["analyze", "stop"])
     g.add_conditional_edges("analyze", _unless_stopped("write"), ["write", "stop"])
     g.add_conditional_edges("write", _unless_stopped("review"), ["review", "stop"])
-    g.add_conditional_edges("review", p.route, ["final_gate", "revise", "stop"])
+    g.add_conditional_edges("review", _after_review(p.run.config.max_revisions), ["final_gate", "revise", "stop"])
     g.add_conditional_edges("revise", p.after_revise, ["research", "analyze", "write"])
-    g.add_conditional_edges("final_gate", p.after_gate, ["finalize", "stop"])
+    g.add_conditional_edges("final_gate", _unless_stopped("finalize"), ["finalize", "stop"])
     g.add_edge("finalize", END)
     g.add_edge("stop", END)
     return g.compile(checkpointer=checkpointer)
+
+
+def graph_config(thread_id: str | None, concurrency: int) -> dict[str, Any]:
+    """The LangGraph run config of one run: its thread (None inside a server, which names it), branches at once, step bound."""
+    config: dict[str, Any] = {"max_concurrency": concurrency, "recursion_limit": RECURSION_LIMIT}
+    if thread_id is not None:
+        config["configurable"] = {"thread_id": thread_id}
+    return config

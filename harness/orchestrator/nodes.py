@@ -11,20 +11,25 @@ from typing import Any
 
 from langgraph.types import Send, interrupt
 
-from .. import approvals
-from ..atomic import atomic_write
-from ..metrics import compute_metrics
-from ..policy import HARNESS
-from ..report import render_report
-from ..review.checks import check_draft, verdict_for
-from ..runtime.interface import Brief
-from ..textnorm import plan_content_sha256
-from .context import RunContext
-from .delegate import Outcome, delegate
-from .review_guard import merge_deterministic
+from harness.contract.formats import plan_content_sha256
+from harness.contract.layout import CARDS, CLAIMS, FINAL_REPORT, METRICS, PLAN, SOURCE_RECORDS, draft_path, id_of, question_cards, review_path
+from harness.contract.policy import HARNESS
+from harness.evidence.checks import check_draft, verdict_for
+from harness.evidence.metrics import compute_metrics
+from harness.evidence.report import render_report
+from harness.orchestrator import approvals
+from harness.orchestrator.context import RunContext
+from harness.orchestrator.delegate import Outcome, delegate
+from harness.orchestrator.review_guard import merge_deterministic
+from harness.orchestrator.state import BranchResult, ResearchTask, RunState
+from harness.runtime.interface import Brief
 
 MAX_PLAN_ROUNDS = 3
-FAILED = ("failed", "timeout", "budget_exhausted")
+
+
+def _branch_marker(qid: str, rnd: int) -> str:
+    """The private file listing a research branch's cards when it started (see `_clean_interrupted_branch`)."""
+    return f"branches/{qid}-r{rnd}.json"
 
 
 class Pipeline:
@@ -40,9 +45,11 @@ class Pipeline:
         self.run.emit("status", status=status, reason=reason)
 
     def _plan(self) -> dict[str, Any]:
-        return self.ws.read_json("plan.json", HARNESS)
+        return self.ws.read_json(PLAN, HARNESS)
 
-    def _stop_if_budget(self, outcome: Outcome, step: str) -> dict[str, Any] | None:
+    @staticmethod
+    def _stop_on_failure(outcome: Outcome, step: str) -> dict[str, Any] | None:
+        """The state update that ends the run when a step ran out of budget, failed or timed out; else None."""
         if outcome.status == "budget_exhausted":
             return {"outcome": "budget_exhausted", "reason": f"{step}: {outcome.reason}"}
         if outcome.status in ("failed", "timeout"):
@@ -51,20 +58,20 @@ class Pipeline:
 
     # ---- plan ------------------------------------------------------------------------
 
-    def plan(self, state: dict[str, Any]) -> dict[str, Any]:
+    def plan(self, state: RunState) -> dict[str, Any]:
         self._status("planning")
         feedback = state.get("plan_feedback")
         brief = Brief("planner", task=f"Write the research plan for this question: {self.run.config.question}",
-                      inputs=("plan.json",) if feedback else (), outputs=("plan.json",), feedback=feedback,
+                      inputs=(PLAN,) if feedback else (), outputs=(PLAN,), feedback=feedback,
                       facts={"question": self.run.config.question})
         outcome = delegate(self.run, brief, delegation_id=f"planner-{state.get('plan_rounds', 0) + 1}",
                            transforms=[approvals.strip_approval])
-        stop = self._stop_if_budget(outcome, "planner")
-        if stop or not self.ws.exists("plan.json"):
+        stop = self._stop_on_failure(outcome, "planner")
+        if stop or not self.ws.exists(PLAN):
             return stop or {"outcome": "failed", "reason": f"planner wrote no plan ({outcome.reason or outcome.summary})"}
         return {"plan_feedback": None, "plan_rounds": state.get("plan_rounds", 0) + 1, "outcome": None}
 
-    def approve_plan(self, state: dict[str, Any]) -> dict[str, Any]:
+    def approve_plan(self, state: RunState) -> dict[str, Any]:
         if state.get("outcome"):
             return {}
         if approvals.plan_is_approved(self.ws):  # e.g. approved with `research approve` from another process
@@ -74,7 +81,7 @@ class Pipeline:
             return self._plan_approved()
         self._status("awaiting_plan_approval")
         plan = self._plan()
-        answer = interrupt({"gate": "plan", "path": "plan.json", "plan_sha256": plan_content_sha256(plan)})
+        answer = interrupt({"gate": "plan", "path": PLAN, "plan_sha256": plan_content_sha256(plan)})
         decision = answer.get("decision")
         by = answer.get("by") or "human"
         if decision in ("approve", "edit"):
@@ -95,7 +102,7 @@ class Pipeline:
         todo = [q["id"] for q in plan["questions"] if q["kind"] == "research"]
         return {"plan_sha": plan_content_sha256(plan), "todo": todo, "round": 0, "draft_no": 0, "branches": {}}
 
-    def after_approval(self, state: dict[str, Any]):
+    def after_approval(self, state: RunState):
         if state.get("outcome"):
             return "stop"
         if state.get("plan_feedback"):
@@ -104,46 +111,45 @@ class Pipeline:
 
     # ---- research: one branch per question, in parallel ------------------------------
 
-    def fan_out(self, state: dict[str, Any]):
+    def fan_out(self, state: RunState):
         todo = state.get("todo") or []
         if not todo:
             return "analyze"
         self._status("researching")
         return [Send("research", {"qid": qid, "round": state.get("round", 0)}) for qid in todo]
 
-    def research(self, task: dict[str, Any]) -> dict[str, Any]:
+    def research(self, task: ResearchTask) -> dict[str, Any]:
         qid, rnd = task["qid"], task["round"]
         self._clean_interrupted_branch(qid, rnd)
         plan = self._plan()
         question = next(q for q in plan["questions"] if q["id"] == qid)
-        brief = Brief("researcher", task=f"Research {qid}: {question['text']}", inputs=("plan.json",),
-                      outputs=(f"source-cards/{qid.lower()}-*.json",), question_id=qid,
+        brief = Brief("researcher", task=f"Research {qid}: {question['text']}", inputs=(PLAN,),
+                      outputs=(question_cards(qid),), question_id=qid,
                       facts={"search_terms": ", ".join(question.get("search_terms", [])) or "(none)"})
         outcome = delegate(self.run, brief, delegation_id=f"researcher-{qid}-r{rnd}")
-        cards = sorted(p.rsplit("/", 1)[-1][:-5] for p in outcome.outputs if p.startswith("source-cards/"))
+        cards = sorted(id_of(p) for p in outcome.outputs if p.startswith("source-cards/"))
         status = {"completed": "completed", "blocked": "blocked", "timeout": "timeout"}.get(outcome.status, "failed")
         reason = outcome.reason
         if status == "completed" and not cards:  # "done" with nothing written is no evidence
             status, reason = "blocked", f"no_evidence: the researcher wrote no evidence cards ({outcome.summary[:120]})"
-        (self.ws.private_dir / "branches" / f"{qid}-r{rnd}.json").unlink(missing_ok=True)
-        return {"branches": {qid: {"status": status, "reason": reason, "cards": cards,
-                                   "round": rnd, "budget_exhausted": outcome.status == "budget_exhausted",
-                                   "searched": sorted(self.run.tools.searched(qid)) if self.run.tools else []}}}
+        self.ws.remove_private(_branch_marker(qid, rnd))
+        result = BranchResult(status=status, reason=reason, cards=cards, round=rnd,
+                              budget_exhausted=outcome.status == "budget_exhausted",
+                              searched=sorted(self.run.tools.searched(qid)) if self.run.tools else [])
+        return {"branches": {qid: result}}
 
     def _clean_interrupted_branch(self, qid: str, rnd: int) -> None:
         """If an earlier attempt of this branch was killed, drop the cards it left, so a re-run duplicates nothing."""
-        marker = self.ws.private_dir / "branches" / f"{qid}-r{rnd}.json"
-        marker.parent.mkdir(exist_ok=True)
-        existing = self.ws.list(f"source-cards/{qid.lower()}-*.json", HARNESS)
-        if marker.is_file():
-            baseline = set(json.loads(marker.read_text()))
-            for rel in existing:
-                if rel not in baseline:
-                    self.ws.remove(rel, self.run.config.roles["researcher"].spec.policy)
-        else:  # atomically, so a kill while writing it never leaves an unreadable marker
-            atomic_write(marker, json.dumps(existing).encode("utf-8"))
+        marker = _branch_marker(qid, rnd)
+        existing = self.ws.list(question_cards(qid), HARNESS)
+        baseline = self.ws.read_private(marker)
+        if baseline is not None:
+            for rel in set(existing) - set(json.loads(baseline)):
+                self.ws.remove(rel, self.run.config.roles["researcher"].spec.policy)
+        else:  # written atomically, so a kill while writing it never leaves an unreadable marker
+            self.ws.write_private(marker, json.dumps(existing).encode("utf-8"))
 
-    def fan_in(self, state: dict[str, Any]) -> dict[str, Any]:
+    def fan_in(self, state: RunState) -> dict[str, Any]:
         branches = state.get("branches", {})
         plan = self._plan()
         # A source reached by several branches is registered once; each extra branch hit is a duplicate.
@@ -168,50 +174,47 @@ class Pipeline:
             return {"outcome": "needs_human", "reason": f"critical research branch failed ({reasons})"}
         return {"todo": []}
 
-    def after_fan_in(self, state: dict[str, Any]) -> str:
-        return "stop" if state.get("outcome") else "analyze"
-
     # ---- analyze, write, review ------------------------------------------------------------
 
-    def analyze(self, state: dict[str, Any]) -> dict[str, Any]:
+    def analyze(self, state: RunState) -> dict[str, Any]:
         self._status("analyzing")
         brief = Brief("analyst", task="Build the claim table from the evidence cards.",
-                      inputs=("plan.json", "source-cards/*.json", "sources/*.json"), outputs=("claims.json",),
+                      inputs=(PLAN, CARDS, SOURCE_RECORDS), outputs=(CLAIMS,),
                       feedback=self._feedback_for("analyst", state))
         outcome = delegate(self.run, brief, delegation_id=f"analyst-r{state.get('round', 0)}")
-        stop = self._stop_if_budget(outcome, "analyst")
-        if stop or not self.ws.exists("claims.json"):
+        stop = self._stop_on_failure(outcome, "analyst")
+        if stop or not self.ws.exists(CLAIMS):
             return stop or {"outcome": "failed", "reason": f"analyst wrote no claims.json ({outcome.reason})"}
         return {}
 
-    def write(self, state: dict[str, Any]) -> dict[str, Any]:
+    def write(self, state: RunState) -> dict[str, Any]:
         self._status("writing")
         n = state.get("draft_no", 0) + 1
-        draft = f"drafts/draft-{n}.md"
+        draft = draft_path(n)
         blocked = {q: {"status": b["status"], "reason": b.get("reason")} for q, b in state.get("branches", {}).items()}
-        inputs = ("plan.json", "claims.json") + ((state["review"], state["draft"]) if state.get("review") else ())
+        inputs = (PLAN, CLAIMS) + ((state["review"], state["draft"]) if state.get("review") else ())
         brief = Brief("writer", task=f"Write the report draft {draft} from the claim table.", inputs=inputs,
                       outputs=(draft,), feedback=self._feedback_for("writer", state),
                       facts={"branches": blocked, "draft": draft})
         outcome = delegate(self.run, brief, delegation_id=f"writer-{n}")
-        stop = self._stop_if_budget(outcome, "writer")
+        stop = self._stop_on_failure(outcome, "writer")
         if stop or draft not in outcome.outputs:
             return stop or {"outcome": "needs_human", "reason": f"writer produced no valid {draft} ({outcome.reason})"}
         return {"draft_no": n, "draft": draft, "draft_sha": outcome.outputs[draft]}
 
-    def review(self, state: dict[str, Any]) -> dict[str, Any]:
+    def review(self, state: RunState) -> dict[str, Any]:
         self._status("reviewing")
         draft = state["draft"]
-        review = f"reviews/review-{state['draft_no']}.json"
+        review = review_path(state["draft_no"])
         branches = state.get("branches", {})
-        found = check_draft(self.ws.root, draft, branches)
-        brief = Brief("reviewer", task=f"Review {draft}.", inputs=(draft, "claims.json", "plan.json"), outputs=(review,),
+        found = check_draft(self.ws.reader(cache=True), draft, branches)
+        brief = Brief("reviewer", task=f"Review {draft}.", inputs=(draft, CLAIMS, PLAN), outputs=(review,),
                       facts={"draft": draft, "draft_sha256": state["draft_sha"], "deterministic_defects": found,
                              "branches": {q: {"status": b["status"], "reason": b.get("reason")} for q, b in branches.items()}})
         guard = merge_deterministic(review, found, draft, state["draft_sha"])
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
         if outcome.status == "budget_exhausted":
-            return self._stop_if_budget(outcome, "reviewer")
+            return self._stop_on_failure(outcome, "reviewer")
         if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
             self.ws.write(review, guard(review, {
                 "draft": draft, "draft_sha256": state["draft_sha"], "verdict": verdict_for(found), "defects": [],
@@ -219,7 +222,7 @@ class Pipeline:
         verdict = self.ws.read_json(review, HARNESS)["verdict"]
         return {"review": review, "verdict": verdict}
 
-    def _feedback_for(self, role: str, state: dict[str, Any]) -> str | None:
+    def _feedback_for(self, role: str, state: RunState) -> str | None:
         if not state.get("review"):
             return None
         defects = [d for d in self.ws.read_json(state["review"], HARNESS)["defects"] if d["route"] == role and d["severity"] == "error"]
@@ -229,17 +232,7 @@ class Pipeline:
 
     # ---- the revise loop ------------------------------------------------------------------
 
-    def route(self, state: dict[str, Any]) -> str:
-        if state.get("outcome"):
-            return "stop"
-        verdict = state.get("verdict")
-        if verdict == "pass":
-            return "final_gate"
-        if verdict == "revise" and state.get("round", 0) < self.run.config.max_revisions:
-            return "revise"
-        return "stop"
-
-    def revise(self, state: dict[str, Any]) -> dict[str, Any]:
+    def revise(self, state: RunState) -> dict[str, Any]:
         defects = [d for d in self.ws.read_json(state["review"], HARNESS)["defects"] if d["severity"] == "error"]
         routes = {d["route"] for d in defects}
         plan_ids = {q["id"] for q in self._plan()["questions"] if q["kind"] == "research"}
@@ -249,11 +242,11 @@ class Pipeline:
                       detail={"round": state.get("round", 0) + 1, "defects": len(defects), "research": todo})
         return {"round": state.get("round", 0) + 1, "todo": todo, "next": nxt}
 
-    def after_revise(self, state: dict[str, Any]):
+    def after_revise(self, state: RunState):
         nxt = state["next"]
         return self.fan_out(state) if nxt == "research" else nxt
 
-    def finalize_gate(self, state: dict[str, Any]) -> dict[str, Any]:
+    def finalize_gate(self, state: RunState) -> dict[str, Any]:
         if not self.run.config.require_final_approval or approvals.final_is_approved(self.ws, state["draft"]):
             return {}
         self._status("awaiting_final_approval")
@@ -263,27 +256,25 @@ class Pipeline:
             return {}
         return {"outcome": "rejected", "reason": f"the final draft was not signed off: {answer.get('feedback') or 'rejected'}"}
 
-    def after_gate(self, state: dict[str, Any]) -> str:
-        return "stop" if state.get("outcome") else "finalize"
-
-    def finalize(self, state: dict[str, Any]) -> dict[str, Any]:
+    def finalize(self, state: RunState) -> dict[str, Any]:
         draft = state["draft"]
-        claims = {c["claim_id"]: c for c in self.ws.read_json("claims.json", HARNESS)["claims"]}
-        cards = {p.rsplit("/", 1)[-1][:-5]: self.ws.read_json(p, HARNESS) for p in self.ws.list("source-cards/*.json", HARNESS)}
-        sources = {p.rsplit("/", 1)[-1][:-5]: self.ws.read_json(p, HARNESS) for p in self.ws.list("sources/*.json", HARNESS)}
+        claims = {c["claim_id"]: c for c in self.ws.read_json(CLAIMS, HARNESS)["claims"]}
+        cards = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(CARDS, HARNESS)}
+        sources = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(SOURCE_RECORDS, HARNESS)}
         text = render_report(self.ws.read_text(draft, HARNESS), draft, state["draft_sha"], claims, cards, sources)
-        self.ws.write("final-report.md", text, HARNESS)
+        self.ws.write(FINAL_REPORT, text, HARNESS)
         self._write_metrics(draft, state)
-        self.ws.update_manifest(lambda m: m.__setitem__("final_report", "final-report.md"))
+        self.ws.update_manifest(lambda m: m.__setitem__("final_report", FINAL_REPORT))
         self._status("completed")
         return {"outcome": "completed"}
 
-    def _write_metrics(self, draft: str | None, state: dict[str, Any]) -> None:
+    def _write_metrics(self, draft: str | None, state: RunState) -> None:
         self.ws.update_manifest(lambda m: m.__setitem__("budget", self.run.budget.snapshot()))
-        metrics = compute_metrics(self.ws.root, draft, state.get("branches"), self.run.budget.snapshot()["spent"]["wall_seconds"])
-        self.ws.write("metrics.json", metrics, HARNESS)
+        metrics = compute_metrics(self.ws.reader(cache=True), draft, state.get("branches"),
+                                  self.run.budget.snapshot()["spent"]["wall_seconds"])
+        self.ws.write(METRICS, metrics, HARNESS)
 
-    def stop(self, state: dict[str, Any]) -> dict[str, Any]:
+    def stop(self, state: RunState) -> dict[str, Any]:
         outcome = state.get("outcome") or "needs_human"
         reason = state.get("reason")
         if not state.get("outcome") and state.get("verdict") == "revise":

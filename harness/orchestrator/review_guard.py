@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from ..review.checks import verdict_for
+from harness.evidence.checks import verdict_for
 
 _STRICTNESS = {"pass": 0, "revise": 1, "needs_human": 2}
 

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 
-def merge_branches(old: dict[str, dict] | None, new: dict[str, dict] | None) -> dict[str, dict]:
+class BranchResult(TypedDict, total=False):
+    """How one research branch (one plan question, one round) ended."""
+
+    status: str  # completed, blocked, failed, timeout
+    reason: str | None
+    cards: list[str]  # ids of the evidence cards it wrote
+    round: int
+    budget_exhausted: bool  # it stopped on a budget, not on its own
+    searched: list[str]  # source ids its searches returned (for duplicate counting at fan-in)
+
+
+def merge_branches(old: dict[str, BranchResult] | None, new: dict[str, BranchResult] | None) -> dict[str, BranchResult]:
     """Reducer for parallel research branches: each branch reports under its own question id."""
     return {**(old or {}), **(new or {})}
 
@@ -16,7 +27,7 @@ class RunState(TypedDict, total=False):
     plan_rounds: int  # plan revisions so far
     todo: list[str]  # research question ids to (re)research this round
     round: int  # revise rounds done after the first draft
-    branches: Annotated[dict[str, dict[str, Any]], merge_branches]  # question id -> outcome, card and source ids
+    branches: Annotated[dict[str, BranchResult], merge_branches]  # question id -> how its branch ended
     draft_no: int
     draft: str  # workspace path of the current draft
     draft_sha: str
@@ -25,3 +36,10 @@ class RunState(TypedDict, total=False):
     next: str  # where the revise loop goes: research, analyze, write
     outcome: str  # terminal status when the run stops early
     reason: str | None
+
+
+class ResearchTask(TypedDict):
+    """What `Send` hands one research branch."""
+
+    qid: str
+    round: int

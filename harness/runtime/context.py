@@ -9,15 +9,17 @@ and the per-delegation, per-role and per-run budgets.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
-from ..budget import DelegationBudget
-from ..errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused
-from ..paths import matches, normalize_relpath
-from ..specs import AgentSpec
-from ..workspace import ArtifactRecord, Workspace
-from .interface import Brief
+from harness.runtime.budget import DelegationBudget
+from harness.errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused
+from harness.contract.globs import matches
+from harness.workspace.paths import normalize_relpath
+from harness.contract.specs import AgentSpec
+from harness.workspace.store import ArtifactRecord, Workspace
+from harness.runtime.interface import Brief
 
 
 class WriteRetriesExhausted(HarnessError):
@@ -26,7 +28,7 @@ class WriteRetriesExhausted(HarnessError):
 
 @dataclass
 class AgentContext:
-    workspace: Workspace
+    workspace: InitVar[Workspace]  # kept private: every access goes through the role's guards below
     spec: AgentSpec
     brief: Brief
     engine: str
@@ -45,23 +47,32 @@ class AgentContext:
     tokens: int = 0
     llm_calls: int = 0
 
+    def __post_init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+
     @property
     def role(self) -> str:
         return self.spec.role
 
     # ---- workspace ---------------------------------------------------------------
 
+    @property
+    def root(self) -> Path:
+        """The run folder, for an engine that mounts it through its own guarded backend (the llm engine's
+        FilesystemBackend, under permission rules derived from this spec). Never read or write it directly."""
+        return self._workspace.root
+
     def read_text(self, rel: str) -> str:
-        return self.workspace.read_text(rel, self.spec.policy)
+        return self._workspace.read_text(rel, self.spec.policy)
 
     def read_json(self, rel: str) -> Any:
-        return self.workspace.read_json(rel, self.spec.policy)
+        return self._workspace.read_json(rel, self.spec.policy)
 
     def list(self, pattern: str) -> list[str]:
-        return self.workspace.list(pattern, self.spec.policy)
+        return self._workspace.list(pattern, self.spec.policy)
 
     def exists(self, rel: str) -> bool:
-        return self.spec.policy.may_read(rel) and self.workspace.exists(rel)
+        return self.spec.policy.may_read(rel) and self._workspace.exists(rel)
 
     def write(self, rel: str, content: Any) -> ArtifactRecord:
         """Write through the workspace guards; a refused write counts against the retry bound."""
@@ -71,7 +82,7 @@ class AgentContext:
                 raise PermissionRefused(f"{rel}: not an output of this step (the brief names {', '.join(self.brief.outputs) or 'none'})")
             for transform in self.transforms:
                 content = transform(rel, content)
-            record = self.workspace.write(rel, content, self.spec.policy)
+            record = self._workspace.write(rel, content, self.spec.policy)
         except (ArtifactInvalid, PermissionRefused, PathRefused) as exc:
             limit = self.spec.limits.get("write_retries", 3)
             with self._write_lock:  # parallel tool calls must not overshoot the bound
@@ -106,6 +117,14 @@ class AgentContext:
 
     def check_deadline(self) -> None:
         self.budget.check_deadline()
+
+    # ---- checks the harness runs on request ------------------------------------------
+
+    def check_draft(self, draft: str, branches: dict[str, dict] | None = None) -> list[dict[str, Any]]:
+        """The defects the Reviewer's deterministic checks find in `draft` (the same code the review runs)."""
+        from harness.evidence.checks import check_draft
+
+        return check_draft(self._workspace.reader(cache=True), draft, branches)
 
     # ---- sources (Researcher) ------------------------------------------------------
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from .context import AgentContext
+    from harness.runtime.context import AgentContext
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cache import cache_dir
-from ..errors import UsageError
-from ..textnorm import sha256_bytes, sha256_text
-from .extract import EXTRACTOR_VERSION, Unreadable, extract
+from harness.sources.cache import cache_dir
+from harness.errors import UsageError
+from harness.contract.formats import sha256_bytes, sha256_text
+from harness.sources.extract import EXTRACTOR_VERSION, Unreadable, extract
 
 BUILTIN = ("python-docs",)
 PASSAGE_TARGET = 900  # characters; paragraphs are packed up to about this size
@@ -159,7 +159,7 @@ def load_folder(folder: Path, warn=None) -> Corpus:
 
 def load_python_docs() -> Corpus:
     """The built-in corpus: this Python's documentation and installed packages' descriptions, cached."""
-    from .pythondocs import python_docs_documents, python_docs_fingerprint
+    from harness.sources.pythondocs import python_docs_documents, python_docs_fingerprint
 
     cached = cache_dir("python-docs") / f"{python_docs_fingerprint()}.json"
     rows = None

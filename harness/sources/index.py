@@ -22,8 +22,8 @@ import numpy as np
 import snowballstemmer
 from bm25s.stopwords import STOPWORDS_EN
 
-from ..cache import cache_dir
-from .corpus import Corpus, split_passages
+from harness.sources.cache import cache_dir
+from harness.sources.corpus import Corpus, split_passages
 
 # Bump when tokenize() or split_passages() changes: it keys the token caches and the index.
 TOKENIZER_VERSION = "3"

@@ -13,13 +13,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..clock import now_iso
-from ..paths import matches
-from ..policy import TOOLS
-from ..textnorm import sha256_text
-from ..workspace import Workspace
-from .injection import find_injections
-from .urls import domain_matches, host_of, normalize_path, normalize_url
+from harness.contract.formats import now_iso
+from harness.contract.globs import matches
+from harness.contract.policy import TOOLS
+from harness.contract.formats import sha256_text
+from harness.workspace.store import Workspace
+from harness.sources.injection import find_injections
+from harness.sources.urls import domain_matches, host_of, normalize_path, normalize_url
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import HarnessError
-from ..textnorm import find_quote
-from .index import CorpusIndex
-from .registry import SourceRegistry
+from harness.errors import HarnessError
+from harness.contract.quotes import find_quote
+from harness.sources.index import CorpusIndex
+from harness.sources.registry import SourceRegistry
 
 OPEN, CLOSE = "<<<SOURCE", "SOURCE>>>"
 

@@ -17,10 +17,10 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from .. import __version__
-from ..errors import EXIT_USAGE, HarnessError
-from .registry import SourceRegistry
-from .urls import domain_matches, host_of, normalize_url
+from harness.contract.version import __version__
+from harness.errors import EXIT_USAGE, HarnessError
+from harness.sources.registry import SourceRegistry
+from harness.sources.urls import domain_matches, host_of, normalize_url
 
 _TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
 _REDIRECTS = (301, 302, 303, 307, 308)

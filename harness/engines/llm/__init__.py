@@ -1,11 +1,5 @@
-"""The `llm` engine: each role runs as a deepagents agent over the run workspace.
+"""The `llm` engine: each role runs as a deepagents agent over the run workspace (`agent.DeepAgentRole`).
 
-Import cost: this package imports deepagents/langchain, so import it only when a role
-actually runs on the llm engine.
+Import cost: its modules import deepagents and langchain, so import them only when a role
+actually runs on the llm engine (this package file imports nothing).
 """
-
-from .agent import DeepAgentRole
-from .models import DEFAULT_MODEL, preflight, resolve_model
-from .retry import ProviderError, RetryPolicy
-
-__all__ = ["DEFAULT_MODEL", "DeepAgentRole", "ProviderError", "RetryPolicy", "preflight", "resolve_model"]

@@ -25,16 +25,16 @@ import math
 from typing import Any, Iterable
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import ModelRequest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, get_buffer_string
 
-from ...budget import DelegationTimeout
-from ...errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused, WorkspaceError
-from ...paths import normalize_relpath
-from ...runtime.context import AgentContext
-from . import delegation
-from .models import max_output_tokens
-from .retry import is_empty_message
+from harness.runtime.budget import DelegationTimeout
+from harness.errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused, WorkspaceError
+from harness.workspace.paths import normalize_relpath
+from harness.runtime.context import AgentContext
+from harness.engines.llm import delegation
+from harness.engines.llm.models import max_output_tokens
+from harness.engines.llm.faults import ai_message, is_empty_message
 
 WRITE_TOOLS = ("write_file", "edit_file")
 DEFAULT_OUTPUT_ALLOWANCE = 4096  # tokens reserved per call when the model has no output bound
@@ -71,21 +71,6 @@ def _virtual_to_rel(path: Any) -> str:
         return normalize_relpath(rel)
     except PathRefused:
         return rel
-
-
-def _ai_message(response: Any) -> AIMessage | None:
-    if isinstance(response, ExtendedModelResponse):
-        response = response.model_response
-    if isinstance(response, AIMessage):
-        return response
-    if isinstance(response, ModelResponse):
-        return next((m for m in response.result if isinstance(m, AIMessage)), None)
-    return None
-
-
-def is_empty_reply(message: AIMessage | None) -> bool:
-    """No text and no tool call (e.g. Gemini's MALFORMED_FUNCTION_CALL)."""
-    return is_empty_message(message)
 
 
 # ---- writes -------------------------------------------------------------------------------
@@ -243,9 +228,9 @@ class BudgetGuard(AgentMiddleware):
 
     @staticmethod
     def _after(response: Any, estimate: tuple[int, int], ctx: AgentContext) -> None:
-        message = _ai_message(response)
+        message = ai_message(response)
         whole, allowance = estimate
-        ctx.after_llm_call(_used_tokens(message) or (whole - allowance if is_empty_reply(message) else whole))
+        ctx.after_llm_call(_used_tokens(message) or (whole - allowance if is_empty_message(message) else whole))
 
     @staticmethod
     def _failed(exc: BaseException, estimate: tuple[int, int], ctx: AgentContext) -> None:
@@ -325,7 +310,7 @@ def budgeted_summarization(model: Any, backend: Any):
                 if not isinstance(exc, (HarnessError, DelegationTimeout)):
                     ctx.after_llm_call(estimate - allowance)
                 raise
-            ctx.after_llm_call(_used_tokens(reply) or (estimate - allowance if is_empty_reply(reply) else estimate))
+            ctx.after_llm_call(_used_tokens(reply) or (estimate - allowance if is_empty_message(reply) else estimate))
             return reply
 
         reply = retrier.call(attempt, accept_empty=True)

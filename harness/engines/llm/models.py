@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import UsageError
+from harness.errors import UsageError
 
 DEFAULT_MODEL = "google_genai:gemini-3.5-flash"
 
@@ -72,7 +72,7 @@ def _vertex_enabled() -> bool:
 
 def preflight(model_spec: str) -> None:
     """Raise a one-line UsageError saying what to install or set if `model_spec` cannot work here."""
-    from .retry import RetryPolicy
+    from harness.engines.llm.retry import RetryPolicy
 
     provider_name, _ = parse_model_spec(model_spec)
     provider = PROVIDERS[provider_name]

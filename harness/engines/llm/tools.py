@@ -19,13 +19,13 @@ from typing import Any, Callable
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
-from ...budget import BudgetExhausted, DelegationTimeout
-from ...errors import HarnessError, StorageError
-from ...policy import HARNESS
-from ...runtime.context import AgentContext, WriteRetriesExhausted
-from ...sources.tools import ResearchTools, wrap
-from ...specs import AgentSpec
-from . import delegation
+from harness.runtime.budget import BudgetExhausted, DelegationTimeout
+from harness.errors import HarnessError, StorageError
+from harness.contract.layout import PLAN
+from harness.runtime.context import AgentContext, WriteRetriesExhausted
+from harness.sources.tools import ResearchTools, wrap
+from harness.contract.specs import AgentSpec
+from harness.engines.llm import delegation
 
 SOURCE_TOOLS = ("search", "read_source", "web_search", "fetch_url")
 FETCH_PREVIEW_CHARS = 4000
@@ -94,13 +94,13 @@ def _read_source_tool() -> BaseTool:
 
 def _web_policy(ctx: AgentContext):
     """The plan question's domain policy: no domains unless the question allows the web."""
-    from ...sources.web import WebPolicy
+    from harness.sources.web import WebPolicy
 
     policy = getattr(ctx, "web_policy", None)
     if policy is not None:
         return policy
     try:
-        plan = ctx.workspace.read_json("plan.json", HARNESS)
+        plan = ctx.read_json(PLAN)  # through the researcher's own read permission
     except HarnessError:
         return WebPolicy(())
     question = next((q for q in plan.get("questions", []) if isinstance(q, dict) and q.get("id") == ctx.brief.question_id), None)

@@ -1,10 +1,10 @@
 """The offline engine: deterministic, extractive implementations of all five roles (no model, no network)."""
 
-from .analyst import OfflineAnalyst
-from .planner import OfflinePlanner
-from .researcher import OfflineResearcher
-from .reviewer import OfflineReviewer
-from .writer import OfflineWriter
+from harness.engines.offline.analyst import OfflineAnalyst
+from harness.engines.offline.planner import OfflinePlanner
+from harness.engines.offline.researcher import OfflineResearcher
+from harness.engines.offline.reviewer import OfflineReviewer
+from harness.engines.offline.writer import OfflineWriter
 
 OFFLINE_AGENTS = {
     "planner": OfflinePlanner,

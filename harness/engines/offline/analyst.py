@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-from ...lexical import content_words, jaccard, negated, number_clauses, numbers
-from ...runtime.interface import AgentResult, Brief
-from ...textnorm import normalize_ws
+from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
+from harness.runtime.interface import AgentResult, Brief
+from harness.contract.quotes import normalize_ws
 
 SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
 SAME_TOPIC = 0.35  # ... for two claims to be about the same thing (conflict candidates)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ...runtime.interface import AgentResult, Brief
+from harness.runtime.interface import AgentResult, Brief
 
 _CODE = r"`[^`]+`|\"[^\"]+\"|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?|[a-z]+_[a-z_]+(?:\(\))?|[A-Z][a-z]+[A-Z][A-Za-z]*"
 _COMPARE = re.compile(r"\b(?:differ|difference|differences|compare|compared|comparison|versus|vs\.?|between|better|choose|or)\b", re.I)

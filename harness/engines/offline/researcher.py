@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from ...lexical import content_words, paragraph_around, split_sentences
-from ...runtime.interface import AgentResult, Brief
+from harness.evidence.lexical import content_words, paragraph_around, split_sentences
+from harness.runtime.interface import AgentResult, Brief
 
 SEARCH_K = 8
 MAX_CARDS = 6

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...review.checks import check_draft, verdict_for
-from ...runtime.interface import AgentResult, Brief
-from ...textnorm import sha256_bytes
+from harness.evidence.checks import verdict_for
+from harness.runtime.interface import AgentResult, Brief
+from harness.contract.formats import sha256_bytes
 
 
 class OfflineReviewer:
@@ -15,7 +15,7 @@ class OfflineReviewer:
         draft = brief.facts["draft"]
         defects = brief.facts.get("deterministic_defects")
         if defects is None:
-            defects = check_draft(ctx.workspace.root, draft, brief.facts.get("branches"))
+            defects = ctx.check_draft(draft, brief.facts.get("branches"))
         review = {"draft": draft, "draft_sha256": sha256_bytes(ctx.read_text(draft).encode("utf-8")),
                   "verdict": verdict_for(defects), "defects": defects,
                   "reviewed_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model}}

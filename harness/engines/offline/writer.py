@@ -10,12 +10,10 @@ Notes and transitions are in italics, so they are not mistaken for facts.
 
 from __future__ import annotations
 
-from ...citations import format_citation
-from ...runtime.interface import AgentResult, Brief
-from ...textnorm import normalize_ws
-
-USABLE = ("verified", "verified_with_limit", "conflicted")
-
+from harness.contract.citations import format_citation
+from harness.contract.claims import USABLE
+from harness.runtime.interface import AgentResult, Brief
+from harness.contract.quotes import normalize_ws
 
 def _bare(statement: str) -> str:
     """A statement without its final full stop, so a citation can go before it."""

@@ -1,0 +1,133 @@
+"""Per-run metrics, computed from the workspace files alone (so any workspace can be re-measured).
+
+Definitions (also in docs/metrics.md):
+- citation_coverage: factual sentences of the report that cite a claim / factual sentences.
+- citation_correctness: (sentence, cited claim) pairs whose claim exists and is reportable, whose
+  cards' quotes are verbatim in their sources, and which the claim supports (harness/review/support.py:
+  a third of the sentence's content words, and all its numbers, in the claim's statement,
+  limitations and quotes), and which an LLM Reviewer, when one reviewed the draft, did not flag as
+  citation_not_supporting / all such pairs. `judge` says which: "lexical" or "lexical+llm (model)".
+- primary_source_ratio: primary sources / sources reached through the report's citations.
+- conflict_disclosure_rate: conflicted claims that are either cited with the disagreement stated or
+  named in a non-factual sentence (e.g. Limitations) / conflicted claims in claims.json.
+- subtask_success_rate: delegations that ended `completed` / all delegations.
+- duplicate_source_rate: source hits that another research branch had already registered / all hits.
+- unsupported_claim_rate: rejected or unsupported claims / claims.
+- plan_coverage: research questions with a cited usable claim or a stated reason / research questions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from harness.workspace.reader import RunReader
+from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.evidence.checks import check_draft
+from harness.evidence.draft import parse_draft
+from harness.evidence.support import evidence_text, supports
+from harness.contract.specs import ROLES
+
+def _ratio(num: int, den: int) -> dict[str, Any]:
+    return {"value": round(num / den, 4) if den else None, "numerator": num, "denominator": den}
+
+
+
+
+def _llm_judgement(reader: RunReader, draft_rel: str | None) -> tuple[set[tuple[int, str]], str]:
+    """(line, claim) citations an LLM Reviewer judged unsupported in the review of this draft, and the judge's name.
+
+    With a model reviewing, its semantic `citation_not_supporting` defects count against
+    citation correctness on top of the lexical rule; it never turns a lexical failure into a pass.
+    """
+    if not draft_rel:
+        return set(), "lexical"
+    for rel in reversed(reader.reviews()):
+        review = reader.read_json(rel) or {}
+        if review.get("draft") != draft_rel:
+            continue
+        by = review.get("reviewed_by") or {}
+        if by.get("engine") != "llm":
+            return set(), "lexical"
+        flagged = {((d.get("location") or {}).get("line"), cid) for d in review.get("defects", [])
+                   if d.get("origin") == "llm" and d.get("code") == "citation_not_supporting"
+                   for cid in (d.get("refs") or {}).get("claims", [])}
+        return flagged, f"lexical+llm ({by.get('model')})"
+    return set(), "lexical"
+
+
+def compute_metrics(reader: RunReader, draft_rel: str | None, branches: dict[str, dict] | None = None,
+                    wall_seconds: float = 0.0) -> dict[str, Any]:
+    """The metrics of the run `reader` reads (a caching reader: every card and source is read once)."""
+    run = reader.run()
+    claims = reader.claims() or {}
+    research = [q for q in reader.questions() if q.get("kind") == "research"]
+    text = reader.read_text(draft_rel) if draft_rel else None
+    sentences = parse_draft(text) if text else []
+    factual = [s for s in sentences if s.factual]
+
+    judged, judge = _llm_judgement(reader, draft_rel)
+    pairs = correct = 0
+    cited_sources: set[str] = set()
+    cited_questions: set[str] = set()
+    for s in sentences:
+        for cid in s.claim_ids:
+            pairs += 1
+            claim = claims.get(cid)
+            if claim is None or claim["status"] not in USABLE:
+                continue
+            cited_questions.add(claim["question_id"])
+            quotes: list[str] = []
+            ok = True
+            for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
+                card = reader.card(card_id)
+                if card is None or reader.quote_check(card) is not None:
+                    ok = False
+                    continue
+                cited_sources.add(card["source_id"])
+                quotes.append(card["quote"])
+            evidence = evidence_text(claim, quotes)
+            if ok and supports(s.plain, evidence) and (s.line, cid) not in judged:
+                correct += 1
+    kinds = [(reader.source(sid) or {}).get("kind") for sid in sorted(cited_sources)]
+
+    hidden = set()
+    if draft_rel and text:
+        for d in check_draft(reader, draft_rel, branches):
+            if d["code"] == "conflict_hidden":
+                hidden.update(d["refs"].get("claims", []))
+    notes = " ".join(s.plain for s in sentences if not s.factual)
+    cited_ids = {cid for s in sentences for cid in s.claim_ids}
+    conflicted = [c for c in claims.values() if c["status"] == "conflicted"]
+    disclosed = sum(1 for c in conflicted
+                    if (c["claim_id"] in cited_ids and c["claim_id"] not in hidden)
+                    or (c["claim_id"] not in cited_ids and re.search(rf"\b{c['claim_id']}\b", notes)))
+
+    covered = sum(1 for q in research if q["id"] in cited_questions
+                  or re.search(rf"\b{re.escape(q['id'])}\b", notes))
+
+    delegations = [e for e in reader.events() if e.get("event") == "delegation"]
+    roles: dict[str, dict[str, Any]] = {}
+    for role in ROLES:
+        mine = [e for e in delegations if e.get("agent") == role]
+        roles[role] = {"llm_calls": sum(e.get("llm_calls", 0) for e in mine), "tokens": sum(e.get("tokens", 0) for e in mine),
+                       "wall_seconds": round(sum((e.get("detail") or {}).get("seconds", 0) for e in mine), 3),
+                       "delegations": len(mine)}
+    stats = run.get("stats") or {}
+    return {
+        "run_id": run.get("run_id"),
+        "report": draft_rel,
+        "ratios": {
+            "citation_coverage": _ratio(sum(1 for s in factual if s.citations), len(factual)),
+            "citation_correctness": _ratio(correct, pairs),
+            "primary_source_ratio": _ratio(sum(1 for k in kinds if k == "primary"), len(kinds)),
+            "conflict_disclosure_rate": _ratio(disclosed, len(conflicted)),
+            "subtask_success_rate": _ratio(sum(1 for e in delegations if e.get("stop_reason") == "completed"), len(delegations)),
+            "duplicate_source_rate": _ratio(stats.get("duplicate_sources", 0), stats.get("source_hits", 0)),
+            "unsupported_claim_rate": _ratio(sum(1 for c in claims.values() if c["status"] in NOT_REPORTABLE), len(claims)),
+            "plan_coverage": _ratio(covered, len(research)),
+        },
+        "judge": judge,
+        "roles": roles,
+        "wall_seconds": round(wall_seconds, 3),
+    }

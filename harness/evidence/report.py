@@ -1,0 +1,80 @@
+"""Rendering the final report from an approved draft: the harness writes it, never a model.
+
+Each citation ``[@C1]`` becomes links to the claim's evidence cards (relative paths
+such as ``source-cards/<card_id>.json``, which work in any Markdown viewer opened on the
+workspace folder); an Evidence section gives each cited claim with its cards' quotes and
+their sources, and a Sources section lists the sources actually cited. A citation that
+does not resolve, or that names a rejected or unsupported claim, stops rendering: it can
+never reach the final report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.contract.citations import card_link, parse_citations, replace_citations
+from harness.contract.claims import NOT_REPORTABLE
+from harness.errors import HarnessError
+from harness.contract.quotes import normalize_ws
+
+
+
+class ReportError(HarnessError):
+    """The draft cannot be rendered: a citation does not resolve or names an unusable claim."""
+
+
+def _locator(source: dict[str, Any]) -> str:
+    return source.get("url") or f"{source.get('corpus', '')}:{source.get('path', '')}".lstrip(":")
+
+
+def _links(claim: dict[str, Any]) -> str:
+    cid = claim["claim_id"]
+    parts = [card_link(cid, claim["supporting_cards"][0])] if claim["supporting_cards"] else [f"[{cid}](#{cid.lower()})"]
+    parts += [card_link(f"{cid}·{i}", c) for i, c in enumerate(claim["supporting_cards"][1:], start=2)]
+    parts += [card_link(f"{cid} contra", c) for c in claim["contradicting_cards"]]
+    return "".join(parts)
+
+
+def render_report(draft: str, draft_rel: str, draft_sha: str, claims: dict[str, dict], cards: dict[str, dict],
+                  sources: dict[str, dict]) -> str:
+    """The final report for `draft`; raises ReportError if any citation cannot be resolved."""
+    cited: list[str] = []
+    for cit in parse_citations(draft):
+        for key in cit.keys:
+            claim = claims.get(key)
+            if claim is None:
+                raise ReportError(f"{draft_rel} line {cit.line}: [@{key}] does not resolve to a claim")
+            if claim["status"] in NOT_REPORTABLE:
+                raise ReportError(f"{draft_rel} line {cit.line}: [@{key}] is {claim['status']} and cannot be reported")
+            for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
+                if card_id not in cards or cards[card_id]["source_id"] not in sources:
+                    raise ReportError(f"{draft_rel} line {cit.line}: [@{key}] rests on card {card_id}, which does not resolve to a source")
+            if key not in cited:
+                cited.append(key)
+
+    body = replace_citations(draft, lambda keys: "(" + "; ".join(_links(claims[k]) for k in keys) + ")").rstrip() + "\n"
+    out = [body, "", "---", "", f"*Rendered by the harness from `{draft_rel}` (sha256 `{draft_sha}`). "
+           "Each citation links to the evidence cards behind the claim; each card quotes its source verbatim.*", "",
+           "## Evidence", ""]
+    used_sources: list[str] = []
+    for cid in cited:
+        claim = claims[cid]
+        out.append(f'<a id="{cid.lower()}"></a>**{cid}** ({claim["status"].replace("_", " ")}) — {normalize_ws(claim["statement"])}')
+        if claim["limitations"]:
+            out.append(f"  *Limitations: {'; '.join(claim['limitations'])}*")
+        for side, ids in (("supports", claim["supporting_cards"]), ("contradicts", claim["contradicting_cards"])):
+            for card_id in ids:
+                card = cards[card_id]
+                src = sources[card["source_id"]]
+                if card["source_id"] not in used_sources:
+                    used_sources.append(card["source_id"])
+                out.append(f"- [{card_id}](source-cards/{card_id}.json) {side}: “{normalize_ws(card['quote'])}” — "
+                           f"[{card['source_id']}](sources/{card['source_id']}.txt) at {card['span']['start']}–{card['span']['end']}")
+        out.append("")
+    out += ["## Sources", ""]
+    for sid in used_sources:
+        src = sources[sid]
+        flag = " — ⚠ contains instruction-like text (flagged)" if src.get("flags") else ""
+        out.append(f"- [{sid}](sources/{sid}.json) {src['kind']}: {src['title']} — `{_locator(src)}` "
+                   f"([snapshot](sources/{sid}.txt), sha256 `{src['sha256'][:12]}…`){flag}")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,56 @@
+"""Building the agent object for each role from the run configuration."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from harness.orchestrator.config import RoleChoice, RunConfig
+from harness.errors import UsageError
+from harness.runtime.interface import Agent
+
+
+def _load_custom(choice: RoleChoice) -> Agent:
+    _, module_name, class_name = choice.target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"--agent {choice.role}={choice.target}: cannot import {module_name} ({exc})") from None
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise UsageError(f"--agent {choice.role}={choice.target}: {module_name} has no {class_name}")
+    try:
+        takes_spec = len(inspect.signature(cls).parameters) > 0
+    except (TypeError, ValueError):
+        takes_spec = False
+    agent = cls(choice.spec) if takes_spec else cls()
+    if not callable(getattr(agent, "run", None)):
+        raise UsageError(f"--agent {choice.role}={choice.target}: {class_name} has no run(brief, ctx) method")
+    return agent
+
+
+def preflight(cfg: RunConfig) -> None:
+    """Fail before any work if an llm role cannot run (missing key, uninstalled provider)."""
+    for choice in cfg.roles.values():
+        if choice.engine == "llm":
+            from harness.engines.llm.models import preflight as model_preflight
+            model_preflight(choice.model)
+
+
+def build_agents(cfg: RunConfig, models: dict | None = None) -> dict[str, Agent]:
+    """One agent per role. `models` may map a role to a ready chat model (tests inject scripted models)."""
+    agents: dict[str, Agent] = {}
+    for role, choice in cfg.roles.items():
+        if choice.engine == "offline":
+            from harness.engines.offline import OFFLINE_AGENTS
+            agents[role] = OFFLINE_AGENTS[role](choice.spec)
+        elif choice.engine == "llm":
+            from harness.engines.llm.agent import DeepAgentRole
+            model = (models or {}).get(role)
+            if model is None:
+                from harness.engines.llm.models import resolve_model
+                model = resolve_model(choice.model)
+            agents[role] = DeepAgentRole(choice.spec, model)
+        else:
+            agents[role] = _load_custom(choice)
+    return agents

@@ -1,0 +1,108 @@
+"""Human decisions, each bound to the sha256 of exactly what was decided on.
+
+A plan approval binds to the plan's content hash (recorded inside plan.json and in
+run.json's decisions); a final sign-off binds to the final draft's bytes. An approval of
+a stale version is refused, and `research validate` re-checks both bindings.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from harness.contract.formats import now_iso
+from harness.errors import UsageError
+from harness.contract.policy import HARNESS, HUMAN
+from harness.contract.formats import plan_content_sha256
+from harness.contract.layout import by_number
+from harness.workspace.store import Workspace
+
+
+def _decision(ws: Workspace, entry: dict[str, Any]) -> None:
+    ws.update_manifest(lambda m: m["decisions"].append(entry))
+    ws.trace("decision", agent="human" if not entry["by"].startswith("auto") else "harness",
+             decision=f"{entry['gate']}_{entry['decision']}", detail={k: entry[k] for k in ("by", "sha256", "feedback") if entry.get(k)})
+
+
+def plan_is_approved(ws: Workspace) -> bool:
+    """Approved, bound to this content, and recorded as a decision in run.json (not just claimed in plan.json)."""
+    plan = ws.read_json("plan.json", HARNESS)
+    approval = plan.get("approval") or {}
+    sha = plan_content_sha256(plan)
+    if approval.get("decision") != "approved" or approval.get("plan_sha256") != sha:
+        return False
+    return any(d["gate"] == "plan" and d["decision"] in ("approved", "edited") and d["sha256"] == sha
+               for d in ws.manifest["decisions"])
+
+
+def strip_approval(rel: str, content: Any) -> Any:
+    """Write transform for agents: a plan written by a model never carries an approval record."""
+    if rel != "plan.json":
+        return content
+    if isinstance(content, (str, bytes)):
+        try:
+            content = json.loads(content)
+        except ValueError:
+            return content  # the schema check reports it to the agent
+    if isinstance(content, dict) and content.get("approval") is not None:
+        content = {**content, "approval": None}
+    return content
+
+
+def edit_plan(ws: Workspace, new_text: str, by: str) -> str:
+    """Replace plan.json with a human's edit (validated like any write); return the unified diff."""
+    old = ws.read_text("plan.json", HARNESS)
+    try:
+        new_plan = json.loads(new_text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"plan.json (edited): not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if isinstance(new_plan, dict):
+        new_plan["approval"] = None
+    ws.write("plan.json", new_plan, HUMAN)
+    new = ws.read_text("plan.json", HARNESS)
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "plan.json (before)", "plan.json (edited)"))
+
+
+def decide_plan(ws: Workspace, decision: str, by: str, feedback: str | None = None, diff: str | None = None) -> str:
+    """Record approve (or approve-after-edit) or reject on the current plan; return the plan hash decided on."""
+    if decision not in ("approved", "edited", "rejected"):
+        raise ValueError(decision)
+    plan = ws.read_json("plan.json", HARNESS)
+    sha = plan_content_sha256(plan)
+    plan["approval"] = {"decision": "rejected" if decision == "rejected" else "approved", "by": by, "at": now_iso(),
+                        "plan_sha256": sha, "feedback": feedback, "edited": decision == "edited"}
+    ws.write("plan.json", plan, HARNESS)
+    _decision(ws, {"gate": "plan", "decision": decision, "by": by, "at": plan["approval"]["at"], "sha256": sha,
+                   "path": "plan.json", "feedback": feedback, "diff": diff})
+    return sha
+
+
+def final_candidate(ws: Workspace) -> tuple[str, str] | None:
+    """The draft awaiting sign-off: the newest draft whose review passed, with its current sha256."""
+    manifest = ws.manifest
+    for rel in reversed(by_number(p for p in manifest["artifacts"] if p.startswith("reviews/"))):
+        review = ws.read_json(rel, HARNESS)
+        if review.get("verdict") == "pass":
+            return review["draft"], ws.sha256(review["draft"])
+    return None
+
+
+def approve_final(ws: Workspace, version: str, by: str) -> str:
+    """Sign off the final draft; refuse a version that is not the current draft's sha256."""
+    candidate = final_candidate(ws)
+    if candidate is None:
+        raise UsageError(f"{ws.root}: no draft has passed review, so there is nothing to sign off")
+    draft, sha = candidate
+    if not version or not sha.startswith(version.lower()) or len(version) < 12:
+        raise UsageError(f"--version {version}: stale or unknown version; {draft} is now {sha} (pass at least 12 hex digits)")
+    at = now_iso()
+    ws.update_manifest(lambda m: m.__setitem__("final_approval", {"draft": draft, "sha256": sha, "by": by, "at": at}))
+    _decision(ws, {"gate": "final", "decision": "approved", "by": by, "at": at, "sha256": sha, "path": draft,
+                   "feedback": None, "diff": None})
+    return draft
+
+
+def final_is_approved(ws: Workspace, draft: str) -> bool:
+    approval = ws.manifest.get("final_approval") or {}
+    return approval.get("draft") == draft and approval.get("sha256") == ws.sha256(draft)

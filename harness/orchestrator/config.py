@@ -1,0 +1,220 @@
+"""Run configuration: command-line flags over research.yaml over agent specs over defaults.
+
+Resolves, per role, which engine runs it (offline, llm or a custom class), with which
+spec and which model, and fails before any work with one line naming the flag, file or
+field when something is wrong (a missing API key, an uninstalled provider, a bad spec).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.runtime.budget import DEFAULT_RUN_LIMITS, DIMENSIONS
+from harness.errors import UsageError
+from harness.contract.schemas import validate
+from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
+from harness.engines.llm.models import DEFAULT_MODEL
+
+ENGINES = ("offline", "llm")
+DEFAULT_MAX_REVISIONS = 2  # revise rounds after the first draft
+DEFAULT_CONCURRENCY = 4  # research branches at once
+DEFAULT_CORPUS = "python-docs"
+
+
+@dataclass
+class RoleChoice:
+    role: str
+    engine: str  # offline, llm or custom
+    spec: AgentSpec
+    model: str | None = None
+    target: str | None = None  # python:module:Class for custom agents
+    source: str = "default"  # where the choice came from, for run.json
+
+
+@dataclass
+class RunConfig:
+    question: str
+    corpus: str = DEFAULT_CORPUS
+    runs_dir: Path = Path("runs")
+    roles: dict[str, RoleChoice] = field(default_factory=dict)
+    budget: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_RUN_LIMITS))
+    role_budgets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    max_revisions: int = DEFAULT_MAX_REVISIONS
+    concurrency: int = DEFAULT_CONCURRENCY
+    require_final_approval: bool = False
+    web: bool = False
+    yes: bool = False
+    sources: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def all_offline(self) -> bool:
+        return all(c.engine == "offline" for c in self.roles.values())
+
+    def snapshot(self) -> dict[str, Any]:
+        """The config object recorded in run.json (no secrets: model names only)."""
+        return {
+            "engines": {r: c.engine for r, c in self.roles.items()},
+            "models": {r: c.model for r, c in self.roles.items()},
+            "agents": {r: (c.target or str(c.spec.path)) for r, c in self.roles.items()},
+            "spec_sha256": {r: c.spec.sha256 for r, c in self.roles.items()},
+            "max_revisions": self.max_revisions,
+            "concurrency": self.concurrency,
+            "require_final_approval": self.require_final_approval,
+            "corpus": self.corpus,
+            "web": self.web,
+            "auto_approve_plan": self.yes,
+            "sources": self.sources,
+            "role_budgets": self.role_budgets,
+        }
+
+
+def load_config_file(path: Path | None) -> dict[str, Any]:
+    """Read research.yaml (explicit path, or ./research.yaml when present)."""
+    if path is None:
+        default = Path("research.yaml")
+        if not default.is_file():
+            return {}
+        path = default
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise UsageError(f"--config: {path} does not exist") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: must be a YAML mapping")
+    problems = validate(data, "config.schema.json", str(path))
+    if problems:
+        p = problems[0]
+        raise UsageError(f"{path}: field {p.pointer}: {p.message} [{p.rule}]")
+    return data
+
+
+def parse_agent_flags(values: list[str]) -> dict[str, str]:
+    """--agent ROLE=VALUE (repeatable) → {role: value}."""
+    out = {}
+    for raw in values:
+        role, sep, value = raw.partition("=")
+        role = role.strip().lower()
+        if not sep or not value.strip():
+            raise UsageError(f"--agent {raw}: expected ROLE=VALUE, e.g. writer=llm or writer=my_writer.md")
+        if role not in ROLES:
+            raise UsageError(f"--agent {raw}: unknown role '{role}' (roles: {', '.join(ROLES)})")
+        out[role] = value.strip()
+    return out
+
+
+def _choose(role: str, value: str | None, default_engine: str | None, role_model: str | None,
+            global_model: str | None, where: str) -> RoleChoice:
+    spec = load_spec(default_spec_path(role))
+    target = None
+    engine: str | None = None
+    if value in ENGINES:
+        engine = value
+    elif value and value.startswith("python:"):
+        target, engine = value, "custom"
+        if value.count(":") != 2 or not all(value.split(":")[1:]):
+            raise UsageError(f"{where}: '{value}' must look like python:package.module:ClassName")
+    elif value:
+        spec = load_spec(Path(value))
+        if spec.role != role:
+            raise UsageError(f"{value}: front matter field /role is '{spec.role}', but it was given for role '{role}'")
+    if engine is None:
+        engine = default_engine or spec.engine
+    model = role_model or spec.model or global_model
+    if engine is None:  # the embedded default: offline unless a model or a Gemini key is available
+        engine = "llm" if (model or os.environ.get("GOOGLE_API_KEY")) else "offline"
+    if engine == "llm":
+        model = model or DEFAULT_MODEL
+    else:
+        model = None
+    return RoleChoice(role, engine, spec, model, target, source=where if value else "default")
+
+
+def build_config(question: str, *, corpus: str | None = None, runs_dir: str | None = None, engine: str | None = None,
+                 model: str | None = None, agents: list[str] | None = None, config_file: Path | None = None,
+                 yes: bool = False, max_revisions: int | None = None, concurrency: int | None = None,
+                 budget: dict[str, Any] | None = None, require_final_approval: bool | None = None,
+                 web: bool | None = None) -> RunConfig:
+    if not question or not question.strip():
+        raise UsageError("QUESTION: must not be empty")
+    file_cfg = load_config_file(config_file)
+    if engine is not None and engine not in ENGINES:
+        raise UsageError(f"--engine {engine}: choose offline or llm")
+    if model is not None and ":" not in model:
+        raise UsageError(f"--model {model}: expected PROVIDER:NAME, e.g. {DEFAULT_MODEL}")
+    agent_values = {**file_cfg.get("agents", {}), **parse_agent_flags(agents or [])}
+    default_engine = engine or file_cfg.get("engine")
+    global_model = model or file_cfg.get("model")
+    roles = {}
+    for role in ROLES:
+        where = "--agent" if role in parse_agent_flags(agents or []) else "research.yaml agents"
+        roles[role] = _choose(role, agent_values.get(role), default_engine, file_cfg.get("models", {}).get(role),
+                              global_model, where)
+    limits = {**DEFAULT_RUN_LIMITS, **file_cfg.get("budget", {}), **{k: v for k, v in (budget or {}).items() if v is not None}}
+    for dim, value in limits.items():
+        if dim in DIMENSIONS and value is not None and value < 0:
+            raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
+    cfg = RunConfig(
+        question=question.strip(),
+        corpus=corpus or file_cfg.get("corpus", DEFAULT_CORPUS),
+        runs_dir=Path(runs_dir or file_cfg.get("runs_dir", "runs")),
+        roles=roles,
+        budget=limits,
+        role_budgets=file_cfg.get("role_budgets", {}),
+        max_revisions=max_revisions if max_revisions is not None else file_cfg.get("max_revisions", DEFAULT_MAX_REVISIONS),
+        concurrency=concurrency if concurrency is not None else file_cfg.get("concurrency", DEFAULT_CONCURRENCY),
+        require_final_approval=require_final_approval if require_final_approval is not None else file_cfg.get("require_final_approval", False),
+        web=web if web is not None else file_cfg.get("web", False),
+        yes=yes,
+        sources=file_cfg.get("sources", {}),
+    )
+    if cfg.max_revisions < 0:
+        raise UsageError("--max-revisions: must be 0 or more")
+    if cfg.concurrency < 1:
+        raise UsageError("--concurrency: must be at least 1")
+    if cfg.web:
+        enable_web(cfg)
+    return cfg
+
+
+WEB_TOOLS = ("web_search", "fetch_url")
+
+
+def enable_web(cfg: RunConfig) -> None:
+    """--web gives the Researcher the web tools (still limited to the domains the plan allows)."""
+    import importlib.util
+    missing = [m for m in ("ddgs", "httpx", "trafilatura") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UsageError(f"--web: the web tools need the 'web' extra ({', '.join(missing)} missing): pip install 'research-harness[web]'")
+    choice = cfg.roles["researcher"]
+    tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
+    choice.spec = replace(choice.spec, tools=tools)
+
+
+def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits: dict[str, Any]) -> RunConfig:
+    """Rebuild a RunConfig from run.json, for `research resume`."""
+    roles = {}
+    for role in ROLES:
+        engine = snapshot["engines"][role]
+        agent = snapshot["agents"][role]
+        target = agent if engine == "custom" else None
+        spec = load_spec(default_spec_path(role)) if engine == "custom" else load_spec(Path(agent))
+        if spec.sha256 != snapshot.get("spec_sha256", {}).get(role, spec.sha256):
+            raise UsageError(f"{spec.path}: the agent spec changed since the run started; resume refuses to mix specs")
+        roles[role] = RoleChoice(role, engine, spec, snapshot["models"][role], target, source="run.json")
+    cfg = RunConfig(question=question, corpus=snapshot.get("corpus") or DEFAULT_CORPUS, roles=roles,
+                     budget=budget_limits, role_budgets=snapshot.get("role_budgets", {}),
+                     max_revisions=snapshot.get("max_revisions", DEFAULT_MAX_REVISIONS),
+                     concurrency=snapshot.get("concurrency", DEFAULT_CONCURRENCY),
+                     require_final_approval=snapshot.get("require_final_approval", False), web=snapshot.get("web", False),
+                     yes=snapshot.get("auto_approve_plan", False), sources=snapshot.get("sources", {}))
+    if cfg.web:
+        enable_web(cfg)
+    return cfg

@@ -1,0 +1,222 @@
+"""A run's lifecycle: the one module that starts and resumes runs.
+
+`research run`, `research resume`, `research eval`, the LangGraph Server graph and the
+public Python API (`harness.run`, `harness.resume`) all come through here:
+
+- `create_run`: every check that can be made before any work (model keys, budget,
+  corpus), then the new run folder;
+- `reopen_run`: the checks a continued run gets (the workspace validates) and its
+  configuration, rebuilt from run.json;
+- `run_context`: the non-serializable objects the graph's nodes share (agents, tools,
+  budget), rebuilt from run.json on every start and resume;
+- `start_run` / `resume_run`: the above, then drive the graph until the run ends or stops
+  at a human gate.
+
+With an approver (a terminal, or a test's script) a gate is answered in-process; without
+one the run pauses with status awaiting_*_approval, and `research approve` + `research
+resume` continue it later. The checkpointer (SQLite in the workspace, or PostgreSQL) lets
+a crashed or killed run resume where it stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from langgraph.types import Command
+
+from harness.runtime.budget import Budget
+from harness.orchestrator.config import RunConfig, config_from_snapshot
+from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
+from harness.orchestrator.agents import build_agents, preflight
+from harness.sources.corpus import Corpus, load_corpus
+from harness.sources.index import CorpusIndex
+from harness.sources.registry import KindRules, SourceRegistry
+from harness.sources.tools import ResearchTools
+from harness.contract.specs import ROLES
+from harness.workspace.validate import validate_workspace
+from harness.workspace.store import TERMINAL_STATUSES, Workspace
+from harness.orchestrator.checkpoint import check_url, open_checkpointer
+from harness.orchestrator.context import RunContext
+from harness.orchestrator.graph import build_graph, graph_config
+from harness.orchestrator.nodes import Pipeline
+
+MIN_TOKENS_PER_LLM_ROLE = 20_000
+Approver = Callable[[Workspace, dict[str, Any]], dict[str, Any]]
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    status: str
+    reason: str | None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.status == "completed" else EXIT_INCOMPLETE
+
+
+def check_budget_fits(cfg: RunConfig) -> None:
+    """Refuse, before anything is spent, a budget too small for one pass of the pipeline."""
+    b = cfg.budget
+    llm_roles = [r for r, c in cfg.roles.items() if c.engine == "llm"]
+    if llm_roles:
+        if b.get("llm_calls") is not None and b["llm_calls"] < len(llm_roles):
+            raise UsageError(f"--budget-llm-calls {b['llm_calls']}: too small for one pass (needs at least {len(llm_roles)}, one per llm role: {', '.join(llm_roles)})")
+        # each model call reserves its prompt estimate plus the model's output cap (16k by default)
+        if b.get("tokens") is not None and b["tokens"] < MIN_TOKENS_PER_LLM_ROLE * len(llm_roles):
+            raise UsageError(f"--budget-tokens {b['tokens']}: too small for one pass (needs at least {MIN_TOKENS_PER_LLM_ROLE * len(llm_roles)}, {MIN_TOKENS_PER_LLM_ROLE} per llm role)")
+    if b.get("searches") is not None and b["searches"] < 1:
+        raise UsageError(f"--budget-searches {b['searches']}: too small for one pass (the Researcher needs at least 1 search)")
+    if b.get("wall_seconds") is not None and b["wall_seconds"] < 1:
+        raise UsageError(f"--budget-seconds {b['wall_seconds']}: too small for one pass")
+
+
+def _corpus_summary(corpus: Corpus) -> dict[str, Any]:
+    return {"name": corpus.name, "documents": len(corpus.documents), "passages": 0, "skipped": corpus.skipped}
+
+
+def create_run(cfg: RunConfig, *, models: dict | None = None) -> tuple[Workspace, Corpus]:
+    """Check everything that can be checked before any work (model keys unless `models` are given, budget,
+    corpus), then create the run folder. A failed check leaves nothing behind."""
+    if not models:
+        preflight(cfg)
+    check_budget_fits(cfg)
+    corpus = load_corpus(cfg.corpus)
+    budget = {"limits": dict(cfg.budget), "spent": {}}
+    return Workspace.create(cfg.runs_dir, cfg.question, config=cfg.snapshot(), budget=budget), corpus
+
+
+def reopen_run(ws: Workspace, *, yes: bool = False, models: dict | None = None,
+               check: bool = True) -> tuple[RunConfig, Corpus | None]:
+    """The configuration of a run to continue, rebuilt from its run.json, and its corpus.
+
+    Refuses (WorkspaceError) a workspace that does not validate when `check`: continuing over
+    a hand-edited or corrupt run would build on what the guards never saw. A run started with
+    --yes keeps approving its plan; `yes` adds that to a run started without it.
+    """
+    if check:
+        problems = validate_workspace(ws.root)
+        if problems:
+            more = f" (+{len(problems) - 1} more; see research validate)" if len(problems) > 1 else ""
+            raise WorkspaceError(f"refusing to resume over an invalid workspace: {problems[0]}{more}")
+    m = ws.manifest
+    cfg = config_from_snapshot(m["question"], m["config"], m["budget"]["limits"])
+    cfg.yes = yes or cfg.yes
+    cfg.runs_dir = ws.root.parent
+    if not models:
+        preflight(cfg)
+    return cfg, load_corpus(cfg.corpus) if cfg.corpus else None
+
+
+def run_context(ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events=None, models: dict | None = None) -> RunContext:
+    """What the graph's nodes share besides its state: the agents, tools and budget, rebuilt from run.json."""
+    def persist(budget: Budget) -> None:
+        ws.update_manifest(lambda m: m.__setitem__("budget", budget.snapshot()), check=False, durable=False)
+
+    manifest = ws.manifest
+    saved = manifest.get("budget") or {}
+    role_limits = {r: dict(cfg.role_budgets.get(r, {})) for r in cfg.roles}
+    budget = Budget(cfg.budget, role_limits, saved.get("spent"),
+                    {r: v.get("spent", {}) for r, v in (saved.get("roles") or {}).items()}, persist)
+    registry = SourceRegistry(ws, KindRules.from_config(cfg.sources))
+    tools = None
+    if corpus is not None:
+        index = CorpusIndex.build(corpus)
+        ws.update_manifest(lambda m: m.__setitem__("corpus", {**_corpus_summary(corpus), "passages": len(index)}))
+        tools = ResearchTools(index, registry)
+    web = None
+    if cfg.web:
+        from harness.sources.web import WebTools
+        web = WebTools(registry)
+    return RunContext(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
+
+
+@contextmanager
+def _agents_prepared_ahead(run: RunContext):
+    """Compile the llm roles' agents on a background thread, in pipeline order, while the run goes on.
+
+    Building a deepagents agent costs several ms a role; done ahead, it overlaps the first
+    roles' waits on their models instead of delaying the later roles. An agent without
+    `prepare`, or one that fails to prepare, is simply built by its delegation (which
+    reports what failed).
+    """
+    def prepare_all() -> None:
+        for role in ROLES:
+            prepare = getattr(run.agents.get(role), "prepare", None)
+            if prepare is not None:
+                try:
+                    prepare(run.workspace.root, run.run_id, run.config.roles[role].model)
+                except Exception:
+                    pass
+
+    thread = threading.Thread(target=prepare_all, name="prepare-agents", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+
+
+def _drive(run: RunContext, graph, gcfg: dict[str, Any], first_input: Any, approver: Approver | None) -> RunResult:
+    graph.invoke(first_input, gcfg)
+    while True:
+        snapshot = graph.get_state(gcfg)
+        pending = [i for t in snapshot.tasks for i in t.interrupts]
+        if not pending:
+            break
+        if approver is None:
+            break  # paused at a gate: status is awaiting_*_approval
+        graph.invoke(Command(resume=approver(run.workspace, pending[0].value)), gcfg)
+    m = run.workspace.manifest
+    return RunResult(run.workspace.root, m["status"], m.get("status_reason"))
+
+
+def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, models: dict | None = None,
+              on_created: Callable[[Workspace], None] | None = None, checkpoint_db: str | None = None) -> RunResult:
+    """Check everything that can be checked, create the workspace, and drive the run.
+
+    `checkpoint_db`: None keeps LangGraph's checkpoints in the workspace (SQLite); a
+    postgresql:// URL keeps them in that database (see orchestrator/checkpoint.py).
+    """
+    check_url(checkpoint_db)
+    ws, corpus = create_run(cfg, models=models)
+    ws.acquire_run_lock()
+    try:
+        if on_created:
+            on_created(ws)
+        run = run_context(ws, cfg, corpus, events, models)
+        with open_checkpointer(ws, checkpoint_db) as saver:
+            graph = build_graph(Pipeline(run), saver)
+            with _agents_prepared_ahead(run):  # started last, so it does not slow the setup down
+                return _drive(run, graph, graph_config(ws.run_id, cfg.concurrency), {}, approver)
+    finally:
+        ws.release_run_lock()
+
+
+def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = None, events=None,
+               models: dict | None = None, on_opened: Callable[[Workspace], None] | None = None,
+               checkpoint_db: str | None = None) -> RunResult:
+    """Continue a paused, crashed or killed run from its last checkpoint (in `checkpoint_db`, as started)."""
+    check_url(checkpoint_db)
+    ws = Workspace.open(run_dir)
+    ws.acquire_run_lock()
+    try:
+        if on_opened:
+            on_opened(ws)
+        if ws.status in TERMINAL_STATUSES:
+            return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
+        cfg, corpus = reopen_run(ws, yes=yes, models=models)
+        with open_checkpointer(ws, checkpoint_db) as saver:  # refuses a run whose checkpoints are elsewhere
+            run = run_context(ws, cfg, corpus, events, models)
+            ws.trace("resume", agent="harness", detail={"status": ws.status})
+            graph = build_graph(Pipeline(run), saver)
+            gcfg = graph_config(ws.run_id, cfg.concurrency)
+            started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
+            with _agents_prepared_ahead(run):
+                return _drive(run, graph, gcfg, None if started else {}, approver)
+    finally:
+        ws.release_run_lock()

@@ -1,1 +1,0 @@
-"""Reading drafts and checking them: the Reviewer's deterministic checks, run whatever the engine."""

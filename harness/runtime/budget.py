@@ -1,0 +1,122 @@
+"""Budgets for LLM calls, tokens, searches and wall time: per run, per role and per delegation.
+
+Every call is checked *before* it is made and refused if it would go over any limit,
+so limits are never exceeded. What was spent is kept in run.json, so a resumed run
+continues from where it stopped rather than starting with a fresh allowance.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable
+
+from harness.errors import BudgetExhausted, UsageError
+
+DIMENSIONS = ("llm_calls", "tokens", "searches", "wall_seconds")
+DEFAULT_RUN_LIMITS = {"llm_calls": 400, "tokens": 4_000_000, "searches": 200, "wall_seconds": 3600.0}
+
+
+def _over(spent: float, amount: float, limit: float | None) -> bool:
+    return limit is not None and spent + amount > limit
+
+
+class Budget:
+    """Run- and role-level limits with a persisted spend; thread-safe."""
+
+    def __init__(self, limits: dict[str, Any], role_limits: dict[str, dict[str, Any]],
+                 spent: dict[str, Any] | None = None, role_spent: dict[str, dict[str, Any]] | None = None,
+                 persist: Callable[["Budget"], None] | None = None):
+        self.limits = {d: limits.get(d) for d in DIMENSIONS}
+        self.role_limits = {r: {d: v.get(d) for d in DIMENSIONS} for r, v in role_limits.items()}
+        self.spent = {d: (spent or {}).get(d) or 0 for d in DIMENSIONS}
+        self.role_spent = {r: {d: (role_spent or {}).get(r, {}).get(d) or 0 for d in DIMENSIONS} for r in self.role_limits}
+        self._persist = persist or (lambda _b: None)
+        self._lock = threading.Lock()
+        self._clock_started = time.monotonic()
+        for dim, value in self.limits.items():
+            if value is not None and value < 0:
+                raise UsageError(f"budget: {dim} must not be negative")
+
+    # wall time is charged continuously: elapsed time since this process started working on the run
+    def _wall(self) -> float:
+        return self.spent["wall_seconds"] + (time.monotonic() - self._clock_started)
+
+    def check(self, role: str, dim: str, amount: float = 1) -> None:
+        """Raise BudgetExhausted if spending `amount` of `dim` for `role` would exceed a limit."""
+        with self._lock:
+            spent = self._wall() if dim == "wall_seconds" else self.spent[dim]
+            if _over(spent, amount, self.limits[dim]):
+                raise BudgetExhausted(f"run budget for {dim} is exhausted ({_fmt(spent)} of {_fmt(self.limits[dim])} spent)")
+            rl = self.role_limits.get(role, {})
+            rs = self.role_spent.get(role, {})
+            if dim != "wall_seconds" and _over(rs.get(dim, 0), amount, rl.get(dim)):
+                raise BudgetExhausted(f"{role} budget for {dim} is exhausted ({_fmt(rs.get(dim, 0))} of {_fmt(rl.get(dim))} spent)")
+
+    def charge(self, role: str, dim: str, amount: float = 1) -> None:
+        """Record spending (after a successful check) and persist it."""
+        self.charge_many(role, {dim: amount})
+
+    def charge_many(self, role: str, amounts: dict[str, float]) -> None:
+        """Record several dimensions at once (a model call's call and tokens) with one persist."""
+        with self._lock:
+            for dim, amount in amounts.items():
+                self.spent[dim] += amount
+                self.role_spent.setdefault(role, {d: 0 for d in DIMENSIONS})[dim] += amount
+        self._persist(self)
+
+    def check_time(self) -> None:
+        self.check("harness", "wall_seconds", 0)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The run.json `budget` object, with wall time accumulated up to now."""
+        with self._lock:
+            spent = dict(self.spent)
+            spent["wall_seconds"] = round(self._wall(), 3)
+            return {
+                "limits": dict(self.limits),
+                "spent": spent,
+                "roles": {r: {"limits": dict(self.role_limits[r]),
+                              "spent": {d: self.role_spent.get(r, {}).get(d, 0) for d in DIMENSIONS if d != "wall_seconds"}}
+                          for r in self.role_limits},
+            }
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "∞"
+    return f"{v:.1f}" if isinstance(v, float) and not float(v).is_integer() else str(int(v))
+
+
+class DelegationBudget:
+    """The per-delegation limits from an agent spec, layered on the run budget."""
+
+    def __init__(self, budget: Budget, role: str, limits: dict[str, Any], deadline: float | None):
+        self.budget = budget
+        self.role = role
+        self.limits = {d: limits.get(d) for d in ("llm_calls", "tokens", "searches")}
+        self.spent = {"llm_calls": 0, "tokens": 0, "searches": 0}
+        self.deadline = deadline  # time.monotonic() value, or None
+
+    def check(self, dim: str, amount: float = 1) -> None:
+        self.check_deadline()
+        if _over(self.spent[dim], amount, self.limits.get(dim)):
+            raise BudgetExhausted(f"{self.role} delegation budget for {dim} is exhausted ({_fmt(self.spent[dim])} of {_fmt(self.limits[dim])})")
+        self.budget.check(self.role, dim, amount)
+
+    def charge(self, dim: str, amount: float = 1) -> None:
+        self.charge_many({dim: amount})
+
+    def charge_many(self, amounts: dict[str, float]) -> None:
+        for dim, amount in amounts.items():
+            self.spent[dim] += amount
+        self.budget.charge_many(self.role, amounts)
+
+    def check_deadline(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise DelegationTimeout(f"{self.role} ran past its time limit")
+        self.budget.check_time()
+
+
+class DelegationTimeout(Exception):
+    """A delegation ran past its wall-time limit (checked before each call)."""

@@ -1,0 +1,292 @@
+"""The `research` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from typer.exceptions import TyperException
+
+from harness.contract.version import __version__
+from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
+from harness.surfaces.summary import summarize
+from harness.workspace.validate import validate_workspace
+
+app = typer.Typer(
+    name="research",
+    help="Workspace-file research harness: plan, research, analyze, write and review, with verified citations.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _run_dir(path: Path) -> Path:
+    if not path.is_dir():
+        raise typer.BadParameter(f"{path}: no such run folder", param_hint="RUN_DIR")
+    if not (path / "run.json").is_file():
+        raise typer.BadParameter(f"{path}: not a run workspace (no run.json)", param_hint="RUN_DIR")
+    return path
+
+
+@app.command()
+def validate(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON report instead of lines."),
+) -> None:
+    """Run every schema and integrity check on a workspace; exit 0 when clean, 1 otherwise."""
+    run_dir = _run_dir(run_dir)
+    problems = validate_workspace(run_dir)
+    if as_json:
+        print(json.dumps({"path": str(run_dir), "ok": not problems, "problems": [p.as_dict() for p in problems]}, indent=2))
+    else:
+        for p in problems:
+            print(str(p))
+        if not problems:
+            print(f"{run_dir}: valid")
+        else:
+            print(f"{run_dir}: {len(problems)} problem(s)", file=sys.stderr)
+    raise typer.Exit(0 if not problems else 1)
+
+
+@app.command()
+def inspect(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Show a run at a glance: status, plan, sources, cards, claims, drafts, reviews, budget."""
+    run_dir = _run_dir(run_dir)
+    s = {"path": str(run_dir.resolve()), **summarize(run_dir)}
+    if as_json:
+        print(json.dumps(s, indent=2, ensure_ascii=False))
+        return
+    out.print(f"[bold]{s['run_id']}[/]  status: [bold]{s['status']}[/]" + (f" ({s['status_reason']})" if s["status_reason"] else ""))
+    out.print(f"question: {s['question']}")
+    plan = s["plan"]
+    if plan["questions"]:
+        t = Table(title=f"plan (revision {plan['revision']}, {'approved' if plan['approved'] else 'not approved'})", title_justify="left")
+        for col in ("id", "kind", "critical", "branch", "text"):
+            t.add_column(col)
+        for q in plan["questions"]:
+            t.add_row(q["id"], q["kind"], "yes" if q["critical"] else "no", q["branch"] or "-",
+                      (f"[{q['tag']}] " if q["tag"] else "") + (q["text"] or ""))
+        out.print(t)
+    src = s["sources"]
+    out.print(f"sources: {src['total']} ({src['primary']} primary, {src['secondary']} secondary, {src['flagged']} flagged, {src['duplicates']} duplicate hits)")
+    out.print(f"cards: {s['cards']}")
+    claims = s["claims"]
+    out.print("claims: " + str(claims["total"]) + " (" + ", ".join(f"{k} {v}" for k, v in claims.items() if k != "total") + ")")
+    out.print(f"drafts: {', '.join(s['drafts']) or 'none'}")
+    for r in s["reviews"]:
+        codes = ", ".join(f"{c}×{n}" for c, n in sorted(r["codes"].items()))
+        out.print(f"  {r['path']} on {r['draft']}: {r['verdict']} ({r['errors']} errors, {r['warnings']} warnings{'; ' + codes if codes else ''})")
+    spent, limits = s["budget"]["spent"], s["budget"]["limits"]
+    if spent or limits:
+        out.print("budget: " + ", ".join(f"{k} {spent.get(k, 0)}/{limits.get(k) if limits.get(k) is not None else '∞'}" for k in ("llm_calls", "tokens", "searches", "wall_seconds")))
+    out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
+
+
+def _display(quiet: bool, as_json: bool):
+    from harness.surfaces.progress import JsonEvents, LiveProgress, Quiet
+    if as_json:
+        return JsonEvents()
+    return Quiet() if quiet else LiveProgress(err)
+
+
+def _finish(result, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps({"event": "run_ended", "status": result.status, "reason": result.reason,
+                          "path": str(result.run_dir), "exit_code": result.exit_code}))
+        raise typer.Exit(result.exit_code)
+    if result.status == "completed":
+        out.print(f"final report: {result.run_dir / 'final-report.md'}")
+    elif result.status.startswith("awaiting_"):
+        gate = "--plan" if result.status == "awaiting_plan_approval" else "--final --version SHA"
+        err.print(f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}")
+    else:
+        err.print(f"run ended {result.status}: {result.reason or 'no reason recorded'}")
+    out.print(f"workspace: {result.run_dir}")
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def run(
+    question: str = typer.Argument(..., help="The research question."),
+    corpus: Optional[str] = typer.Option(None, "--corpus", help="Folder of .md/.txt/.html/.pdf files, or 'python-docs' (built-in, the default)."),
+    runs_dir: Optional[str] = typer.Option(None, "--runs-dir", help="Where run workspaces are created (default ./runs)."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="offline or llm for every role (default: llm if a model or GOOGLE_API_KEY is set, else offline)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model for llm roles, PROVIDER:NAME (default google_genai:gemini-3.5-flash)."),
+    agent: list[str] = typer.Option([], "--agent", help="Swap a role: ROLE=offline|llm|path/to/spec.md|python:module:Class (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./research.yaml if present)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking."),
+    max_revisions: Optional[int] = typer.Option(None, "--max-revisions", help="Revise rounds after the first draft (default 2)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Research branches at once (default 4)."),
+    budget_llm_calls: Optional[int] = typer.Option(None, "--budget-llm-calls", help="Run limit on model calls."),
+    budget_tokens: Optional[int] = typer.Option(None, "--budget-tokens", help="Run limit on tokens."),
+    budget_searches: Optional[int] = typer.Option(None, "--budget-searches", help="Run limit on searches."),
+    budget_seconds: Optional[float] = typer.Option(None, "--budget-seconds", help="Run limit on wall time."),
+    require_final_approval: Optional[bool] = typer.Option(None, "--require-final-approval/--no-final-approval", help="Ask for a sign-off of the final draft, bound to its sha256."),
+    web: Optional[bool] = typer.Option(None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."),
+    checkpoint_db: Optional[str] = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
+    as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
+) -> None:
+    """Start a run: plan, research, analyze, write and review; prints where the final report is."""
+    from harness.orchestrator.config import build_config
+    from harness.surfaces.interactive import TerminalApprover
+    from harness.orchestrator.lifecycle import start_run
+
+    cfg = build_config(question, corpus=corpus, runs_dir=runs_dir, engine=engine, model=model, agents=agent,
+                       config_file=config, yes=yes, max_revisions=max_revisions, concurrency=concurrency,
+                       budget={"llm_calls": budget_llm_calls, "tokens": budget_tokens, "searches": budget_searches,
+                               "wall_seconds": budget_seconds},
+                       require_final_approval=require_final_approval, web=web)
+    if cfg.all_offline and not quiet:
+        err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
+    display = _display(quiet, as_json)
+    approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
+    try:
+        result = start_run(cfg, approver=approver, events=display, on_created=display.attach, checkpoint_db=checkpoint_db)
+    finally:
+        display.close()
+    _finish(result, as_json)
+
+
+@app.command()
+def resume(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
+    checkpoint_db: Optional[str] = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
+    as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
+) -> None:
+    """Continue a paused, crashed or killed run from its last checkpoint."""
+    from harness.surfaces.interactive import TerminalApprover
+    from harness.orchestrator.lifecycle import resume_run
+
+    display = _display(quiet, as_json)
+    try:
+        result = resume_run(_run_dir(run_dir), yes=yes, approver=TerminalApprover() if sys.stdin.isatty() and not as_json else None,
+                            events=display, on_opened=display.attach, checkpoint_db=checkpoint_db)
+    finally:
+        display.close()
+    _finish(result, as_json)
+
+
+@app.command()
+def approve(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder."),
+    plan: bool = typer.Option(False, "--plan", help="Approve the pending plan."),
+    plan_file: Optional[Path] = typer.Argument(None, help="With --plan: an edited plan.json to approve instead."),
+    final: bool = typer.Option(False, "--final", help="Sign off the final draft."),
+    version: Optional[str] = typer.Option(None, "--version", help="With --final: the sha256 of the draft you read (at least 12 hex digits)."),
+    reject: Optional[str] = typer.Option(None, "--reject", help="With --plan: reject with this feedback instead of approving."),
+    by: Optional[str] = typer.Option(None, "--by", help="Who decides (default: your user name)."),
+) -> None:
+    """Record a human decision on a paused run from another process; then `research resume` continues it."""
+    import getpass
+
+    from harness.orchestrator import approvals
+    from harness.workspace.store import Workspace
+
+    if plan == final:
+        raise typer.BadParameter("choose exactly one of --plan or --final", param_hint="--plan/--final")
+    ws = Workspace.open(_run_dir(run_dir))
+    ws.acquire_run_lock()
+    try:
+        who = by or getpass.getuser()
+        if plan:
+            if ws.status != "awaiting_plan_approval":
+                raise typer.BadParameter(f"the run is {ws.status}, not awaiting plan approval", param_hint="--plan")
+            if reject is not None:
+                approvals.decide_plan(ws, "rejected", who, feedback=reject or None)
+                out.print("plan rejected")
+            elif plan_file is not None:
+                try:
+                    text = plan_file.read_text(encoding="utf-8")
+                except OSError as exc:
+                    raise typer.BadParameter(f"{plan_file}: {exc.strerror}", param_hint="PLAN_FILE") from None
+                diff = approvals.edit_plan(ws, text, who)
+                out.print(f"plan edited and approved (sha256 {approvals.decide_plan(ws, 'edited', who, diff=diff)})")
+            else:
+                out.print(f"plan approved (sha256 {approvals.decide_plan(ws, 'approved', who)})")
+        else:
+            if version is None:
+                raise typer.BadParameter("--final needs --version SHA (the sha256 of the draft you approve)", param_hint="--version")
+            draft = approvals.approve_final(ws, version, who)
+            out.print(f"{draft} signed off")
+    finally:
+        ws.release_run_lock()
+    out.print(f"continue with: research resume {run_dir}")
+
+
+@app.command()
+def view(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder."),
+    serve: bool = typer.Option(False, "--serve", help="Serve the viewer on 127.0.0.1 and print its URL; Ctrl-C stops."),
+    port: int = typer.Option(0, "--port", help="With --serve: the port to listen on (default: any free port)."),
+) -> None:
+    """Write index.html, a self-contained viewer of the run (open it from disk), or serve it with --serve."""
+    from harness.surfaces.viewer import view_command
+
+    raise typer.Exit(view_command(_run_dir(run_dir), serve, port))
+
+
+@app.command(name="eval")
+def eval_(
+    suite_dir: Path = typer.Argument(..., help="Folder of eval cases (each with case.yaml and corpus/), or one case folder."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="offline or llm for every role a case does not set."),
+    as_json: bool = typer.Option(False, "--json", help="Print the JSON summary instead of the tables."),
+    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where workspaces and eval-summary.json go (default runs/eval-<UTC time>)."),
+) -> None:
+    """Run an evaluation suite; exit 0 when every expectation holds, 1 otherwise, 2 for a malformed suite."""
+    from harness.surfaces.evals import eval_command
+
+    raise typer.Exit(eval_command(suite_dir, engine, as_json, runs_dir))
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"research {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Optional[bool] = typer.Option(None, "--version", callback=_version, is_eager=True, help="Show the version and exit.")) -> None:
+    """Workspace-file research harness."""
+
+
+def main() -> None:
+    try:
+        rc = app(standalone_mode=False)
+    except HarnessError as exc:
+        print(f"research: error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        print("research: aborted", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    except KeyboardInterrupt:
+        print("research: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except TyperException as exc:  # usage errors (bad flags, bad RUN_DIR): one line, exit 2
+        message = " ".join((exc.format_message() if hasattr(exc, "format_message") else str(exc)).split())
+        if message:  # NoArgsIsHelp has already printed the help
+            print(f"research: error: {message}", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
+    except Exception as exc:
+        print(f"research: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        sys.exit(EXIT_INTERNAL)
+    sys.exit(rc if isinstance(rc, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

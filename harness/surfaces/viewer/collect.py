@@ -1,0 +1,139 @@
+"""Everything the viewer shows, read from a workspace into one JSON-ready dict.
+
+Read-only and tolerant like `summarize` (a half-finished or hand-edited run still
+shows), and deterministic: the same workspace gives the same dict. The viewer's own
+file (index.html) is left out, and so are the trace events of writing it, so building
+the viewer twice gives the same page.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+from harness.contract.formats import sha256_bytes
+from harness.contract.layout import (CARDS, CLAIMS, FINAL_REPORT, METRICS, PLAN, README, VIEWER, by_number, draft_number,
+                                     id_of, kind_for_path, numbered, snapshot_path)
+from harness.surfaces.summary import summarize
+from harness.workspace.reader import RunReader
+
+
+
+def _listing(reader: RunReader, pattern: str) -> list[str]:
+    """Artifacts matching the glob, in numeric order for drafts and reviews."""
+    return by_number(rel for rel in reader.list(pattern) if kind_for_path(rel))
+
+
+def _utf16_offset(text: str, index: int) -> int:
+    """A Python (code point) offset as a JavaScript (UTF-16) one."""
+    prefix = text[:max(0, min(index, len(text)))]
+    return len(prefix.encode("utf-16-le")) // 2
+
+
+def _sources(reader: RunReader) -> dict[str, dict[str, Any]]:
+    out = {}
+    for rel in _listing(reader, "sources/src-*.json"):
+        sid = id_of(rel)
+        out[sid] = {"record": reader.read_json(rel), "text": reader.read_text(snapshot_path(sid))}
+    # a snapshot without its record still shows (validate reports it)
+    for rel in _listing(reader, "sources/src-*.txt"):
+        out.setdefault(id_of(rel), {"record": None, "text": reader.read_text(rel)})
+    return dict(sorted(out.items()))
+
+
+def _cards(reader: RunReader, sources: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for rel in _listing(reader, CARDS):
+        card = reader.read_json(rel)
+        entry: dict[str, Any] = {"card": card, "highlight": None}
+        if isinstance(card, dict):
+            text = (sources.get(card.get("source_id")) or {}).get("text")
+            span = card.get("span") if isinstance(card.get("span"), dict) else {}
+            start, end = span.get("start"), span.get("end")
+            if isinstance(text, str) and isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
+                entry["highlight"] = {"start": _utf16_offset(text, start), "end": _utf16_offset(text, end)}
+        out[id_of(rel)] = entry
+    return out
+
+
+def _diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    a = (old["text"] or "").splitlines()
+    b = (new["text"] or "").splitlines()
+    lines = list(difflib.unified_diff(a, b, fromfile=old["path"], tofile=new["path"], n=2, lineterm=""))
+    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+    return {"from": old["path"], "to": new["path"], "lines": lines, "added": added, "removed": removed}
+
+
+def _timeline(reader: RunReader) -> list[dict[str, Any]]:
+    """The trace, without the viewer's own writes (so rebuilding gives the same page)."""
+    return [e for e in reader.events() if e.get("path") != VIEWER]
+
+
+def _artifact_index(run: dict[str, Any]) -> list[dict[str, Any]]:
+    index = run.get("artifacts") if isinstance(run.get("artifacts"), dict) else {}
+    return [{"path": rel, **entry} for rel, entry in sorted(index.items())
+            if rel != VIEWER and isinstance(entry, dict)]
+
+
+def _run_details(run: dict[str, Any]) -> dict[str, Any]:
+    """What the viewer shows of run.json beyond the summary (no local paths of agent specs)."""
+    config = run.get("config") if isinstance(run.get("config"), dict) else {}
+    return {"created_at": run.get("created_at"), "harness_version": run.get("harness_version"),
+            "engines": config.get("engines"), "models": config.get("models"), "corpus": run.get("corpus"),
+            "decisions": run.get("decisions"), "branches": run.get("branches"),
+            "final_approval": run.get("final_approval"), "stats": run.get("stats")}
+
+
+def collect(root: Path | str) -> dict[str, Any]:
+    """The viewer's data for the workspace at `root`."""
+    reader = RunReader(Path(root).resolve(), cache=True)
+    run = reader.run()
+    sources = _sources(reader)
+    drafts = [{"path": rel, "number": numbered(rel), "text": reader.read_text(rel), "sha256": sha256_bytes(reader.read_bytes(rel) or b"")}
+              for rel in reader.drafts()]
+    reviews = [{"path": rel, "number": numbered(rel), "review": reader.read_json(rel)} for rel in reader.reviews()]
+    return {
+        "summary": summarize(reader),
+        "run": _run_details(run),
+        "artifacts": _artifact_index(run),
+        "timeline": _timeline(reader),
+        "plan": reader.read_json(PLAN),
+        "sources": sources,
+        "cards": _cards(reader, sources),
+        "claims": reader.read_json(CLAIMS),
+        "drafts": drafts,
+        "diffs": [_diff(a, b) for a, b in zip(drafts, drafts[1:])],
+        "reviews": reviews,
+        "final_report": reader.read_text(FINAL_REPORT),
+        "metrics": reader.read_json(METRICS),
+        "readme": reader.read_text(README),
+    }
+
+
+def claims_by_card(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """card id -> the claims that use it (supporting or contradicting)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for claim in claim_list(data):
+        for card_id in (claim.get("supporting_cards") or []) + (claim.get("contradicting_cards") or []):
+            out.setdefault(card_id, []).append(claim)
+    return out
+
+
+def claim_list(data: dict[str, Any]) -> list[dict[str, Any]]:
+    doc = data.get("claims")
+    claims = doc.get("claims") if isinstance(doc, dict) else None
+    return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
+
+
+def question_ids(data: dict[str, Any]) -> list[str]:
+    plan = data.get("plan")
+    qs = plan.get("questions") if isinstance(plan, dict) else None
+    ids = [q.get("id") for q in qs if isinstance(q, dict) and isinstance(q.get("id"), str)] if isinstance(qs, list) else []
+    return sorted(set(ids), key=lambda q: (len(q), q))
+
+
+def draft_number_of(path: Any) -> int | None:
+    """N of a review's `draft` field (drafts/draft-N.md), tolerating junk."""
+    return draft_number(path)

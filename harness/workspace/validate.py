@@ -1,0 +1,123 @@
+"""`research validate`: every schema and cross-file check, over a whole workspace.
+
+Read-only. Works on any folder that looks like a run, including one edited by hand,
+and reports each problem on one line (file, JSON pointer, rule).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness.contract.layout import AUDITED_DIRS, PRIVATE_DIR, kind_for_path
+from harness.errors import Problem
+from harness.workspace.integrity import check
+from harness.workspace.reader import RunReader
+from harness.contract.schemas import validate
+from harness.contract.formats import sha256_bytes
+from harness.workspace.journal import read_journal
+
+
+def _pending_writes(root: Path) -> dict[str, dict]:
+    """Writes whose journal intent is still kept (indexed in run.json not yet durably, or a crash cut the index update off): path -> intent."""
+    return {intent["path"]: intent for _, intent in read_journal(root)
+            if intent is not None and "path" in intent and "sha256" in intent}
+
+
+def _rename_pending(root: Path, rel: str, intent: dict) -> bool:
+    """Is the write's temp file still there (the crash came before its rename)?"""
+    tmp = intent.get("tmp")
+    return isinstance(tmp, str) and bool(tmp) and ((root / rel).parent / tmp).is_file()
+
+
+def _check_trace(root: Path) -> list[Problem]:
+    problems: list[Problem] = []
+    path = root / "trace.jsonl"
+    if not path.is_file():
+        return [Problem("trace.jsonl", "", "exists", "trace.jsonl is missing")]
+    last = 0
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            try:
+                event = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                problems.append(Problem("trace.jsonl", f"line {n}", "json", "not a JSON object"))
+                continue
+            for p in validate(event, "trace-event.schema.json", "trace.jsonl"):
+                problems.append(Problem("trace.jsonl", f"line {n}{p.pointer}", p.rule, p.message))
+            seq = event.get("seq") if isinstance(event, dict) else None
+            if isinstance(seq, int):
+                if seq <= last:
+                    problems.append(Problem("trace.jsonl", f"line {n}/seq", "seq-order", f"seq {seq} does not follow {last}"))
+                last = seq
+    return problems
+
+
+def validate_workspace(root: Path | str) -> list[Problem]:
+    """All problems found in the workspace at `root`; empty when it is clean."""
+    root = Path(root)
+    if not (root / "run.json").is_file():
+        return [Problem(str(root), "", "workspace", "not a run workspace (no run.json)")]
+    reader = RunReader(root, cache=True)
+    problems: list[Problem] = []
+    files = reader.files()
+    index = reader.run().get("artifacts", {})
+    if not isinstance(index, dict):
+        index = {}
+    if not isinstance(index, dict):
+        index = {}
+    pending = _pending_writes(root)
+
+    for rel in files:
+        path = root / rel
+        if path.is_symlink():
+            problems.append(Problem(rel, "", "no-symlinks", "symbolic links are not allowed in a workspace"))
+            continue
+        kind = kind_for_path(rel)
+        if kind is None:
+            if rel.split("/", 1)[0] in AUDITED_DIRS:
+                problems.append(Problem(rel, "", "artifact-path", "unexpected file in an audited folder"))
+            continue
+        if kind.name == "trace":
+            problems.extend(_check_trace(root))
+            continue
+        data = reader.read_bytes(rel) or b""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(Problem(rel, "", "utf-8", "not UTF-8 text"))
+            continue
+        if kind.fmt == "json":
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(rel, "/", "json", f"not valid JSON: {exc.msg} at line {exc.lineno}"))
+                continue
+            schema_problems = validate(value, kind.schema, rel)
+            problems.extend(schema_problems)
+            if schema_problems:
+                continue
+        else:
+            value = text
+        problems.extend(check(kind.name, rel, value, reader))
+        if kind.indexed:
+            entry = index.get(rel)
+            digest = sha256_bytes(data)
+            if entry is None:
+                if pending.get(rel, {}).get("sha256") != digest:
+                    problems.append(Problem(rel, "", "artifact-index", "not in run.json's artifact index (written outside the workspace API)"))
+            elif entry.get("sha256") != digest and pending.get(rel, {}).get("sha256") != digest:
+                problems.append(Problem(rel, "", "artifact-index", "content differs from run.json's artifact index (changed outside the workspace API)"))
+
+    present = set(files)
+    for rel in index:
+        if rel not in present:
+            problems.append(Problem("run.json", "/artifacts/" + rel.replace("~", "~0").replace("/", "~1"), "artifact-exists", f"indexed artifact {rel} is missing"))
+    for rel in sorted(set(pending) - set(index) - present):
+        # A journalled write not yet in run.json (it gets there with the next rewrite): its file
+        # must exist, unless the crash came before the rename (then its temp file is still there).
+        if not _rename_pending(root, rel, pending[rel]):
+            problems.append(Problem(rel, "", "artifact-exists", f"journalled artifact {rel} is missing"))
+    if "trace.jsonl" not in present:
+        problems.extend(_check_trace(root))
+    return problems
