@@ -85,6 +85,11 @@ def card_path(card_id: str) -> str:
     return f"source-cards/{card_id}.json"
 
 
+def new_card_id(question_id: str, source_id: str, n: int) -> str:
+    """The id of the n-th card of a question from one source: 'q2-src-1a2b3c4d5e6f-1' (what `question_cards` globs)."""
+    return f"{question_id.lower()}-{source_id}-{n}"
+
+
 def question_cards(question_id: str) -> str:
     """The glob of one research question's cards (their ids start with the question id)."""
     return f"source-cards/{question_id.lower()}-*.json"

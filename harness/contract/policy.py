@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.contract.globs import matches
+from harness.contract.layout import FINAL_REPORT, METRICS, PLAN, README, VIEWER
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Policy:
 HARNESS = Policy(
     "harness",
     reads=("**",),
-    writes=("plan.json", "final-report.md", "metrics.json", "index.html", "README.md"),
+    writes=(PLAN, FINAL_REPORT, METRICS, VIEWER, README),
 )
 
 # Source tools (search, read_source, fetch_url) are the only writers of sources/:
@@ -37,4 +38,4 @@ HARNESS = Policy(
 TOOLS = Policy("tools", reads=("sources/**",), writes=("sources/*.json", "sources/*.txt"))
 
 # A human acting through `research approve` (an edited plan goes through the same guards).
-HUMAN = Policy("human", reads=("**",), writes=("plan.json",))
+HUMAN = Policy("human", reads=("**",), writes=(PLAN,))

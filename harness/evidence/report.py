@@ -14,6 +14,7 @@ from typing import Any
 
 from harness.contract.citations import card_link, parse_citations, replace_citations
 from harness.contract.claims import NOT_REPORTABLE
+from harness.contract.layout import snapshot_path, source_record_path
 from harness.errors import HarnessError
 from harness.contract.quotes import normalize_ws
 
@@ -65,16 +66,16 @@ def render_report(draft: str, draft_rel: str, draft_sha: str, claims: dict[str, 
         for side, ids in (("supports", claim["supporting_cards"]), ("contradicts", claim["contradicting_cards"])):
             for card_id in ids:
                 card = cards[card_id]
-                src = sources[card["source_id"]]
-                if card["source_id"] not in used_sources:
-                    used_sources.append(card["source_id"])
-                out.append(f"- [{card_id}](source-cards/{card_id}.json) {side}: “{normalize_ws(card['quote'])}” — "
-                           f"[{card['source_id']}](sources/{card['source_id']}.txt) at {card['span']['start']}–{card['span']['end']}")
+                sid = card["source_id"]
+                if sid not in used_sources:
+                    used_sources.append(sid)
+                out.append(f"- {card_link(card_id, card_id)} {side}: “{normalize_ws(card['quote'])}” — "
+                           f"[{sid}]({snapshot_path(sid)}) at {card['span']['start']}–{card['span']['end']}")
         out.append("")
     out += ["## Sources", ""]
     for sid in used_sources:
         src = sources[sid]
         flag = " — ⚠ contains instruction-like text (flagged)" if src.get("flags") else ""
-        out.append(f"- [{sid}](sources/{sid}.json) {src['kind']}: {src['title']} — `{_locator(src)}` "
-                   f"([snapshot](sources/{sid}.txt), sha256 `{src['sha256'][:12]}…`){flag}")
+        out.append(f"- [{sid}]({source_record_path(sid)}) {src['kind']}: {src['title']} — `{_locator(src)}` "
+                   f"([snapshot]({snapshot_path(sid)}), sha256 `{src['sha256'][:12]}…`){flag}")
     return "\n".join(out).rstrip() + "\n"

@@ -17,6 +17,7 @@ from harness.contract.policy import HARNESS, HUMAN
 from harness.contract.formats import plan_content_sha256
 from harness.contract.layout import by_number
 from harness.workspace.store import Workspace
+from harness.contract.layout import PLAN
 
 
 def _decision(ws: Workspace, entry: dict[str, Any]) -> None:
@@ -27,7 +28,7 @@ def _decision(ws: Workspace, entry: dict[str, Any]) -> None:
 
 def plan_is_approved(ws: Workspace) -> bool:
     """Approved, bound to this content, and recorded as a decision in run.json (not just claimed in plan.json)."""
-    plan = ws.read_json("plan.json", HARNESS)
+    plan = ws.read_json(PLAN, HARNESS)
     approval = plan.get("approval") or {}
     sha = plan_content_sha256(plan)
     if approval.get("decision") != "approved" or approval.get("plan_sha256") != sha:
@@ -38,7 +39,7 @@ def plan_is_approved(ws: Workspace) -> bool:
 
 def strip_approval(rel: str, content: Any) -> Any:
     """Write transform for agents: a plan written by a model never carries an approval record."""
-    if rel != "plan.json":
+    if rel != PLAN:
         return content
     if isinstance(content, (str, bytes)):
         try:
@@ -52,15 +53,15 @@ def strip_approval(rel: str, content: Any) -> Any:
 
 def edit_plan(ws: Workspace, new_text: str, by: str) -> str:
     """Replace plan.json with a human's edit (validated like any write); return the unified diff."""
-    old = ws.read_text("plan.json", HARNESS)
+    old = ws.read_text(PLAN, HARNESS)
     try:
         new_plan = json.loads(new_text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"plan.json (edited): not valid JSON: {exc.msg} at line {exc.lineno}") from None
     if isinstance(new_plan, dict):
         new_plan["approval"] = None
-    ws.write("plan.json", new_plan, HUMAN)
-    new = ws.read_text("plan.json", HARNESS)
+    ws.write(PLAN, new_plan, HUMAN)
+    new = ws.read_text(PLAN, HARNESS)
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "plan.json (before)", "plan.json (edited)"))
 
 
@@ -68,13 +69,13 @@ def decide_plan(ws: Workspace, decision: str, by: str, feedback: str | None = No
     """Record approve (or approve-after-edit) or reject on the current plan; return the plan hash decided on."""
     if decision not in ("approved", "edited", "rejected"):
         raise ValueError(decision)
-    plan = ws.read_json("plan.json", HARNESS)
+    plan = ws.read_json(PLAN, HARNESS)
     sha = plan_content_sha256(plan)
     plan["approval"] = {"decision": "rejected" if decision == "rejected" else "approved", "by": by, "at": now_iso(),
                         "plan_sha256": sha, "feedback": feedback, "edited": decision == "edited"}
-    ws.write("plan.json", plan, HARNESS)
+    ws.write(PLAN, plan, HARNESS)
     _decision(ws, {"gate": "plan", "decision": decision, "by": by, "at": plan["approval"]["at"], "sha256": sha,
-                   "path": "plan.json", "feedback": feedback, "diff": diff})
+                   "path": PLAN, "feedback": feedback, "diff": diff})
     return sha
 
 

@@ -20,6 +20,7 @@ from harness.contract.formats import sha256_text
 from harness.workspace.store import Workspace
 from harness.sources.injection import find_injections
 from harness.sources.urls import domain_matches, host_of, normalize_path, normalize_url
+from harness.contract.layout import SOURCE_RECORDS, snapshot_path, source_record_path
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ class SourceRegistry:
         self._by_locator: dict[str, str] = {}
         self._by_hash: dict[str, str] = {}
         self._records: dict[str, dict[str, Any]] = {}
-        for rel in workspace.list("sources/*.json", TOOLS):
+        for rel in workspace.list(SOURCE_RECORDS, TOOLS):
             record = workspace.read_json(rel, TOOLS)
             self._remember(record)
 
@@ -134,8 +135,8 @@ class SourceRegistry:
             record.update({"title": title or (url or path or sid), "retrieved_at": now_iso(), "sha256": digest,
                            "size": len(text), "kind": kind, "flags": flags,
                            "origin": {"tool": tool, "query": query, "question_id": question_id}})
-            self.workspace.write(f"sources/{sid}.txt", text, TOOLS)
-            self.workspace.write(f"sources/{sid}.json", record, TOOLS)
+            self.workspace.write(snapshot_path(sid), text, TOOLS)
+            self.workspace.write(source_record_path(sid), record, TOOLS)
             self._remember(record)
             return Registered(sid, kind, record["title"], True, tuple(flags))
 
@@ -149,7 +150,7 @@ class SourceRegistry:
         mine, theirs = (_qkey(question_id), query or ""), (_qkey(old.get("question_id")), old.get("query") or "")
         if old.get("tool") == tool and mine < theirs:
             updated = {**rec, "origin": {"tool": tool, "query": query, "question_id": question_id}}
-            self.workspace.write(f"sources/{rec['source_id']}.json", updated, TOOLS)
+            self.workspace.write(source_record_path(rec["source_id"]), updated, TOOLS)
             self._records[rec["source_id"]] = updated
 
     def record(self, source_id: str) -> dict[str, Any] | None:
@@ -157,7 +158,7 @@ class SourceRegistry:
             return self._records.get(source_id)
 
     def text(self, source_id: str) -> str:
-        return self.workspace.read_text(f"sources/{source_id}.txt", TOOLS)
+        return self.workspace.read_text(snapshot_path(source_id), TOOLS)
 
     def ids(self) -> list[str]:
         with self._lock:

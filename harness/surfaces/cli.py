@@ -16,6 +16,7 @@ from harness.contract.version import __version__
 from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
 from harness.surfaces.summary import summarize
 from harness.workspace.validate import validate_workspace
+from harness.contract.layout import RUN
 
 app = typer.Typer(
     name="research",
@@ -31,7 +32,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 def _run_dir(path: Path) -> Path:
     if not path.is_dir():
         raise typer.BadParameter(f"{path}: no such run folder", param_hint="RUN_DIR")
-    if not (path / "run.json").is_file():
+    if not (path / RUN).is_file():
         raise typer.BadParameter(f"{path}: not a run workspace (no run.json)", param_hint="RUN_DIR")
     return path
 

@@ -18,6 +18,7 @@ from harness.errors import UsageError
 from harness.contract.policy import HARNESS
 from harness.contract.schemas import validate
 from harness.workspace.store import Workspace
+from harness.contract.layout import PLAN
 
 
 def show_plan(console: Console, plan: dict[str, Any]) -> None:
@@ -60,7 +61,7 @@ class TerminalApprover:
         return self._final(payload)
 
     def _plan(self, ws: Workspace) -> dict[str, Any]:
-        plan = ws.read_json("plan.json", HARNESS)
+        plan = ws.read_json(PLAN, HARNESS)
         show_plan(self.console, plan)
         while True:
             choice = self.ask("[a]pprove, [e]dit, or [r]eject with feedback? ").strip().lower()[:1]

@@ -38,7 +38,7 @@ from typing import Any, Callable
 from filelock import FileLock, Timeout
 
 from harness.contract.version import __version__
-from harness.contract.layout import PRIVATE_DIR, kind_for_path
+from harness.contract.layout import PRIVATE_DIR, RUN, TRACE, kind_for_path
 from harness.workspace.atomic import atomic_write, commit_temp, write_temp
 from harness.contract.formats import now_iso
 from harness.workspace.crashpoints import crashpoint
@@ -187,13 +187,13 @@ class Workspace:
                 "branches": {},
                 "final_report": None,
             }
-            problems = validate(manifest, "run.schema.json", "run.json")
+            problems = validate(manifest, "run.schema.json", RUN)
             if problems:
                 raise ArtifactInvalid(problems)
-            atomic_write(staging / "run.json", dump_manifest(manifest).encode("utf-8"))
+            atomic_write(staging / RUN, dump_manifest(manifest).encode("utf-8"))
             event = {"seq": 1, "ts": created, "run_id": run_id, "event": "run_created", "agent": "harness",
                      "detail": {"question": question}}
-            (staging / "trace.jsonl").write_text(json.dumps(event, ensure_ascii=False) + "\n", encoding="utf-8")
+            (staging / TRACE).write_text(json.dumps(event, ensure_ascii=False) + "\n", encoding="utf-8")
             os.rename(staging, final)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -204,14 +204,14 @@ class Workspace:
     def open(cls, root: Path | str) -> "Workspace":
         """Open an existing run folder. Interrupted writes are recovered by whoever takes the run lock."""
         root = Path(root)
-        run_file = root / "run.json"
+        run_file = root / RUN
         if not run_file.is_file():
             raise WorkspaceError(f"{root}: not a run workspace (no run.json)")
         try:
             manifest = json.loads(run_file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise WorkspaceError(f"{run_file}: cannot be read as JSON ({exc})") from None
-        problems = validate(manifest, "run.schema.json", "run.json")
+        problems = validate(manifest, "run.schema.json", RUN)
         if problems:
             raise WorkspaceError(f"{run_file}: {problems[0]}")
         return cls(root, manifest)
@@ -415,7 +415,7 @@ class Workspace:
             updated = json.loads(json.dumps(self._manifest)) if check else self._manifest
             fn(updated)
             updated["updated_at"] = now_iso()
-            problems = validate(updated, "run.schema.json", "run.json") if check else []
+            problems = validate(updated, "run.schema.json", RUN) if check else []
             if problems:
                 raise ArtifactInvalid(problems)
             self._write_manifest(updated, durable)
@@ -424,8 +424,8 @@ class Workspace:
 
     def _write_manifest(self, manifest: dict[str, Any], durable: bool) -> None:
         pending = list(self._pending.values())
-        with _storage("run.json"):
-            atomic_write(self.root / "run.json", self._encoder.encode(manifest).encode("utf-8"), durable)
+        with _storage(RUN):
+            atomic_write(self.root / RUN, self._encoder.encode(manifest).encode("utf-8"), durable)
         if durable:
             # Only now, with run.json on disk, are these intents no longer needed by `recover`.
             # An unlink a power cut undoes is harmless: recover finds the entries already indexed.
@@ -457,12 +457,12 @@ class Workspace:
         with self._lock:
             entry = {"seq": self._seq + 1, "ts": now_iso(), "run_id": self.run_id, "event": event}
             entry.update(fields)
-            problems = validate(entry, "trace-event.schema.json", "trace.jsonl")
+            problems = validate(entry, "trace-event.schema.json", TRACE)
             if problems:
                 raise ArtifactInvalid(problems)
             line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
-            with _storage("trace.jsonl"):
-                fd = os.open(self.root / "trace.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            with _storage(TRACE):
+                fd = os.open(self.root / TRACE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
                     os.write(fd, line)
                 finally:
@@ -471,7 +471,7 @@ class Workspace:
             return entry
 
     def _count_trace_lines(self) -> int:
-        path = self.root / "trace.jsonl"
+        path = self.root / TRACE
         if not path.is_file():
             return 0
         with path.open("rb") as fh:
@@ -494,7 +494,7 @@ class Workspace:
         for tmp in self.root.rglob(".*.tmp"):  # write_temp's names; a live write holds the run lock
             if tmp.is_file() and tmp.name not in journal_tmps and PRIVATE_DIR not in tmp.relative_to(self.root).parts:
                 tmp.unlink(missing_ok=True)
-        trace = self.root / "trace.jsonl"
+        trace = self.root / TRACE
         if trace.is_file():
             data = trace.read_bytes()
             if data and not data.endswith(b"\n"):

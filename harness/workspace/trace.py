@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.contract.layout import TRACE
+
 
 def read_events(root: Path | str) -> list[dict[str, Any]]:
     """Every well-formed event of the workspace's trace, in order (a torn or bad line is skipped)."""
-    path = Path(root) / "trace.jsonl"
+    path = Path(root) / TRACE
     events = []
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():

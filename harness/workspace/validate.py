@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.contract.layout import AUDITED_DIRS, PRIVATE_DIR, kind_for_path
+from harness.contract.layout import AUDITED_DIRS, RUN, TRACE, kind_for_path
 from harness.errors import Problem
 from harness.workspace.integrity import check
 from harness.workspace.reader import RunReader
-from harness.contract.schemas import validate
+from harness.contract.schemas import json_pointer, validate
 from harness.contract.formats import sha256_bytes
 from harness.workspace.journal import read_journal
 
@@ -32,23 +32,23 @@ def _rename_pending(root: Path, rel: str, intent: dict) -> bool:
 
 def _check_trace(root: Path) -> list[Problem]:
     problems: list[Problem] = []
-    path = root / "trace.jsonl"
+    path = root / TRACE
     if not path.is_file():
-        return [Problem("trace.jsonl", "", "exists", "trace.jsonl is missing")]
+        return [Problem(TRACE, "", "exists", "trace.jsonl is missing")]
     last = 0
     with path.open("rb") as fh:
         for n, raw in enumerate(fh, start=1):
             try:
                 event = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError):
-                problems.append(Problem("trace.jsonl", f"line {n}", "json", "not a JSON object"))
+                problems.append(Problem(TRACE, f"line {n}", "json", "not a JSON object"))
                 continue
-            for p in validate(event, "trace-event.schema.json", "trace.jsonl"):
-                problems.append(Problem("trace.jsonl", f"line {n}{p.pointer}", p.rule, p.message))
+            for p in validate(event, "trace-event.schema.json", TRACE):
+                problems.append(Problem(TRACE, f"line {n}{p.pointer}", p.rule, p.message))
             seq = event.get("seq") if isinstance(event, dict) else None
             if isinstance(seq, int):
                 if seq <= last:
-                    problems.append(Problem("trace.jsonl", f"line {n}/seq", "seq-order", f"seq {seq} does not follow {last}"))
+                    problems.append(Problem(TRACE, f"line {n}/seq", "seq-order", f"seq {seq} does not follow {last}"))
                 last = seq
     return problems
 
@@ -56,7 +56,7 @@ def _check_trace(root: Path) -> list[Problem]:
 def validate_workspace(root: Path | str) -> list[Problem]:
     """All problems found in the workspace at `root`; empty when it is clean."""
     root = Path(root)
-    if not (root / "run.json").is_file():
+    if not (root / RUN).is_file():
         return [Problem(str(root), "", "workspace", "not a run workspace (no run.json)")]
     reader = RunReader(root, cache=True)
     problems: list[Problem] = []
@@ -112,12 +112,12 @@ def validate_workspace(root: Path | str) -> list[Problem]:
     present = set(files)
     for rel in index:
         if rel not in present:
-            problems.append(Problem("run.json", "/artifacts/" + rel.replace("~", "~0").replace("/", "~1"), "artifact-exists", f"indexed artifact {rel} is missing"))
+            problems.append(Problem(RUN, json_pointer(["artifacts", rel]), "artifact-exists", f"indexed artifact {rel} is missing"))
     for rel in sorted(set(pending) - set(index) - present):
         # A journalled write not yet in run.json (it gets there with the next rewrite): its file
         # must exist, unless the crash came before the rename (then its temp file is still there).
         if not _rename_pending(root, rel, pending[rel]):
             problems.append(Problem(rel, "", "artifact-exists", f"journalled artifact {rel} is missing"))
-    if "trace.jsonl" not in present:
+    if TRACE not in present:
         problems.extend(_check_trace(root))
     return problems

@@ -13,6 +13,7 @@ from __future__ import annotations
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
 from harness.runtime.interface import AgentResult, Brief
 from harness.contract.quotes import normalize_ws
+from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 
 SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
 SAME_TOPIC = 0.35  # ... for two claims to be about the same thing (conflict candidates)
@@ -46,13 +47,13 @@ class OfflineAnalyst:
         self.spec = spec
 
     def run(self, brief: Brief, ctx) -> AgentResult:
-        plan = ctx.read_json("plan.json")
-        cards = [ctx.read_json(p) for p in ctx.list("source-cards/*.json")]
+        plan = ctx.read_json(PLAN)
+        cards = [ctx.read_json(p) for p in ctx.list(CARDS)]
         kinds = {}
         for card in cards:
             sid = card["source_id"]
             if sid not in kinds:
-                kinds[sid] = ctx.read_json(f"sources/{sid}.json")["kind"]
+                kinds[sid] = ctx.read_json(source_record_path(sid))["kind"]
         claims = []
         for q in plan["questions"]:
             if q["kind"] != "research":
@@ -86,7 +87,7 @@ class OfflineAnalyst:
         for n, claim in enumerate(claims, start=1):
             claim["claim_id"] = f"C{n}"
         ordered = [{k: c[k] for k in ("claim_id", "statement", "question_id", "supporting_cards", "contradicting_cards", "limitations", "status")} for c in claims]
-        ctx.write("claims.json", {"claims": ordered})
+        ctx.write(CLAIMS, {"claims": ordered})
         counts: dict[str, int] = {}
         for c in ordered:
             counts[c["status"]] = counts.get(c["status"], 0) + 1

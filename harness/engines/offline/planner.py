@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from harness.runtime.interface import AgentResult, Brief
+from harness.contract.layout import PLAN
 
 _CODE = r"`[^`]+`|\"[^\"]+\"|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?|[a-z]+_[a-z_]+(?:\(\))?|[A-Z][a-z]+[A-Z][A-Za-z]*"
 _COMPARE = re.compile(r"\b(?:differ|difference|differences|compare|compared|comparison|versus|vs\.?|between|better|choose|or)\b", re.I)
@@ -138,10 +139,10 @@ class OfflinePlanner:
 
     def run(self, brief: Brief, ctx) -> AgentResult:
         question = brief.facts.get("question") or brief.task
-        if brief.feedback and ctx.exists("plan.json"):
-            plan = refine(ctx.read_json("plan.json"), brief.feedback)
+        if brief.feedback and ctx.exists(PLAN):
+            plan = refine(ctx.read_json(PLAN), brief.feedback)
         else:
             plan = make_plan(question)
-        ctx.write("plan.json", plan)
+        ctx.write(PLAN, plan)
         n = sum(q["kind"] == "research" for q in plan["questions"])
         return AgentResult("completed", f"plan revision {plan['revision']} with {n} research question(s)")

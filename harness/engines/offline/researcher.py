@@ -16,6 +16,7 @@ import re
 
 from harness.evidence.lexical import content_words, paragraph_around, split_sentences
 from harness.runtime.interface import AgentResult, Brief
+from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
 
 SEARCH_K = 8
 MAX_CARDS = 6
@@ -63,7 +64,7 @@ class OfflineResearcher:
         self.spec = spec
 
     def run(self, brief: Brief, ctx) -> AgentResult:
-        plan = ctx.read_json("plan.json")
+        plan = ctx.read_json(PLAN)
         question = next(q for q in plan["questions"] if q["id"] == brief.question_id)
         terms = question.get("search_terms") or []
         topic_words = content_words(question["text"])
@@ -78,7 +79,7 @@ class OfflineResearcher:
 
         def source(sid: str) -> tuple[str, dict]:
             if sid not in cache:  # read through the guarded context, once per source
-                cache[sid] = (ctx.read_text(f"sources/{sid}.txt"), ctx.read_json(f"sources/{sid}.json"))
+                cache[sid] = (ctx.read_text(snapshot_path(sid)), ctx.read_json(source_record_path(sid)))
             return cache[sid]
 
         candidates = []
@@ -118,9 +119,9 @@ class OfflineResearcher:
                 limitations.append("secondary source")
             if flagged:
                 limitations.append("the source contains instruction-like text (flagged for review)")
-            card_id = f"{brief.question_id.lower()}-{sid}-{per_source[sid]}"
+            card_id = new_card_id(brief.question_id, sid, per_source[sid])
             matched = sorted((subject | criteria) & content_words(text[s:e]))
-            ctx.write(f"source-cards/{card_id}.json", {
+            ctx.write(card_path(card_id), {
                 "card_id": card_id, "source_id": sid, "question_id": brief.question_id,
                 "quote": text[s:e], "span": {"start": s, "end": e},
                 "evidence_summary": f"\"{title}\" speaks to {', '.join(matched[:5]) or 'the question'} for {brief.question_id}.",

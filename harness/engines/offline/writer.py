@@ -14,6 +14,7 @@ from harness.contract.citations import format_citation
 from harness.contract.claims import USABLE
 from harness.runtime.interface import AgentResult, Brief
 from harness.contract.quotes import normalize_ws
+from harness.contract.layout import CLAIMS, PLAN, card_path
 
 def _bare(statement: str) -> str:
     """A statement without its final full stop, so a citation can go before it."""
@@ -91,10 +92,10 @@ class OfflineWriter:
         self.spec = spec
 
     def run(self, brief: Brief, ctx) -> AgentResult:
-        plan = ctx.read_json("plan.json")
-        claims = ctx.read_json("claims.json")["claims"]
+        plan = ctx.read_json(PLAN)
+        claims = ctx.read_json(CLAIMS)["claims"]
         needed = {cid for c in claims if c["status"] == "conflicted" for cid in c["contradicting_cards"]}
-        cards = {cid: ctx.read_json(f"source-cards/{cid}.json") for cid in sorted(needed)}
+        cards = {cid: ctx.read_json(card_path(cid)) for cid in sorted(needed)}
         draft = brief.outputs[0]
         ctx.write(draft, render_draft(plan, claims, cards, brief.facts.get("branches", {})))
         return AgentResult("completed", draft)

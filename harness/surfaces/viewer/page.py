@@ -22,6 +22,7 @@ from harness.contract.claims import CLAIM_STATUSES
 from harness.surfaces.viewer.collect import claim_list, claims_by_card, draft_number_of, question_ids
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.markup import Markup, el, join
+from harness.contract.layout import card_path, snapshot_path
 
 ASSETS = Path(__file__).parent
 BUDGET_KEYS = ("llm_calls", "tokens", "searches", "wall_seconds")
@@ -98,11 +99,11 @@ def _table(headers: list[str], rows: list[Markup], cls: str = "compact", id_: st
 
 
 def _card_link(card_id: str, label: str | None = None) -> Markup:
-    return el("a", label or card_id, href=f"source-cards/{card_id}.json", class_="card-link")
+    return el("a", label or card_id, href=card_path(card_id), class_="card-link")
 
 
 def _source_link(source_id: str) -> Markup:
-    return el("a", source_id, href=f"sources/{source_id}.txt", class_="source-link")
+    return el("a", source_id, href=snapshot_path(source_id), class_="source-link")
 
 
 def _claim_link(claim_id: str) -> Markup:
