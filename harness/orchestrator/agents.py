@@ -41,7 +41,9 @@ def build_agents(cfg: RunConfig, models: dict | None = None) -> dict[str, Agent]
     """One agent per role. `models` may map a role to a ready chat model (tests inject scripted models)."""
     agents: dict[str, Agent] = {}
     for role, choice in cfg.roles.items():
-        if choice.engine == "offline":
+        if choice.instance is not None:  # handed in from Python
+            agents[role] = choice.instance
+        elif choice.engine == "offline":
             from harness.engines.offline import OFFLINE_AGENTS
             agents[role] = OFFLINE_AGENTS[role](choice.spec)
         elif choice.engine == "llm":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from pathlib import Path
 from typing import Any
 
 from harness.contract.formats import now_iso
@@ -107,3 +108,32 @@ def approve_final(ws: Workspace, version: str, by: str) -> str:
 def final_is_approved(ws: Workspace, draft: str) -> bool:
     approval = ws.manifest.get("final_approval") or {}
     return approval.get("draft") == draft and approval.get("sha256") == ws.sha256(draft)
+
+
+def record_decision(run_dir: Path | str, *, plan: bool = False, plan_text: str | None = None, reject: str | None = None,
+                    final_version: str | None = None, by: str) -> str:
+    """A human decision on a paused run, from another process (`research approve`, `harness.approve`).
+
+    `plan=True` approves the pending plan (`plan_text`: an edited plan.json to approve instead;
+    `reject`: reject it with this feedback); `final_version` signs off the passing draft whose
+    sha256 starts with it. Returns one line saying what was recorded; refuses (UsageError) a
+    run not waiting for that decision. `research resume` then continues the run.
+    """
+    if plan == (final_version is not None):
+        raise UsageError("choose exactly one of --plan or --final")
+    ws = Workspace.open(run_dir)
+    ws.acquire_run_lock()
+    try:
+        if not plan:
+            return f"{approve_final(ws, final_version or '', by)} signed off"
+        if ws.status != "awaiting_plan_approval":
+            raise UsageError(f"--plan: the run is {ws.status}, not awaiting plan approval")
+        if reject is not None:
+            decide_plan(ws, "rejected", by, feedback=reject or None)
+            return "plan rejected"
+        if plan_text is not None:
+            diff = edit_plan(ws, plan_text, by)
+            return f"plan edited and approved (sha256 {decide_plan(ws, 'edited', by, diff=diff)})"
+        return f"plan approved (sha256 {decide_plan(ws, 'approved', by)})"
+    finally:
+        ws.release_run_lock()

@@ -34,6 +34,7 @@ class RoleChoice:
     model: str | None = None
     target: str | None = None  # python:module:Class for custom agents
     source: str = "default"  # where the choice came from, for run.json
+    instance: Any = None  # a ready agent object handed in from Python (harness.run(agents={role: obj}))
 
 
 @dataclass
@@ -73,6 +74,17 @@ class RunConfig:
         }
 
 
+def check_config(data: Any, where: str) -> dict[str, Any]:
+    """A research.yaml's content, validated against config.schema.json; one-line UsageError naming the field."""
+    if not isinstance(data, dict):
+        raise UsageError(f"{where}: must be a YAML mapping")
+    problems = validate(data, "config.schema.json", where)
+    if problems:
+        p = problems[0]
+        raise UsageError(f"{where}: field {p.pointer}: {p.message} [{p.rule}]")
+    return data
+
+
 def load_config_file(path: Path | None) -> dict[str, Any]:
     """Read research.yaml (explicit path, or ./research.yaml when present)."""
     if path is None:
@@ -87,13 +99,7 @@ def load_config_file(path: Path | None) -> dict[str, Any]:
         raise UsageError(f"--config: {path} does not exist") from None
     except yaml.YAMLError as exc:
         raise UsageError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{path}: must be a YAML mapping")
-    problems = validate(data, "config.schema.json", str(path))
-    if problems:
-        p = problems[0]
-        raise UsageError(f"{path}: field {p.pointer}: {p.message} [{p.rule}]")
-    return data
+    return check_config(data, str(path))
 
 
 def parse_agent_flags(values: list[str]) -> dict[str, str]:
@@ -108,6 +114,17 @@ def parse_agent_flags(values: list[str]) -> dict[str, str]:
             raise UsageError(f"--agent {raw}: unknown role '{role}' (roles: {', '.join(ROLES)})")
         out[role] = value.strip()
     return out
+
+
+def _object_choice(role: str, agent: Any) -> RoleChoice:
+    """A role run by an agent object handed in from Python (any object with `run(brief, ctx)`)."""
+    if role not in ROLES:
+        raise UsageError(f"agents: unknown role '{role}' (roles: {', '.join(ROLES)})")
+    if not callable(getattr(agent, "run", None)):
+        raise UsageError(f"agents: the {role} agent ({type(agent).__name__}) has no run(brief, ctx) method")
+    cls = type(agent)
+    return RoleChoice(role, "custom", load_spec(default_spec_path(role)), None, f"python:{cls.__module__}:{cls.__qualname__}",
+                      source="python", instance=agent)
 
 
 def _choose(role: str, value: str | None, default_engine: str | None, role_model: str | None,
@@ -141,10 +158,13 @@ def build_config(question: str, *, corpus: str | None = None, runs_dir: str | No
                  model: str | None = None, agents: list[str] | None = None, config_file: Path | None = None,
                  yes: bool = False, max_revisions: int | None = None, concurrency: int | None = None,
                  budget: dict[str, Any] | None = None, require_final_approval: bool | None = None,
-                 web: bool | None = None) -> RunConfig:
+                 web: bool | None = None, config_data: dict[str, Any] | None = None,
+                 agent_objects: dict[str, Any] | None = None) -> RunConfig:
+    """The run configuration from flags (or the Python API's arguments) over research.yaml (`config_file`, or
+    `config_data` of the same shape) over agent specs over defaults. `agent_objects` maps roles to ready agent objects."""
     if not question or not question.strip():
         raise UsageError("QUESTION: must not be empty")
-    file_cfg = load_config_file(config_file)
+    file_cfg = check_config(config_data, "config") if config_data is not None else load_config_file(config_file)
     if engine is not None and engine not in ENGINES:
         raise UsageError(f"--engine {engine}: choose offline or llm")
     if model is not None and ":" not in model:
@@ -157,6 +177,8 @@ def build_config(question: str, *, corpus: str | None = None, runs_dir: str | No
         where = "--agent" if role in parse_agent_flags(agents or []) else "research.yaml agents"
         roles[role] = _choose(role, agent_values.get(role), default_engine, file_cfg.get("models", {}).get(role),
                               global_model, where)
+    for role, agent in (agent_objects or {}).items():
+        roles[role] = _object_choice(role, agent)
     limits = {**DEFAULT_RUN_LIMITS, **file_cfg.get("budget", {}), **{k: v for k, v in (budget or {}).items() if v is not None}}
     for dim, value in limits.items():
         if dim in DIMENSIONS and value is not None and value < 0:

@@ -194,37 +194,20 @@ def approve(
     """Record a human decision on a paused run from another process; then `research resume` continues it."""
     import getpass
 
-    from harness.orchestrator import approvals
-    from harness.workspace.store import Workspace
+    from harness.orchestrator.approvals import record_decision
 
     if plan == final:
         raise typer.BadParameter("choose exactly one of --plan or --final", param_hint="--plan/--final")
-    ws = Workspace.open(_run_dir(run_dir))
-    ws.acquire_run_lock()
-    try:
-        who = by or getpass.getuser()
-        if plan:
-            if ws.status != "awaiting_plan_approval":
-                raise typer.BadParameter(f"the run is {ws.status}, not awaiting plan approval", param_hint="--plan")
-            if reject is not None:
-                approvals.decide_plan(ws, "rejected", who, feedback=reject or None)
-                out.print("plan rejected")
-            elif plan_file is not None:
-                try:
-                    text = plan_file.read_text(encoding="utf-8")
-                except OSError as exc:
-                    raise typer.BadParameter(f"{plan_file}: {exc.strerror}", param_hint="PLAN_FILE") from None
-                diff = approvals.edit_plan(ws, text, who)
-                out.print(f"plan edited and approved (sha256 {approvals.decide_plan(ws, 'edited', who, diff=diff)})")
-            else:
-                out.print(f"plan approved (sha256 {approvals.decide_plan(ws, 'approved', who)})")
-        else:
-            if version is None:
-                raise typer.BadParameter("--final needs --version SHA (the sha256 of the draft you approve)", param_hint="--version")
-            draft = approvals.approve_final(ws, version, who)
-            out.print(f"{draft} signed off")
-    finally:
-        ws.release_run_lock()
+    if final and version is None:
+        raise typer.BadParameter("--final needs --version SHA (the sha256 of the draft you approve)", param_hint="--version")
+    text = None
+    if plan and plan_file is not None:
+        try:
+            text = plan_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise typer.BadParameter(f"{plan_file}: {exc.strerror}", param_hint="PLAN_FILE") from None
+    out.print(record_decision(_run_dir(run_dir), plan=plan, plan_text=text, reject=reject if plan else None,
+                              final_version=version if final else None, by=by or getpass.getuser()))
     out.print(f"continue with: research resume {run_dir}")
 
 
