@@ -1,7 +1,7 @@
 """Orchestration overhead, fan-out speedup and token efficiency of a full llm-engine run.
 
 Every role runs on the llm engine (deepagents agents) with a scripted tool-calling model
-(tests/scripted.py) that sleeps a fixed latency per call, over a synthetic 16-topic corpus.
+(tests/fakes/scripted.py) that sleeps a fixed latency per call, over a synthetic 16-topic corpus.
 A fixed plan of N research questions (1, 4, 16) is written by the scripted Planner. For
 each N the same run is made, side by side in one process, interleaved --repeat times (the
 fastest is kept: other load on a shared machine only adds time):
@@ -52,7 +52,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 from pydantic import Field  # noqa: E402
 
-from scripted import (ScriptedChatModel, Say, Turn, analyst_policy, call, researcher_policy,  # noqa: E402
+from fakes.scripted import (ScriptedChatModel, Say, Turn, analyst_policy, call, researcher_policy,  # noqa: E402
                       reviewer_policy, writer_policy)
 
 QUESTION = "How do the sixteen bench components report and recover from errors?"
@@ -100,7 +100,7 @@ def planner_policy(n: int):
 
 
 def whole_file_writer_policy():
-    """tests/scripted.py's Writer, but reading claims.json in one page (16 claims run past read_file's 100 lines)."""
+    """tests/fakes/scripted.py's Writer, but reading claims.json in one page (16 claims run past read_file's 100 lines)."""
     base = writer_policy()
 
     def policy(t: Turn):

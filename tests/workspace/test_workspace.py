@@ -23,7 +23,7 @@ from harness.contract.formats import sha256_bytes
 from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
 
-from conftest import CARD_ID, SOURCE_ID, make_card, make_plan, source_record
+from fakes.workspaces import CARD_ID, SOURCE_ID, make_card, make_plan, source_record
 
 
 def _create(runs_dir: str) -> str:

@@ -14,7 +14,7 @@ from harness.surfaces.evals import SUMMARY_FILE, compare, eval_command, load_sui
 from harness.contract.resources import schemas_dir
 from harness.contract.schemas import validate
 
-SUITE = Path(__file__).resolve().parent.parent / "evals"
+SUITE = Path(__file__).resolve().parents[2] / "evals"
 REQUIRED_CASES = {"sources-sufficient", "no-primary-source", "version-conflict", "branch-timeout", "prompt-injection",
                   "citation-not-supporting"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness.evidence.metrics import compute_metrics
 from harness.contract.formats import sha256_text
 
-from conftest import DRAFT
+from fakes.workspaces import DRAFT
 
 
 def _review(ws, specs, engine, defects):

@@ -20,7 +20,7 @@ from harness.sources import index as index_mod
 from harness.sources.corpus import PASSAGE_MAX, PASSAGE_TARGET, load_corpus, load_folder, split_passages
 from harness.sources.index import CorpusIndex
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Custom agents for tests, loaded with --agent ROLE=python:helpers.custom_agents:Class."""
+"""Custom agents for tests, loaded with --agent ROLE=python:fakes.custom_agents:Class."""
 
 from __future__ import annotations
 

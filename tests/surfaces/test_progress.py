@@ -13,7 +13,7 @@ from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.surfaces.progress import LiveProgress
 
-from conftest import FIXTURE_QUESTION
+from fakes.workspaces import FIXTURE_QUESTION
 
 
 def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):

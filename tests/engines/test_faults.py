@@ -33,7 +33,7 @@ from typing import Callable
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from gemini_stub import (GeminiStub, StubReply, chat_model, delay, drop_connection, empty_reply, http_error,
+from fakes.gemini_stub import (GeminiStub, StubReply, chat_model, delay, drop_connection, empty_reply, http_error,
                          malformed_function_call, point_env_at_stub, raw_reply, text_reply)
 from harness.runtime.budget import Budget, DelegationBudget
 from harness.orchestrator.config import build_config
@@ -50,8 +50,8 @@ from harness.runtime.interface import Brief
 from harness.contract.specs import ROLES
 from harness.workspace.validate import validate_workspace
 from harness.workspace.store import TERMINAL_STATUSES, Workspace
-from conftest import ASYNCIO_DOCS, delegations, manifest, write_docs
-from scripted import GeminiDispatch, role_of_system_prompt, role_policies
+from fakes.workspaces import ASYNCIO_DOCS, delegations, manifest, write_docs
+from fakes.scripted import GeminiDispatch, role_of_system_prompt, role_policies
 
 QUESTION = "How do failures propagate in asyncio task groups and timeouts?"
 MODEL = "google_genai:gemini-3.5-flash"

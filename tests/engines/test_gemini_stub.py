@@ -16,7 +16,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 
-from gemini_stub import (
+from fakes.gemini_stub import (
     DEFAULT_API_KEY,
     GeminiStub,
     ScriptedResponder,

@@ -31,7 +31,7 @@ from harness.sources.corpus import load_corpus
 from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
 
-from conftest import FIXTURE_QUESTION
+from fakes.workspaces import FIXTURE_QUESTION
 
 PG_URL = os.environ.get("RESEARCH_TEST_PG_URL")
 needs_pg = pytest.mark.skipif(not PG_URL, reason="RESEARCH_TEST_PG_URL is not set (the postgresql:// URL of a scratch "

@@ -819,7 +819,7 @@ def chat_model(stub: GeminiStub, **kw: Any):
 def gemini_stub() -> Iterator[GeminiStub]:
     """A running :class:`GeminiStub` (answers ``text_reply("ok")`` until scripted).
 
-    Import it into a test module (``from gemini_stub import gemini_stub``) and
+    Import it into a test module (``from fakes.gemini_stub import gemini_stub``) and
     script it with ``gemini_stub.script([...])``.
     """
     with GeminiStub() as stub:

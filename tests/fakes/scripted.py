@@ -349,7 +349,7 @@ class GeminiDispatch:
     seen: dict[str, list] = field(default_factory=dict)  # role -> requests
 
     def __call__(self, req):
-        from gemini_stub import function_call_reply, text_reply
+        from fakes.gemini_stub import function_call_reply, text_reply
 
         role = role_of_system_prompt(req.system_instruction)
         if role is None:
@@ -362,7 +362,7 @@ class GeminiDispatch:
 
 
 # ---- custom (python:) agents that misuse the paths their spec allows --------------------------------
-# Loaded with --agent ROLE=python:scripted:Class; they go through the same AgentContext as every engine.
+# Loaded with --agent ROLE=python:fakes.scripted:Class; they go through the same AgentContext as every engine.
 
 class NonCanonicalPathReviewer:
     """Writes a clean 'pass' review through a non-canonical path (reviews/./review-N.json)."""

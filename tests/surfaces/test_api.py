@@ -7,7 +7,7 @@ import json
 import pytest
 
 import harness
-from conftest import FIXTURE_QUESTION
+from fakes.workspaces import FIXTURE_QUESTION
 
 REVIEWED_BY = {"role": "reviewer", "engine": "custom", "model": None}
 

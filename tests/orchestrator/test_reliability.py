@@ -23,10 +23,9 @@ from harness.errors import StorageError
 from harness.orchestrator.lifecycle import resume_run, start_run
 from harness.workspace.validate import validate_workspace
 
-from conftest import FIXTURE_QUESTION
-from test_pipeline_offline import _normalized_artifacts
+from fakes.workspaces import normalized_artifacts, FIXTURE_QUESTION
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]  # tests/: where `fakes` is importable from
 KILL_AFTER_EVENTS = [2, 4, 6, 8, 10, 12, 14, 16]
 CRASH_POINTS = ["write:temp:2", "write:renamed:5", "write:indexed:9", "write:renamed:14", "write:temp:18", "write:renamed:21"]
 
@@ -38,7 +37,7 @@ def research(*args, env=None, **kw):
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    from conftest import write_fixture_corpus
+    from fakes.workspaces import write_fixture_corpus
     base = tmp_path_factory.mktemp("reference")
     corpus = write_fixture_corpus(base / "corpus")
     r = research("run", FIXTURE_QUESTION, "--corpus", str(corpus), "--runs-dir", str(base / "runs"), "--yes", "--json")
@@ -52,7 +51,7 @@ def reference(tmp_path_factory):
 def _result_artifacts(root: Path) -> dict[str, object]:
     """The artifacts, minus what describes the process rather than the result: a step the kill
     interrupted is done again, so delegation counts (metrics roles, subtask counts) legitimately grow."""
-    out = _normalized_artifacts(root)
+    out = normalized_artifacts(root)
     metrics = out["metrics.json"]
     metrics.pop("roles")
     metrics["ratios"].pop("subtask_success_rate")
@@ -123,7 +122,7 @@ def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path)
     """A second process resuming a run that is running is refused in one line; the lock of a SIGKILLed run is recovered at once."""
     runs = tmp_path / "runs"
     proc = subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
-                             "--runs-dir", str(runs), "--yes", "--json", "--agent", "planner=python:helpers.custom_agents:SlowPlanner"],
+                             "--runs-dir", str(runs), "--yes", "--json", "--agent", "planner=python:fakes.custom_agents:SlowPlanner"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(TESTS)})
     first = json.loads(proc.stdout.readline())
     assert first["event"] == "run_started"
@@ -135,7 +134,7 @@ def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path)
     # the lock died with its holder: after a SIGKILL the run can be resumed at once
     proc = subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
                              "--runs-dir", str(tmp_path / "runs2"), "--yes", "--json", "--agent",
-                             "planner=python:helpers.custom_agents:SlowPlanner"],
+                             "planner=python:fakes.custom_agents:SlowPlanner"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(TESTS)})
     path = json.loads(proc.stdout.readline())["path"]
     proc.kill()
@@ -190,9 +189,9 @@ def test_the_cli_reports_a_failing_disk_in_one_line(fixture_corpus, tmp_path):
 
 def test_api_keys_never_land_in_the_workspace(tmp_path, monkeypatch):
     """An API key used for a whole llm run appears in no file of the run (run.json, trace, checkpoints, viewer)."""
-    from gemini_stub import GeminiStub, point_env_at_stub
-    from scripted import GeminiDispatch, role_policies
-    from conftest import ASYNCIO_DOCS, write_docs
+    from fakes.gemini_stub import GeminiStub, point_env_at_stub
+    from fakes.scripted import GeminiDispatch, role_policies
+    from fakes.workspaces import ASYNCIO_DOCS, write_docs
     from test_pipeline_llm import QUESTION
 
     corpus = write_docs(tmp_path / "corpus", ASYNCIO_DOCS)

@@ -16,7 +16,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import Field
 
-from conftest import CARD_ID, QUOTE, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
+from fakes.workspaces import CARD_ID, QUOTE, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
 from harness.runtime.budget import Budget, DelegationBudget, DelegationTimeout
 from harness.errors import BudgetExhausted, UsageError
 from harness.contract.policy import TOOLS

@@ -10,7 +10,7 @@ import pytest
 
 from harness.sources.pythondocs import python_docs_documents, python_docs_fingerprint
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

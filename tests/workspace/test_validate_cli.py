@@ -9,7 +9,7 @@ import sys
 
 from harness.contract.formats import sha256_text
 
-from conftest import CARD_ID, SOURCE_ID, load
+from fakes.workspaces import CARD_ID, SOURCE_ID, load
 
 
 def research(*args, cwd=None):
@@ -106,7 +106,7 @@ def test_a_journalled_write_whose_file_is_gone_is_reported(built_ws):
 
 
 def test_an_approval_claimed_without_a_decision_is_reported(built_ws):
-    from conftest import approve, make_plan
+    from fakes.workspaces import approve, make_plan
     from harness.contract.policy import HARNESS
     built_ws.write("plan.json", approve(make_plan()), HARNESS)  # approval record, but no decision in run.json
     rules = {(p["file"], p["rule"]) for p in _problems(built_ws.root)}

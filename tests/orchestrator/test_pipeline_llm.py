@@ -25,8 +25,8 @@ from harness.contract.specs import ROLES, load_default_specs
 from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
 
-from conftest import ASYNCIO_DOCS, delegations, manifest, trace, write_docs
-from scripted import (UNCITED, Call, GeminiDispatch, Say, ScriptedChatModel, Turn, analyst_policy, call, file_text,
+from fakes.workspaces import ASYNCIO_DOCS, delegations, manifest, trace, write_docs
+from fakes.scripted import (UNCITED, Call, GeminiDispatch, Say, ScriptedChatModel, Turn, analyst_policy, call, file_text,
                       researcher_policy, reviewer_policy, role_policies, scripted_models, writer_policy)
 
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"
@@ -285,7 +285,7 @@ def test_a_custom_reviewer_cannot_bypass_the_review_guard_with_a_non_canonical_p
     """reviews/./review-1.json names the same file; the review guard must still merge the checks' defects."""
     models = scripted_models(role_policies(writer=writer_policy(uncited_sentence=True)))
     del models["reviewer"]
-    cfg = config(tmp_path, corpus, max_revisions=0, agents=["reviewer=python:scripted:NonCanonicalPathReviewer"])
+    cfg = config(tmp_path, corpus, max_revisions=0, agents=["reviewer=python:fakes.scripted:NonCanonicalPathReviewer"])
     result = start_run(cfg, models=models)
     review = json.loads((result.run_dir / "reviews/review-1.json").read_text())
     assert [d["code"] for d in review["defects"]] == ["missing_citation"] and review["verdict"] == "revise"
@@ -296,7 +296,7 @@ def test_a_custom_writer_cannot_overwrite_a_reviewed_draft(tmp_path, corpus):
     """A role writes only the outputs its brief names, not everything its spec's globs allow."""
     models = scripted_models(role_policies())
     del models["writer"]
-    cfg = config(tmp_path, corpus, max_revisions=1, agents=["writer=python:scripted:OverwritingWriter"])
+    cfg = config(tmp_path, corpus, max_revisions=1, agents=["writer=python:fakes.scripted:OverwritingWriter"])
     result = start_run(cfg, models=models)
     assert result.status == "needs_human"
     assert "Overwritten" not in (result.run_dir / "drafts/draft-1.md").read_text()
@@ -505,7 +505,7 @@ def test_later_roles_are_compiled_while_the_planner_waits_on_its_model(tmp_path,
 # ---- 8. the real Gemini client against the local stub ---------------------------------------------------
 
 def test_all_five_roles_through_the_real_gemini_client_against_the_stub(tmp_path, corpus, specs):
-    from gemini_stub import GeminiStub, chat_model
+    from fakes.gemini_stub import GeminiStub, chat_model
 
     dispatch = GeminiDispatch(role_policies(n_research=2))
     with GeminiStub(responder=dispatch) as stub:

@@ -28,9 +28,9 @@ from harness.surfaces.langgraph_server import make_graph
 from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
 
-from conftest import FIXTURE_QUESTION
+from fakes.workspaces import FIXTURE_QUESTION
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120  # seconds for `langgraph dev` to answer /ok
 RUN_TIMEOUT = 300  # seconds for one offline run to reach the gate, or the end
 

@@ -33,7 +33,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from scripted import (Call, Policy, Say, ScriptedChatModel, Turn, analyst_policy, planner_policy,
+from fakes.scripted import (Call, Policy, Say, ScriptedChatModel, Turn, analyst_policy, planner_policy,
                       researcher_policy, reviewer_policy, writer_policy)
 
 ROLES = ("planner", "researcher", "analyst", "writer", "reviewer")

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, ToolMessage
 
-from adversarial import INJECTED_DOC, MOVES, Adversary
-from conftest import ASYNCIO_DOCS, write_docs
+from fakes.adversarial import INJECTED_DOC, MOVES, Adversary
+from fakes.workspaces import ASYNCIO_DOCS, write_docs
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import RunResult, start_run
 from harness.contract.globs import matches
@@ -246,8 +246,8 @@ def test_a_planner_cannot_forge_its_own_plan_approval(tmp_path):
     """A model writing its own approval record into plan.json does not get past the human plan gate."""
     import random
 
-    from adversarial import m_forge_plan_approval
-    from scripted import planner_policy, role_policies, scripted_models
+    from fakes.adversarial import m_forge_plan_approval
+    from fakes.scripted import planner_policy, role_policies, scripted_models
 
     adversary = Adversary(0, tmp_path)
 
@@ -269,8 +269,8 @@ def test_instructions_written_into_a_claim_never_reach_the_final_report(tmp_path
     """Instruction-like text the Analyst writes into a claim is caught before the final report prints it."""
     import random
 
-    from adversarial import m_claim_injection
-    from scripted import analyst_policy, role_policies, scripted_models
+    from fakes.adversarial import m_claim_injection
+    from fakes.scripted import analyst_policy, role_policies, scripted_models
 
     adversary = Adversary(0, tmp_path)
 

@@ -15,10 +15,9 @@ from harness.errors import UsageError
 from harness.orchestrator.lifecycle import resume_run, start_run
 from harness.workspace.validate import validate_workspace
 
-from conftest import FIXTURE_QUESTION
-from test_pipeline_offline import _normalized_artifacts
+from fakes.workspaces import normalized_artifacts, FIXTURE_QUESTION
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]  # tests/: where `fakes` is importable from
 
 
 def cfg(corpus, runs, **kw):
@@ -148,7 +147,7 @@ def test_final_sign_off_in_process(fixture_corpus, tmp_path):
 def test_review_defects_drive_a_bounded_number_of_revisions(fixture_corpus, tmp_path, monkeypatch, max_revisions):
     monkeypatch.syspath_prepend(str(TESTS))
     result = start_run(cfg(fixture_corpus, tmp_path, max_revisions=max_revisions,
-                           agents=["writer=python:helpers.custom_agents:UncitedWriter"]))
+                           agents=["writer=python:fakes.custom_agents:UncitedWriter"]))
     assert result.status == "needs_human" and result.exit_code == 3
     assert "max_revisions" in result.reason
     root = result.run_dir
@@ -162,12 +161,12 @@ def test_review_defects_drive_a_bounded_number_of_revisions(fixture_corpus, tmp_
     assert not (root / "final-report.md").exists()
     assert validate_workspace(root) == []
     writer = load(root, "run.json")["config"]["agents"]["writer"]
-    assert writer == "python:helpers.custom_agents:UncitedWriter"
+    assert writer == "python:fakes.custom_agents:UncitedWriter"
 
 
 def test_custom_agent_without_constructor_arguments(fixture_corpus, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(TESTS))
-    result = start_run(cfg(fixture_corpus, tmp_path, agents=["researcher=python:helpers.custom_agents:NoArgAgent"]))
+    result = start_run(cfg(fixture_corpus, tmp_path, agents=["researcher=python:fakes.custom_agents:NoArgAgent"]))
     run = load(result.run_dir, "run.json")
     assert {b["status"] for b in run["branches"].values()} == {"blocked"}
     assert run["config"]["engines"]["researcher"] == "custom"
@@ -252,7 +251,7 @@ def test_resume_after_a_crash_at_each_stage(fixture_corpus, tmp_path, monkeypatc
     assert result.status == "completed", result.reason
     assert validate_workspace(root) == []
     assert any(e["event"] == "resume" for e in events(root))
-    left, right = _normalized_artifacts(reference), _normalized_artifacts(root)
+    left, right = normalized_artifacts(reference), normalized_artifacts(root)
     assert sorted(left) == sorted(right)
     for rel in left:
         assert left[rel] == right[rel], rel
@@ -320,7 +319,7 @@ def test_approve_plan_with_an_edited_file_from_another_process(fixture_corpus, t
 
 def test_a_failed_critical_branch_ends_in_needs_human(fixture_corpus, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(TESTS))
-    result = start_run(cfg(fixture_corpus, tmp_path, agents=["researcher=python:helpers.custom_agents:FailingResearcher"]))
+    result = start_run(cfg(fixture_corpus, tmp_path, agents=["researcher=python:fakes.custom_agents:FailingResearcher"]))
     assert result.status == "needs_human" and "Q1" in result.reason and "search backend is down" in result.reason
     run = load(result.run_dir, "run.json")
     assert run["branches"]["Q1"]["status"] == "failed" and run["branches"]["Q2"]["status"] == "completed"

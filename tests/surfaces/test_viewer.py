@@ -36,7 +36,7 @@ from harness.surfaces.viewer import build_viewer, render_viewer, serve, view_com
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.page import embed_json
 
-from conftest import CLAIMS, DRAFT, FIXTURE_QUESTION, make_card, make_plan, source_record, write_fixture_corpus
+from fakes.workspaces import CLAIMS, DRAFT, FIXTURE_QUESTION, make_card, make_plan, source_record, write_fixture_corpus
 
 IMG_PAYLOAD = '<img src=x onerror="window.__xss=1">'
 SCRIPT_PAYLOAD = "<script>window.__xss=2</script>"

@@ -14,7 +14,7 @@ from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.workspace.validate import validate_workspace
 
-from conftest import FIXTURE_QUESTION
+from fakes.workspaces import normalized_artifacts, FIXTURE_QUESTION
 
 
 def run_offline(corpus: Path, runs: Path, question: str = FIXTURE_QUESTION, **kw):
@@ -94,34 +94,11 @@ def test_disagreeing_versions_make_a_conflicted_claim_shown_with_both_sides(comp
     assert metrics["ratios"]["citation_coverage"]["value"] == 1.0
 
 
-def _normalized_artifacts(root: Path) -> dict[str, object]:
-    """Every artifact with timestamps and run ids removed."""
-    out: dict[str, object] = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if not path.is_file() or rel.startswith(".harness") or rel in ("run.json", "trace.jsonl"):
-            continue
-        if path.suffix == ".json":
-            doc = json.loads(path.read_text())
-            doc.pop("retrieved_at", None)
-            doc.pop("run_id", None)
-            if rel == "plan.json" and doc.get("approval"):
-                doc["approval"].pop("at")
-            if rel == "metrics.json":
-                doc.pop("wall_seconds")
-                for role in doc["roles"].values():
-                    role.pop("wall_seconds")
-            out[rel] = doc
-        else:
-            out[rel] = path.read_bytes()
-    return out
-
-
 def test_same_question_and_corpus_give_identical_artifacts(fixture_corpus, tmp_path):
     a = run_offline(fixture_corpus, tmp_path / "a", concurrency=1)
     b = run_offline(fixture_corpus, tmp_path / "b", concurrency=3)
     assert a.run_dir.name != b.run_dir.name
-    left, right = _normalized_artifacts(a.run_dir), _normalized_artifacts(b.run_dir)
+    left, right = normalized_artifacts(a.run_dir), normalized_artifacts(b.run_dir)
     assert sorted(left) == sorted(right)
     for rel in left:
         assert left[rel] == right[rel], rel
