@@ -1,4 +1,5 @@
-# The two commands a newcomer needs: `make run` (the main job) and `make test`.
+# The two commands a newcomer needs: `make run` (the main job) and `make test`
+# (ruff lint and format, the import-linter layer contract, then the test suite).
 # Each creates .venv and installs the project into it on first use.
 
 PYTHON ?= python3
@@ -21,6 +22,9 @@ run: venv
 	$(BIN)/research run "$(QUESTION)" --corpus python-docs --yes --runs-dir $(RUNS)
 
 test: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 clean:

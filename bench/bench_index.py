@@ -82,8 +82,8 @@ def paragraphs(n: int, seed: int = SEED) -> tuple[list[str], list[str]]:
 
 def documents(n_paragraphs: int):
     """A harness Corpus of documents made of 1-20 paragraphs each."""
-    from harness.sources.corpus import Corpus, Document
     from harness.contract.formats import sha256_text
+    from harness.sources.corpus import Corpus, Document
 
     paras, vocab = paragraphs(n_paragraphs)
     rng = np.random.default_rng(SEED + 1)

@@ -52,8 +52,16 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 from pydantic import Field  # noqa: E402
 
-from fakes.scripted import (ScriptedChatModel, Say, Turn, analyst_policy, call, researcher_policy,  # noqa: E402
-                      reviewer_policy, writer_policy)
+from fakes.scripted import (  # noqa: E402
+    Say,
+    ScriptedChatModel,
+    Turn,
+    analyst_policy,
+    call,
+    researcher_policy,
+    reviewer_policy,
+    writer_policy,
+)
 
 QUESTION = "How do the sixteen bench components report and recover from errors?"
 MODEL = "scripted:bench"
@@ -304,14 +312,15 @@ def _schema_key(value, schema, *a, **kw) -> str:
 
 
 def instrument() -> Timers:
-    import harness.workspace.store as workspace
-    from harness.runtime.budget import Budget
     from deepagents.middleware.summarization import _DeepAgentsSummarizationMiddleware
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    import harness.workspace.store as workspace
     from harness.engines.llm import middleware as llm_middleware
     from harness.engines.llm.agent import DeepAgentRole
     from harness.orchestrator import nodes
+    from harness.runtime.budget import Budget
     from harness.sources.tools import ResearchTools
-    from langgraph.checkpoint.sqlite import SqliteSaver
 
     t = Timers()
     t.wrap(nodes, "delegate", "delegations (whole)")

@@ -35,10 +35,19 @@ _EXPORTS = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load lazily below
-    from harness.errors import HarnessError, Problem
-    from harness.runtime.context import AgentContext
-    from harness.runtime.interface import Agent, AgentResult, Brief
-    from harness.surfaces.api import RunReader, RunResult, approve, open_run, resume, run, validate
+    from harness.errors import HarnessError as HarnessError
+    from harness.errors import Problem as Problem
+    from harness.runtime.context import AgentContext as AgentContext
+    from harness.runtime.interface import Agent as Agent
+    from harness.runtime.interface import AgentResult as AgentResult
+    from harness.runtime.interface import Brief as Brief
+    from harness.surfaces.api import RunReader as RunReader
+    from harness.surfaces.api import RunResult as RunResult
+    from harness.surfaces.api import approve as approve
+    from harness.surfaces.api import open_run as open_run
+    from harness.surfaces.api import resume as resume
+    from harness.surfaces.api import run as run
+    from harness.surfaces.api import validate as validate
 
 
 def __getattr__(name: str) -> Any:

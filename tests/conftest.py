@@ -9,8 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from fakes.workspaces import (CARD_ID, CLAIMS, DRAFT, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record,
-                              write_fixture_corpus)
+from fakes.workspaces import (
+    CARD_ID,
+    CLAIMS,
+    DRAFT,
+    SOURCE_ID,
+    SOURCE_TEXT,
+    make_card,
+    make_plan,
+    source_record,
+    write_fixture_corpus,
+)
 from harness.contract.formats import sha256_text
 from harness.contract.policy import TOOLS
 from harness.contract.specs import load_default_specs

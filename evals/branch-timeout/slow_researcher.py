@@ -5,8 +5,8 @@ the same DelegationTimeout the harness raises when a delegation runs past its wa
 limit, without waiting for the clock. Every other question is researched normally.
 """
 
-from harness.runtime.budget import DelegationTimeout
 from harness.engines.offline.researcher import OfflineResearcher
+from harness.runtime.budget import DelegationTimeout
 
 TIMEOUT_QUESTIONS = {"Q2"}
 

@@ -13,8 +13,8 @@ The final report renders each citation as Markdown links to the claim's evidence
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from harness.contract.layout import card_path
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 
@@ -33,4 +33,4 @@ def plan_content_sha256(plan: dict[str, Any]) -> str:
 
 def now_iso() -> str:
     """Current UTC time in the one format the schemas accept, e.g. 2026-11-30T01:02:03.123456Z."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -35,8 +35,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
-from harness.errors import Problem
 from harness.contract.resources import schemas_dir
+from harness.errors import Problem
 
 
 @cache

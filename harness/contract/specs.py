@@ -8,11 +8,11 @@ from typing import Any
 
 import yaml
 
-from harness.errors import UsageError
+from harness.contract.formats import sha256_bytes
 from harness.contract.policy import Policy
 from harness.contract.resources import agents_dir
 from harness.contract.schemas import validate
-from harness.contract.formats import sha256_bytes
+from harness.errors import UsageError
 
 ROLES = ("planner", "researcher", "analyst", "writer", "reviewer")
 

@@ -13,12 +13,12 @@ from typing import Any
 
 from harness.contract.citations import CLAIM_ID
 from harness.contract.claims import NOT_REPORTABLE, USABLE
-from harness.workspace.reader import RunReader
-from harness.evidence.lexical import content_words, coverage, numbers, paragraph_around
-from harness.sources.injection import find_injections
 from harness.contract.quotes import normalize_ws
 from harness.evidence.draft import Sentence, parse_draft
+from harness.evidence.lexical import content_words, coverage, numbers, paragraph_around
 from harness.evidence.support import evidence_text, supports
+from harness.sources.injection import find_injections
+from harness.workspace.reader import RunReader
 
 _DISAGREE = re.compile(r"\b(?:disagree\w*|conflict\w*|contradict\w*|inconsistent|whereas|differ\w*|while another|another source|other source|one source)\b", re.I)
 _HEDGE = re.compile(r"\b(?:secondary|limit\w*|according to|reportedly|may|might|only|unconfirmed|not confirmed|caveat|low[- ]confidence|one source|uncertain\w*|unverified)\b", re.I)

@@ -21,12 +21,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.workspace.reader import RunReader
 from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.contract.specs import ROLES
 from harness.evidence.checks import check_draft
 from harness.evidence.draft import parse_draft
 from harness.evidence.support import evidence_text, supports
-from harness.contract.specs import ROLES
+from harness.workspace.reader import RunReader
+
 
 def _ratio(num: int, den: int) -> dict[str, Any]:
     return {"value": round(num / den, 4) if den else None, "numerator": num, "denominator": den}

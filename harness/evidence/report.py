@@ -15,9 +15,8 @@ from typing import Any
 from harness.contract.citations import card_link, parse_citations, replace_citations
 from harness.contract.claims import NOT_REPORTABLE
 from harness.contract.layout import snapshot_path, source_record_path
-from harness.errors import HarnessError
 from harness.contract.quotes import normalize_ws
-
+from harness.errors import HarnessError
 
 
 class ReportError(HarnessError):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib
 import inspect
 
-from harness.orchestrator.config import RoleChoice, RunConfig
 from harness.errors import UsageError
+from harness.orchestrator.config import RoleChoice, RunConfig
 from harness.runtime.interface import Agent
 
 

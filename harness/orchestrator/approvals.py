@@ -12,13 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.contract.formats import now_iso
-from harness.errors import UsageError
+from harness.contract.formats import now_iso, plan_content_sha256
+from harness.contract.layout import PLAN, by_number
 from harness.contract.policy import HARNESS, HUMAN
-from harness.contract.formats import plan_content_sha256
-from harness.contract.layout import by_number
+from harness.errors import UsageError
 from harness.workspace.store import Workspace
-from harness.contract.layout import PLAN
 
 
 def _decision(ws: Workspace, entry: dict[str, Any]) -> None:

@@ -25,8 +25,9 @@ import re
 import sqlite3
 import time
 import zlib
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from harness.errors import UsageError, WorkspaceError

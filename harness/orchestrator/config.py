@@ -14,11 +14,11 @@ from typing import Any
 
 import yaml
 
-from harness.runtime.budget import DEFAULT_RUN_LIMITS, DIMENSIONS
-from harness.errors import UsageError
 from harness.contract.schemas import validate
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.engines.llm.models import DEFAULT_MODEL
+from harness.errors import UsageError
+from harness.runtime.budget import DEFAULT_RUN_LIMITS, DIMENSIONS
 
 ENGINES = ("offline", "llm")
 DEFAULT_MAX_REVISIONS = 2  # revise rounds after the first draft

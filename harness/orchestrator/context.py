@@ -7,11 +7,12 @@ objects live here and are rebuilt from run.json when a run resumes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from harness.runtime.budget import Budget
 from harness.orchestrator.config import RunConfig
+from harness.runtime.budget import Budget
 from harness.runtime.interface import Agent
 from harness.sources.registry import SourceRegistry
 from harness.sources.tools import ResearchTools

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from harness.runtime.budget import DelegationBudget, DelegationTimeout
 from harness.contract.formats import now_iso
 from harness.errors import BudgetExhausted, HarnessError, StorageError
+from harness.orchestrator.context import RunContext
+from harness.runtime.budget import DelegationBudget, DelegationTimeout
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
-from harness.orchestrator.context import RunContext
 
 
 @dataclass

@@ -21,28 +21,29 @@ a crashed or killed run resume where it stopped.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from langgraph.types import Command
 
-from harness.runtime.budget import Budget
-from harness.orchestrator.config import RunConfig, config_from_snapshot
+from harness.contract.specs import ROLES
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator.agents import build_agents, preflight
+from harness.orchestrator.checkpoint import check_url, open_checkpointer
+from harness.orchestrator.config import RunConfig, config_from_snapshot
+from harness.orchestrator.context import RunContext
+from harness.orchestrator.graph import build_graph, graph_config
+from harness.orchestrator.nodes import Pipeline
+from harness.runtime.budget import Budget
 from harness.sources.corpus import Corpus, load_corpus
 from harness.sources.index import CorpusIndex
 from harness.sources.registry import KindRules, SourceRegistry
 from harness.sources.tools import ResearchTools
-from harness.contract.specs import ROLES
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import TERMINAL_STATUSES, Workspace
-from harness.orchestrator.checkpoint import check_url, open_checkpointer
-from harness.orchestrator.context import RunContext
-from harness.orchestrator.graph import build_graph, graph_config
-from harness.orchestrator.nodes import Pipeline
+from harness.workspace.validate import validate_workspace
 
 MIN_TOKENS_PER_LLM_ROLE = 20_000
 Approver = Callable[[Workspace, dict[str, Any]], dict[str, Any]]

@@ -12,7 +12,18 @@ from typing import Any
 from langgraph.types import Send, interrupt
 
 from harness.contract.formats import plan_content_sha256
-from harness.contract.layout import CARDS, CLAIMS, FINAL_REPORT, METRICS, PLAN, SOURCE_RECORDS, draft_path, id_of, question_cards, review_path
+from harness.contract.layout import (
+    CARDS,
+    CLAIMS,
+    FINAL_REPORT,
+    METRICS,
+    PLAN,
+    SOURCE_RECORDS,
+    draft_path,
+    id_of,
+    question_cards,
+    review_path,
+)
 from harness.contract.policy import HARNESS
 from harness.evidence.checks import check_draft, verdict_for
 from harness.evidence.metrics import compute_metrics

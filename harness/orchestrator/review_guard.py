@@ -8,7 +8,8 @@ to the review content before the write goes through the workspace API.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from harness.evidence.checks import verdict_for
 

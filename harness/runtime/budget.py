@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from harness.errors import BudgetExhausted, UsageError
 
@@ -26,7 +27,7 @@ class Budget:
 
     def __init__(self, limits: dict[str, Any], role_limits: dict[str, dict[str, Any]],
                  spent: dict[str, Any] | None = None, role_spent: dict[str, dict[str, Any]] | None = None,
-                 persist: Callable[["Budget"], None] | None = None):
+                 persist: Callable[[Budget], None] | None = None):
         self.limits = {d: limits.get(d) for d in DIMENSIONS}
         self.role_limits = {r: {d: v.get(d) for d in DIMENSIONS} for r, v in role_limits.items()}
         self.spent = {d: (spent or {}).get(d) or 0 for d in DIMENSIONS}

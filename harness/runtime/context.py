@@ -9,17 +9,18 @@ and the per-delegation, per-role and per-run budgets.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from harness.runtime.budget import DelegationBudget
-from harness.errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused
 from harness.contract.globs import matches
-from harness.workspace.paths import normalize_relpath
 from harness.contract.specs import AgentSpec
-from harness.workspace.store import ArtifactRecord, Workspace
+from harness.errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused
+from harness.runtime.budget import DelegationBudget
 from harness.runtime.interface import Brief
+from harness.workspace.paths import normalize_relpath
+from harness.workspace.store import ArtifactRecord, Workspace
 
 
 class WriteRetriesExhausted(HarnessError):

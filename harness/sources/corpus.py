@@ -14,9 +14,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.sources.cache import cache_dir
-from harness.errors import UsageError
 from harness.contract.formats import sha256_bytes, sha256_text
+from harness.errors import UsageError
+from harness.sources.cache import cache_dir
 from harness.sources.extract import EXTRACTOR_VERSION, Unreadable, extract
 
 BUILTIN = ("python-docs",)

@@ -110,7 +110,7 @@ class CorpusIndex:
         self.rebuilt_docs = rebuilt_docs  # documents tokenized in this build (0 when the index was re-used)
 
     @classmethod
-    def build(cls, corpus: Corpus, *, use_cache: bool = True) -> "CorpusIndex":
+    def build(cls, corpus: Corpus, *, use_cache: bool = True) -> CorpusIndex:
         index_dir = cache_dir("index") / f"{corpus.fingerprint}-{TOKENIZER_VERSION}"
         if use_cache and (index_dir / "passages.npy").is_file():
             try:

@@ -13,14 +13,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.contract.formats import now_iso
+from harness.contract.formats import now_iso, sha256_text
 from harness.contract.globs import matches
+from harness.contract.layout import SOURCE_RECORDS, snapshot_path, source_record_path
 from harness.contract.policy import TOOLS
-from harness.contract.formats import sha256_text
-from harness.workspace.store import Workspace
 from harness.sources.injection import find_injections
 from harness.sources.urls import domain_matches, host_of, normalize_path, normalize_url
-from harness.contract.layout import SOURCE_RECORDS, snapshot_path, source_record_path
+from harness.workspace.store import Workspace
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ class KindRules:
         return self.local_default
 
     @classmethod
-    def from_config(cls, cfg: dict[str, Any] | None) -> "KindRules":
+    def from_config(cls, cfg: dict[str, Any] | None) -> KindRules:
         cfg = cfg or {}
         base = cls()
         return cls(

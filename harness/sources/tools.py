@@ -8,11 +8,11 @@ outside world, never instructions.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from harness.errors import HarnessError
 from harness.contract.quotes import find_quote
+from harness.errors import HarnessError
 from harness.sources.index import CorpusIndex
 from harness.sources.registry import SourceRegistry
 

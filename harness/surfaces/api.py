@@ -9,8 +9,9 @@ for runs, `orchestrator.approvals` for decisions, `workspace.validate` and the r
 from __future__ import annotations
 
 import getpass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from harness.errors import Problem
 from harness.orchestrator.approvals import record_decision

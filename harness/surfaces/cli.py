@@ -5,18 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from typer.exceptions import TyperException
 
+from harness.contract.layout import RUN
 from harness.contract.version import __version__
 from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
 from harness.surfaces.summary import summarize
 from harness.workspace.validate import validate_workspace
-from harness.contract.layout import RUN
 
 app = typer.Typer(
     name="research",
@@ -120,29 +119,29 @@ def _finish(result, as_json: bool = False) -> None:
 @app.command()
 def run(
     question: str = typer.Argument(..., help="The research question."),
-    corpus: Optional[str] = typer.Option(None, "--corpus", help="Folder of .md/.txt/.html/.pdf files, or 'python-docs' (built-in, the default)."),
-    runs_dir: Optional[str] = typer.Option(None, "--runs-dir", help="Where run workspaces are created (default ./runs)."),
-    engine: Optional[str] = typer.Option(None, "--engine", help="offline or llm for every role (default: llm if a model or GOOGLE_API_KEY is set, else offline)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model for llm roles, PROVIDER:NAME (default google_genai:gemini-3.5-flash)."),
+    corpus: str | None = typer.Option(None, "--corpus", help="Folder of .md/.txt/.html/.pdf files, or 'python-docs' (built-in, the default)."),
+    runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where run workspaces are created (default ./runs)."),
+    engine: str | None = typer.Option(None, "--engine", help="offline or llm for every role (default: llm if a model or GOOGLE_API_KEY is set, else offline)."),
+    model: str | None = typer.Option(None, "--model", help="Model for llm roles, PROVIDER:NAME (default google_genai:gemini-3.5-flash)."),
     agent: list[str] = typer.Option([], "--agent", help="Swap a role: ROLE=offline|llm|path/to/spec.md|python:module:Class (repeatable)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./research.yaml if present)."),
+    config: Path | None = typer.Option(None, "--config", help="Configuration file (default ./research.yaml if present)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking."),
-    max_revisions: Optional[int] = typer.Option(None, "--max-revisions", help="Revise rounds after the first draft (default 2)."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Research branches at once (default 4)."),
-    budget_llm_calls: Optional[int] = typer.Option(None, "--budget-llm-calls", help="Run limit on model calls."),
-    budget_tokens: Optional[int] = typer.Option(None, "--budget-tokens", help="Run limit on tokens."),
-    budget_searches: Optional[int] = typer.Option(None, "--budget-searches", help="Run limit on searches."),
-    budget_seconds: Optional[float] = typer.Option(None, "--budget-seconds", help="Run limit on wall time."),
-    require_final_approval: Optional[bool] = typer.Option(None, "--require-final-approval/--no-final-approval", help="Ask for a sign-off of the final draft, bound to its sha256."),
-    web: Optional[bool] = typer.Option(None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."),
-    checkpoint_db: Optional[str] = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
+    max_revisions: int | None = typer.Option(None, "--max-revisions", help="Revise rounds after the first draft (default 2)."),
+    concurrency: int | None = typer.Option(None, "--concurrency", help="Research branches at once (default 4)."),
+    budget_llm_calls: int | None = typer.Option(None, "--budget-llm-calls", help="Run limit on model calls."),
+    budget_tokens: int | None = typer.Option(None, "--budget-tokens", help="Run limit on tokens."),
+    budget_searches: int | None = typer.Option(None, "--budget-searches", help="Run limit on searches."),
+    budget_seconds: float | None = typer.Option(None, "--budget-seconds", help="Run limit on wall time."),
+    require_final_approval: bool | None = typer.Option(None, "--require-final-approval/--no-final-approval", help="Ask for a sign-off of the final draft, bound to its sha256."),
+    web: bool | None = typer.Option(None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."),
+    checkpoint_db: str | None = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
     as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
 ) -> None:
     """Start a run: plan, research, analyze, write and review; prints where the final report is."""
     from harness.orchestrator.config import build_config
-    from harness.surfaces.interactive import TerminalApprover
     from harness.orchestrator.lifecycle import start_run
+    from harness.surfaces.interactive import TerminalApprover
 
     cfg = build_config(question, corpus=corpus, runs_dir=runs_dir, engine=engine, model=model, agents=agent,
                        config_file=config, yes=yes, max_revisions=max_revisions, concurrency=concurrency,
@@ -164,13 +163,13 @@ def run(
 def resume(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
-    checkpoint_db: Optional[str] = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
+    checkpoint_db: str | None = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
     as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
 ) -> None:
     """Continue a paused, crashed or killed run from its last checkpoint."""
-    from harness.surfaces.interactive import TerminalApprover
     from harness.orchestrator.lifecycle import resume_run
+    from harness.surfaces.interactive import TerminalApprover
 
     display = _display(quiet, as_json)
     try:
@@ -185,11 +184,11 @@ def resume(
 def approve(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     plan: bool = typer.Option(False, "--plan", help="Approve the pending plan."),
-    plan_file: Optional[Path] = typer.Argument(None, help="With --plan: an edited plan.json to approve instead."),
+    plan_file: Path | None = typer.Argument(None, help="With --plan: an edited plan.json to approve instead."),
     final: bool = typer.Option(False, "--final", help="Sign off the final draft."),
-    version: Optional[str] = typer.Option(None, "--version", help="With --final: the sha256 of the draft you read (at least 12 hex digits)."),
-    reject: Optional[str] = typer.Option(None, "--reject", help="With --plan: reject with this feedback instead of approving."),
-    by: Optional[str] = typer.Option(None, "--by", help="Who decides (default: your user name)."),
+    version: str | None = typer.Option(None, "--version", help="With --final: the sha256 of the draft you read (at least 12 hex digits)."),
+    reject: str | None = typer.Option(None, "--reject", help="With --plan: reject with this feedback instead of approving."),
+    by: str | None = typer.Option(None, "--by", help="Who decides (default: your user name)."),
 ) -> None:
     """Record a human decision on a paused run from another process; then `research resume` continues it."""
     import getpass
@@ -226,9 +225,9 @@ def view(
 @app.command(name="eval")
 def eval_(
     suite_dir: Path = typer.Argument(..., help="Folder of eval cases (each with case.yaml and corpus/), or one case folder."),
-    engine: Optional[str] = typer.Option(None, "--engine", help="offline or llm for every role a case does not set."),
+    engine: str | None = typer.Option(None, "--engine", help="offline or llm for every role a case does not set."),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary instead of the tables."),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where workspaces and eval-summary.json go (default runs/eval-<UTC time>)."),
+    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where workspaces and eval-summary.json go (default runs/eval-<UTC time>)."),
 ) -> None:
     """Run an evaluation suite; exit 0 when every expectation holds, 1 otherwise, 2 for a malformed suite."""
     from harness.surfaces.evals import eval_command
@@ -243,7 +242,7 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: Optional[bool] = typer.Option(None, "--version", callback=_version, is_eager=True, help="Show the version and exit.")) -> None:
+def _root(version: bool | None = typer.Option(None, "--version", callback=_version, is_eager=True, help="Show the version and exit.")) -> None:
     """Workspace-file research harness."""
 
 

@@ -16,22 +16,23 @@ import json
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
+from harness.contract.formats import dump_json
+from harness.contract.layout import FINAL_REPORT, METRICS
+from harness.contract.schemas import validate
 from harness.errors import HarnessError, UsageError
 from harness.evidence.metrics import compute_metrics
-from harness.contract.schemas import validate
 from harness.surfaces.summary import summarize
-from harness.contract.formats import dump_json
-from harness.workspace.validate import validate_workspace
-from harness.contract.layout import FINAL_REPORT, METRICS
 from harness.workspace.reader import RunReader
+from harness.workspace.validate import validate_workspace
 
 CASE_FILE = "case.yaml"
 SCHEMA = "eval-case.schema.json"
@@ -161,8 +162,8 @@ def _build(case: Case, engine: str | None, runs_dir: Path):
 
 def _precheck(case: Case, cfg) -> None:
     """Fail before any run when the case cannot start: a budget too small, a role that cannot run."""
-    from harness.orchestrator.lifecycle import check_budget_fits
     from harness.orchestrator.agents import _load_custom, preflight
+    from harness.orchestrator.lifecycle import check_budget_fits
 
     try:
         check_budget_fits(cfg)
@@ -283,7 +284,7 @@ def run_suite(suite_dir: Path, engine: str | None = None, runs_dir: Path | None 
     suite_dir = Path(suite_dir)
     cases = load_suite(suite_dir)
     if runs_dir is None:
-        runs_dir = Path("runs") / ("eval-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
+        runs_dir = Path("runs") / ("eval-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"))
     runs_dir = Path(runs_dir)
     for case in cases:  # every case is checked before any runs
         _precheck(case, _build(case, engine, runs_dir / case.name))

@@ -8,17 +8,18 @@ import os
 import shlex
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from harness.errors import UsageError
+from harness.contract.layout import PLAN
 from harness.contract.policy import HARNESS
 from harness.contract.schemas import validate
+from harness.errors import UsageError
 from harness.workspace.store import Workspace
-from harness.contract.layout import PLAN
 
 
 def show_plan(console: Console, plan: dict[str, Any]) -> None:

@@ -14,7 +14,8 @@ and in `research validate` (on every file of a workspace, hand-edited or not):
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from harness.contract.citations import CARD_LINK, CLAIM_ID, parse_citations
 from harness.contract.claims import NOT_REPORTABLE

@@ -28,31 +28,31 @@ import secrets
 import shutil
 import threading
 import uuid
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from filelock import FileLock, Timeout
 
-from harness.contract.version import __version__
-from harness.contract.layout import PRIVATE_DIR, RUN, TRACE, kind_for_path
-from harness.workspace.atomic import atomic_write, commit_temp, write_temp
-from harness.contract.formats import now_iso
-from harness.workspace.crashpoints import crashpoint
-from harness.errors import ArtifactInvalid, PermissionRefused, Problem, StorageError, WorkspaceError
-from harness.workspace.integrity import check
-from harness.workspace.reader import RunReader
+from harness.contract.formats import dump_json, now_iso, sha256_bytes
 from harness.contract.globs import literal_folders, matches
-from harness.workspace.paths import resolve_inside
+from harness.contract.layout import PRIVATE_DIR, RUN, TRACE, kind_for_path
 from harness.contract.policy import Policy
 from harness.contract.resources import template_dir
 from harness.contract.schemas import validate
-from harness.workspace.manifest import ManifestEncoder, dump_manifest
-from harness.contract.formats import dump_json, sha256_bytes
+from harness.contract.version import __version__
+from harness.errors import ArtifactInvalid, PermissionRefused, Problem, StorageError, WorkspaceError
+from harness.workspace.atomic import atomic_write, commit_temp, write_temp
+from harness.workspace.crashpoints import crashpoint
+from harness.workspace.integrity import check
 from harness.workspace.journal import read_journal, write_synced
+from harness.workspace.manifest import ManifestEncoder, dump_manifest
+from harness.workspace.paths import resolve_inside
+from harness.workspace.reader import RunReader
 from harness.workspace.trace import read_events
 
 TERMINAL_STATUSES = ("completed", "needs_human", "budget_exhausted", "rejected", "failed")
@@ -83,7 +83,7 @@ def _storage(rel: str):
 
 def new_run_id() -> str:
     """A unique id that sorts by creation time: 20261130T010203.123456Z-1a2b3c."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
     return f"{stamp}-{secrets.token_hex(3)}"
 
 
@@ -128,7 +128,7 @@ class Workspace:
 
     @classmethod
     def create(cls, runs_dir: Path, question: str, config: dict[str, Any] | None = None,
-               budget: dict[str, Any] | None = None) -> "Workspace":
+               budget: dict[str, Any] | None = None) -> Workspace:
         """Make a new run folder from workspace_template/ under `runs_dir`.
 
         The folder is assembled under a hidden name and renamed into place, so a
@@ -201,7 +201,7 @@ class Workspace:
         return cls(final, manifest)
 
     @classmethod
-    def open(cls, root: Path | str) -> "Workspace":
+    def open(cls, root: Path | str) -> Workspace:
         """Open an existing run folder. Interrupted writes are recovered by whoever takes the run lock."""
         root = Path(root)
         run_file = root / RUN

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from harness.contract.formats import sha256_bytes
 from harness.contract.layout import AUDITED_DIRS, RUN, TRACE, kind_for_path
+from harness.contract.schemas import json_pointer, validate
 from harness.errors import Problem
 from harness.workspace.integrity import check
-from harness.workspace.reader import RunReader
-from harness.contract.schemas import json_pointer, validate
-from harness.contract.formats import sha256_bytes
 from harness.workspace.journal import read_journal
+from harness.workspace.reader import RunReader
 
 
 def _pending_writes(root: Path) -> dict[str, dict]:

@@ -23,14 +23,14 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from fakes.adversarial import INJECTED_DOC, MOVES, Adversary
 from fakes.workspaces import ASYNCIO_DOCS, write_docs
+from harness.contract.formats import plan_content_sha256
+from harness.contract.globs import matches
+from harness.contract.specs import load_default_specs
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import RunResult, start_run
-from harness.contract.globs import matches
 from harness.sources.injection import find_injections
-from harness.contract.specs import load_default_specs
-from harness.contract.formats import plan_content_sha256
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import TERMINAL_STATUSES
+from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"
 CORPUS = {**ASYNCIO_DOCS, "forum/notes.md": INJECTED_DOC}

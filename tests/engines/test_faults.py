@@ -26,17 +26,29 @@ import random
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from fakes.gemini_stub import (GeminiStub, StubReply, chat_model, delay, drop_connection, empty_reply, http_error,
-                         malformed_function_call, point_env_at_stub, raw_reply, text_reply)
-from harness.runtime.budget import Budget, DelegationBudget
-from harness.orchestrator.config import build_config
+from fakes.gemini_stub import (
+    GeminiStub,
+    StubReply,
+    chat_model,
+    delay,
+    drop_connection,
+    empty_reply,
+    http_error,
+    malformed_function_call,
+    point_env_at_stub,
+    raw_reply,
+    text_reply,
+)
+from fakes.scripted import GeminiDispatch, role_of_system_prompt, role_policies
+from fakes.workspaces import ASYNCIO_DOCS, delegations, manifest, write_docs
+from harness.contract.specs import ROLES
 from harness.engines.llm import models as llm_models
 from harness.engines.llm import retry as retry_mod
 from harness.engines.llm.agent import DeepAgentRole
@@ -44,14 +56,13 @@ from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.faults import FAULT_KINDS, Fault, ProviderError, classify_exception, classify_reply
 from harness.engines.llm.retry import Retrier, RetryPolicy
 from harness.errors import UsageError
+from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
+from harness.runtime.budget import Budget, DelegationBudget
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import Brief
-from harness.contract.specs import ROLES
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import TERMINAL_STATUSES, Workspace
-from fakes.workspaces import ASYNCIO_DOCS, delegations, manifest, write_docs
-from fakes.scripted import GeminiDispatch, role_of_system_prompt, role_policies
+from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do failures propagate in asyncio task groups and timeouts?"
 MODEL = "google_genai:gemini-3.5-flash"
@@ -426,8 +437,8 @@ def test_each_fault_from_the_real_client_is_classified(name):
 
 
 def test_the_harness_own_stops_and_unknown_errors_are_never_retried():
-    from harness.runtime.budget import DelegationTimeout
     from harness.errors import BudgetExhausted
+    from harness.runtime.budget import DelegationTimeout
     from harness.runtime.context import WriteRetriesExhausted
 
     for exc in (BudgetExhausted("run budget"), DelegationTimeout("late"), WriteRetriesExhausted("4 refused"),
@@ -435,7 +446,7 @@ def test_the_harness_own_stops_and_unknown_errors_are_never_retried():
         assert classify_exception(exc) is None
         retrier = Retrier(RetryPolicy(), sleep=lambda s: pytest.fail("slept"))
         with pytest.raises(type(exc)):
-            retrier.call(lambda: (_ for _ in ()).throw(exc))
+            retrier.call(lambda exc=exc: (_ for _ in ()).throw(exc))
         assert retrier.attempts == 1 and retrier.faults == []
     assert classify_reply(AIMessage("fine")) is None
     assert classify_reply(AIMessage("", tool_calls=[{"name": "ls", "args": {}, "id": "1"}])) is None
@@ -461,7 +472,7 @@ def test_a_context_with_its_own_provider_counters_gets_the_retries_and_faults():
     for ctx in (plain, split):
         retrier = Retrier(RetryPolicy(jitter=0), ctx, sleep=lambda s: None)
         replies = iter([AIMessage(""), AIMessage("ok")])
-        assert retrier.call(lambda: next(replies)).text == "ok"
+        assert retrier.call(lambda replies=replies: next(replies)).text == "ok"
         record_faults(ctx, retrier.faults)
     assert (plain.retries, len(plain.errors)) == (1, 1)
     assert (split.retries, split.errors, split.provider_retries, len(split.provider_errors)) == (0, [], 1, 1)

@@ -17,23 +17,21 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import Field
 
 from fakes.workspaces import CARD_ID, QUOTE, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
-from harness.runtime.budget import Budget, DelegationBudget, DelegationTimeout
-from harness.errors import BudgetExhausted, UsageError
+from harness.contract.formats import sha256_text
 from harness.contract.policy import TOOLS
+from harness.engines.llm import models as llm_models
+from harness.engines.llm.agent import DeepAgentRole, permission_rules
+from harness.engines.llm.models import DEFAULT_MODEL, preflight, resolve_model
+from harness.engines.llm.output_contract import output_contract
+from harness.errors import BudgetExhausted, UsageError
+from harness.runtime.budget import Budget, DelegationBudget, DelegationTimeout
 from harness.runtime.context import AgentContext, WriteRetriesExhausted
 from harness.runtime.interface import Brief
 from harness.sources.corpus import Corpus, Document
 from harness.sources.index import CorpusIndex
 from harness.sources.registry import SourceRegistry
 from harness.sources.tools import ResearchTools
-from harness.contract.formats import sha256_text
 from harness.workspace.store import Workspace
-
-from harness.engines.llm.agent import DeepAgentRole
-from harness.engines.llm.models import DEFAULT_MODEL, preflight, resolve_model
-from harness.engines.llm import models as llm_models
-from harness.engines.llm.output_contract import output_contract
-from harness.engines.llm.agent import permission_rules
 
 # ---- scripted model ------------------------------------------------------------------------------
 
@@ -328,8 +326,9 @@ def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
     ws.write("plan.json", plan, specs["planner"].policy)
     page = "<html><head><title>TaskGroup notes</title></head><body><p>" + "The remaining tasks in the group are cancelled. " * 5 + "</p></body></html>"
     transport = httpx.MockTransport(lambda req: httpx.Response(200, headers={"content-type": "text/html"}, text=page))
-    backend = lambda q, n: [{"title": "Notes", "href": "https://example.org/notes", "body": "TaskGroup cancels"},
-                            {"title": "Elsewhere", "href": "https://elsewhere.net/x", "body": "not allowed"}]
+    def backend(q, n):
+        return [{"title": "Notes", "href": "https://example.org/notes", "body": "TaskGroup cancels"},
+                {"title": "Elsewhere", "href": "https://elsewhere.net/x", "body": "not allowed"}]
     web = WebTools(SourceRegistry(ws), search_backend=backend, transport=transport)
     spec = dataclasses.replace(specs["researcher"], tools=("web_search", "fetch_url", "read_file", "write_file"))
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")

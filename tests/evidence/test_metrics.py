@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from harness.evidence.metrics import compute_metrics
-from harness.contract.formats import sha256_text
-
 from fakes.workspaces import DRAFT
+from harness.contract.formats import sha256_text
+from harness.evidence.metrics import compute_metrics
 
 
 def _review(ws, specs, engine, defects):

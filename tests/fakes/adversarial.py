@@ -30,11 +30,22 @@ import random
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from fakes.scripted import (Call, Policy, Say, ScriptedChatModel, Turn, analyst_policy, planner_policy,
-                      researcher_policy, reviewer_policy, writer_policy)
+from fakes.scripted import (
+    Call,
+    Policy,
+    Say,
+    ScriptedChatModel,
+    Turn,
+    analyst_policy,
+    planner_policy,
+    researcher_policy,
+    reviewer_policy,
+    writer_policy,
+)
 
 ROLES = ("planner", "researcher", "analyst", "writer", "reviewer")
 

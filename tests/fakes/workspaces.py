@@ -9,7 +9,6 @@ from harness.contract.formats import plan_content_sha256, sha256_text
 from harness.workspace.store import Workspace
 from harness.workspace.trace import read_events
 
-
 SOURCE_TEXT = (
     "asyncio.TaskGroup\n\n"
     "An asynchronous context manager holding a group of tasks.\n"

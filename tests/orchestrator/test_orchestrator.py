@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 import harness.engines.offline as offline
-from harness.orchestrator.config import build_config
+from fakes.workspaces import FIXTURE_QUESTION, normalized_artifacts
 from harness.errors import UsageError
+from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import resume_run, start_run
 from harness.workspace.validate import validate_workspace
-
-from fakes.workspaces import normalized_artifacts, FIXTURE_QUESTION
 
 TESTS = Path(__file__).resolve().parents[1]  # tests/: where `fakes` is importable from
 

@@ -17,17 +17,30 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
+from fakes.scripted import (
+    UNCITED,
+    Call,
+    GeminiDispatch,
+    Say,
+    ScriptedChatModel,
+    Turn,
+    analyst_policy,
+    call,
+    file_text,
+    researcher_policy,
+    reviewer_policy,
+    role_policies,
+    scripted_models,
+    writer_policy,
+)
+from fakes.workspaces import ASYNCIO_DOCS, delegations, manifest, trace, write_docs
+from harness.contract.specs import ROLES, load_default_specs
+from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError
 from harness.orchestrator import approvals
 from harness.orchestrator.config import build_config
-from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError
 from harness.orchestrator.lifecycle import start_run
-from harness.contract.specs import ROLES, load_default_specs
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
-
-from fakes.workspaces import ASYNCIO_DOCS, delegations, manifest, trace, write_docs
-from fakes.scripted import (UNCITED, Call, GeminiDispatch, Say, ScriptedChatModel, Turn, analyst_policy, call, file_text,
-                      researcher_policy, reviewer_policy, role_policies, scripted_models, writer_policy)
+from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"
 MODEL = "scripted:fake"

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from fakes.workspaces import FIXTURE_QUESTION, normalized_artifacts
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.workspace.validate import validate_workspace
-
-from fakes.workspaces import normalized_artifacts, FIXTURE_QUESTION
 
 
 def run_offline(corpus: Path, runs: Path, question: str = FIXTURE_QUESTION, **kw):

@@ -20,18 +20,16 @@ from urllib.parse import quote
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from harness.orchestrator.config import build_config
+from fakes.workspaces import FIXTURE_QUESTION
 from harness.errors import UsageError, WorkspaceError
 from harness.orchestrator.checkpoint import _bind_to_store, check_url, describe, open_checkpointer, redact
-from harness.orchestrator.graph import build_graph
-from harness.orchestrator.nodes import Pipeline
-from harness.orchestrator.graph import graph_config
+from harness.orchestrator.config import build_config
+from harness.orchestrator.graph import build_graph, graph_config
 from harness.orchestrator.lifecycle import run_context, start_run
+from harness.orchestrator.nodes import Pipeline
 from harness.sources.corpus import load_corpus
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
-
-from fakes.workspaces import FIXTURE_QUESTION
+from harness.workspace.validate import validate_workspace
 
 PG_URL = os.environ.get("RESEARCH_TEST_PG_URL")
 needs_pg = pytest.mark.skipif(not PG_URL, reason="RESEARCH_TEST_PG_URL is not set (the postgresql:// URL of a scratch "
@@ -100,8 +98,8 @@ def pg_url():
     if not PG_URL:
         pytest.skip("RESEARCH_TEST_PG_URL is not set")
     try:
-        import psycopg
         import langgraph.checkpoint.postgres  # noqa: F401
+        import psycopg
     except ImportError as exc:
         pytest.fail(f"RESEARCH_TEST_PG_URL is set but {exc.name} is missing: pip install -e '.[postgres]'")
     schema = f"t_{secrets.token_hex(6)}"

@@ -18,12 +18,11 @@ from pathlib import Path
 import pytest
 
 import harness.workspace.store as workspace_mod
-from harness.orchestrator.config import build_config
+from fakes.workspaces import FIXTURE_QUESTION, normalized_artifacts
 from harness.errors import StorageError
+from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import resume_run, start_run
 from harness.workspace.validate import validate_workspace
-
-from fakes.workspaces import normalized_artifacts, FIXTURE_QUESTION
 
 TESTS = Path(__file__).resolve().parents[1]  # tests/: where `fakes` is importable from
 KILL_AFTER_EVENTS = [2, 4, 6, 8, 10, 12, 14, 16]
@@ -189,10 +188,11 @@ def test_the_cli_reports_a_failing_disk_in_one_line(fixture_corpus, tmp_path):
 
 def test_api_keys_never_land_in_the_workspace(tmp_path, monkeypatch):
     """An API key used for a whole llm run appears in no file of the run (run.json, trace, checkpoints, viewer)."""
+    from test_pipeline_llm import QUESTION
+
     from fakes.gemini_stub import GeminiStub, point_env_at_stub
     from fakes.scripted import GeminiDispatch, role_policies
     from fakes.workspaces import ASYNCIO_DOCS, write_docs
-    from test_pipeline_llm import QUESTION
 
     corpus = write_docs(tmp_path / "corpus", ASYNCIO_DOCS)
     secret = "AIzaSy-test-secret-" + os.urandom(8).hex()

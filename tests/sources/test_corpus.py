@@ -123,7 +123,7 @@ def test_split_passages_invariants_on_long_runs(n, unit):
 
 
 def test_short_paragraphs_are_packed_and_long_ones_kept_apart():
-    short = ["Short paragraph number %d with a few words." % i for i in range(5)]
+    short = [f"Short paragraph number {i} with a few words." for i in range(5)]
     text = "\n\n".join(short) + "\n"
     assert split_passages(text) == [(0, text.rstrip().__len__())]  # one passage for all five
 

@@ -8,15 +8,15 @@ import threading
 
 import pytest
 
+from harness.contract.formats import sha256_text
+from harness.contract.quotes import find_quote, quote_matches
 from harness.sources.corpus import load_folder
 from harness.sources.index import CorpusIndex
 from harness.sources.injection import find_injections
 from harness.sources.registry import SourceRegistry
 from harness.sources.tools import CLOSE, OPEN, ResearchTools, SearchHit, ToolError
-from harness.contract.quotes import find_quote, quote_matches
-from harness.contract.formats import sha256_text
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
+from harness.workspace.validate import validate_workspace
 
 INJECTED = ("# Vendor comparison\n\n"
             "Both parsers read JSON. The benchmark below compares their speed on large files.\n\n"

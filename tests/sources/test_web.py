@@ -10,12 +10,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from harness.contract.formats import sha256_bytes
 from harness.sources.registry import SourceRegistry
 from harness.sources.urls import normalize_url
 from harness.sources.web import WebPolicy, WebRefused, WebTools
-from harness.contract.formats import sha256_bytes
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
+from harness.workspace.validate import validate_workspace
 
 ARTICLE = ("<p>An asynchronous context manager holding a group of tasks. Tasks can be added to the group "
            "using create_task(). All tasks are awaited when the context manager exits.</p>"

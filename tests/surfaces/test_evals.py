@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.surfaces.evals import SUMMARY_FILE, compare, eval_command, load_suite, run_suite
 from harness.contract.resources import schemas_dir
 from harness.contract.schemas import validate
+from harness.surfaces.evals import SUMMARY_FILE, compare, eval_command, load_suite, run_suite
 
 SUITE = Path(__file__).resolve().parents[2] / "evals"
 REQUIRED_CASES = {"sources-sufficient", "no-primary-source", "version-conflict", "branch-timeout", "prompt-injection",

@@ -9,11 +9,10 @@ import sys
 
 from rich.console import Console
 
+from fakes.workspaces import FIXTURE_QUESTION
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.surfaces.progress import LiveProgress
-
-from fakes.workspaces import FIXTURE_QUESTION
 
 
 def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):

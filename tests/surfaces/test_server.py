@@ -22,13 +22,12 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
+from fakes.workspaces import FIXTURE_QUESTION
 from harness.errors import WorkspaceError
 from harness.orchestrator.checkpoint import open_checkpointer
 from harness.surfaces.langgraph_server import make_graph
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
-
-from fakes.workspaces import FIXTURE_QUESTION
+from harness.workspace.validate import validate_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120  # seconds for `langgraph dev` to answer /ok

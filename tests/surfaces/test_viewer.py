@@ -19,24 +19,22 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from harness.orchestrator.approvals import decide_plan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakes.workspaces import CLAIMS, DRAFT, FIXTURE_QUESTION, make_card, make_plan, source_record, write_fixture_corpus
+from harness.contract.formats import sha256_text
+from harness.contract.policy import HARNESS, TOOLS
+from harness.contract.quotes import normalize_ws
+from harness.orchestrator.approvals import decide_plan
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
-from harness.contract.policy import HARNESS, TOOLS
 from harness.surfaces.summary import summarize
-from harness.contract.quotes import normalize_ws
-from harness.contract.formats import sha256_text
-from harness.workspace.trace import read_events
-from harness.workspace.validate import validate_workspace
 from harness.surfaces.viewer import build_viewer, render_viewer, serve, view_command
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.page import embed_json
-
-from fakes.workspaces import CLAIMS, DRAFT, FIXTURE_QUESTION, make_card, make_plan, source_record, write_fixture_corpus
+from harness.workspace.trace import read_events
+from harness.workspace.validate import validate_workspace
 
 IMG_PAYLOAD = '<img src=x onerror="window.__xss=1">'
 SCRIPT_PAYLOAD = "<script>window.__xss=2</script>"

@@ -6,10 +6,8 @@ import json
 import subprocess
 import sys
 
-
-from harness.contract.formats import sha256_text
-
 from fakes.workspaces import CARD_ID, SOURCE_ID, load
+from harness.contract.formats import sha256_text
 
 
 def research(*args, cwd=None):

@@ -14,16 +14,15 @@ from pathlib import Path
 import pytest
 
 import harness.workspace.store as workspace_mod
-from harness.workspace.atomic import atomic_write
-from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, StorageError, WorkspaceError
+from fakes.workspaces import CARD_ID, SOURCE_ID, make_card, make_plan, source_record
+from harness.contract.formats import sha256_bytes
 from harness.contract.globs import matches
 from harness.contract.policy import HARNESS, TOOLS
+from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, StorageError, WorkspaceError
+from harness.workspace.atomic import atomic_write
 from harness.workspace.manifest import ManifestEncoder, dump_manifest
-from harness.contract.formats import sha256_bytes
-from harness.workspace.validate import validate_workspace
 from harness.workspace.store import Workspace
-
-from fakes.workspaces import CARD_ID, SOURCE_ID, make_card, make_plan, source_record
+from harness.workspace.validate import validate_workspace
 
 
 def _create(runs_dir: str) -> str:

@@ -28,18 +28,25 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.errors import GraphRecursionError
 
-from harness.runtime.budget import BudgetExhausted
-from harness.runtime.context import AgentContext
-from harness.runtime.interface import AgentResult, Brief
 from harness.contract.globs import literal_folders
 from harness.contract.specs import AgentSpec
 from harness.engines.llm.delegation import Delegation
-from harness.engines.llm.output_contract import output_contract
-from harness.engines.llm.middleware import BudgetGuard, NoSubagents, ProviderRetry, ToolAllowlist, WorkspaceWriteGuard, budgeted_summarization
-from harness.engines.llm.models import resolve_model
 from harness.engines.llm.faults import ProviderError
+from harness.engines.llm.middleware import (
+    BudgetGuard,
+    NoSubagents,
+    ProviderRetry,
+    ToolAllowlist,
+    WorkspaceWriteGuard,
+    budgeted_summarization,
+)
+from harness.engines.llm.models import resolve_model
+from harness.engines.llm.output_contract import output_contract
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
 from harness.engines.llm.tools import build_source_tools
+from harness.runtime.budget import BudgetExhausted
+from harness.runtime.context import AgentContext
+from harness.runtime.interface import AgentResult, Brief
 
 FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
 SCRATCH = "/scratch/"

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from harness.engines.llm.retry import Retrier
 from harness.errors import HarnessError
 from harness.runtime.context import AgentContext
-from harness.engines.llm.retry import Retrier
 
 
 @dataclass(frozen=True)

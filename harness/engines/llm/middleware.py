@@ -22,19 +22,20 @@ context of the call (`delegation.of(request.runtime)`), never from an attribute.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain.agents.middleware.types import ModelRequest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, get_buffer_string
 
-from harness.runtime.budget import DelegationTimeout
-from harness.errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused, WorkspaceError
-from harness.workspace.paths import normalize_relpath
-from harness.runtime.context import AgentContext
 from harness.engines.llm import delegation
-from harness.engines.llm.models import max_output_tokens
 from harness.engines.llm.faults import ai_message, is_empty_message
+from harness.engines.llm.models import max_output_tokens
+from harness.errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused, WorkspaceError
+from harness.runtime.budget import DelegationTimeout
+from harness.runtime.context import AgentContext
+from harness.workspace.paths import normalize_relpath
 
 WRITE_TOOLS = ("write_file", "edit_file")
 DEFAULT_OUTPUT_ALLOWANCE = 4096  # tokens reserved per call when the model has no output bound

@@ -41,11 +41,19 @@ import asyncio
 import os
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields, replace
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, TypeVar
 
-from harness.engines.llm.faults import (CONTENT_FAULTS, Fault, ProviderError, ai_message, classify_exception,
-                                        classify_reply, rejection)
+from harness.engines.llm.faults import (
+    CONTENT_FAULTS,
+    Fault,
+    ProviderError,
+    ai_message,
+    classify_exception,
+    classify_reply,
+    rejection,
+)
 from harness.errors import UsageError
 
 T = TypeVar("T")
@@ -88,10 +96,10 @@ class RetryPolicy:
         if not isinstance(self.jitter, (int, float)) or not 0 <= self.jitter <= 1:
             raise UsageError(f"retry policy: jitter must be between 0 and 1 (got {self.jitter!r})")
 
-    def bound(self, fault: "Fault") -> int:
+    def bound(self, fault: Fault) -> int:
         return self.empty_attempts if fault.kind in CONTENT_FAULTS else self.attempts
 
-    def delay(self, retry: int, fault: "Fault | None" = None, rng: random.Random | None = None) -> float:
+    def delay(self, retry: int, fault: Fault | None = None, rng: random.Random | None = None) -> float:
         """Seconds to wait before retry number `retry` (1 for the first retry)."""
         if fault is not None and fault.kind in CONTENT_FAULTS and not self.backoff_empty:
             return 0.0
@@ -103,7 +111,7 @@ class RetryPolicy:
         return wait
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, base: "RetryPolicy | None" = None) -> "RetryPolicy":
+    def from_env(cls, environ: dict[str, str] | None = None, base: RetryPolicy | None = None) -> RetryPolicy:
         """`base` (default: the defaults) with any `RESEARCH_LLM_RETRY_*` variable applied."""
         env = os.environ if environ is None else environ
         policy = base or cls()

@@ -15,17 +15,18 @@ a spent budget or a passed deadline is not the model's to handle and stops the a
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
-from harness.runtime.budget import BudgetExhausted, DelegationTimeout
-from harness.errors import HarnessError, StorageError
 from harness.contract.layout import PLAN
-from harness.runtime.context import AgentContext, WriteRetriesExhausted
-from harness.sources.tools import ResearchTools, wrap
 from harness.contract.specs import AgentSpec
 from harness.engines.llm import delegation
+from harness.errors import HarnessError, StorageError
+from harness.runtime.budget import BudgetExhausted, DelegationTimeout
+from harness.runtime.context import AgentContext, WriteRetriesExhausted
+from harness.sources.tools import ResearchTools, wrap
 
 SOURCE_TOOLS = ("search", "read_source", "web_search", "fetch_url")
 FETCH_PREVIEW_CHARS = 4000

@@ -10,10 +10,10 @@
 
 from __future__ import annotations
 
+from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
+from harness.contract.quotes import normalize_ws
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
 from harness.runtime.interface import AgentResult, Brief
-from harness.contract.quotes import normalize_ws
-from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 
 SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
 SAME_TOPIC = 0.35  # ... for two claims to be about the same thing (conflict candidates)

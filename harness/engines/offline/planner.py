@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from harness.runtime.interface import AgentResult, Brief
 from harness.contract.layout import PLAN
+from harness.runtime.interface import AgentResult, Brief
 
 _CODE = r"`[^`]+`|\"[^\"]+\"|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?|[a-z]+_[a-z_]+(?:\(\))?|[A-Z][a-z]+[A-Z][A-Za-z]*"
 _COMPARE = re.compile(r"\b(?:differ|difference|differences|compare|compared|comparison|versus|vs\.?|between|better|choose|or)\b", re.I)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
+from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
 from harness.evidence.lexical import content_words, paragraph_around, split_sentences
 from harness.runtime.interface import AgentResult, Brief
-from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
 
 SEARCH_K = 8
 MAX_CARDS = 6

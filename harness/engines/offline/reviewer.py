@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from harness.contract.formats import sha256_bytes
 from harness.evidence.checks import verdict_for
 from harness.runtime.interface import AgentResult, Brief
-from harness.contract.formats import sha256_bytes
 
 
 class OfflineReviewer:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from harness.contract.citations import format_citation
 from harness.contract.claims import USABLE
-from harness.runtime.interface import AgentResult, Brief
-from harness.contract.quotes import normalize_ws
 from harness.contract.layout import CLAIMS, PLAN, card_path
+from harness.contract.quotes import normalize_ws
+from harness.runtime.interface import AgentResult, Brief
+
 
 def _bare(statement: str) -> str:
     """A statement without its final full stop, so a citation can go before it."""

@@ -16,14 +16,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from harness.errors import UsageError
-from harness.contract.policy import HARNESS
-from harness.workspace.store import Workspace
-from harness.surfaces.viewer import server as _server
 from harness.contract.layout import VIEWER
+from harness.contract.policy import HARNESS
+from harness.errors import UsageError
+from harness.surfaces.viewer import server as _server
 from harness.surfaces.viewer.collect import collect
 from harness.surfaces.viewer.page import render_page
 from harness.surfaces.viewer.server import serve
+from harness.workspace.store import Workspace
 
 __all__ = ["build_viewer", "render_viewer", "serve", "view_command"]
 

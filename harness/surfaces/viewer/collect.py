@@ -13,11 +13,23 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract.formats import sha256_bytes
-from harness.contract.layout import (CARDS, CLAIMS, FINAL_REPORT, METRICS, PLAN, README, VIEWER, by_number, draft_number,
-                                     id_of, kind_for_path, numbered, snapshot_path)
+from harness.contract.layout import (
+    CARDS,
+    CLAIMS,
+    FINAL_REPORT,
+    METRICS,
+    PLAN,
+    README,
+    VIEWER,
+    by_number,
+    draft_number,
+    id_of,
+    kind_for_path,
+    numbered,
+    snapshot_path,
+)
 from harness.surfaces.summary import summarize
 from harness.workspace.reader import RunReader
-
 
 
 def _listing(reader: RunReader, pattern: str) -> list[str]:

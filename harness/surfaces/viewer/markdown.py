@@ -143,7 +143,7 @@ class _Renderer:
             line = lines[i]
             m = _LIST_ITEM.match(line)
             if m and len(m.group(1)) == base and m.group(2)[0].isdigit() == ordered:
-                content_indent = len(line) - len((m.group(3) or "")) if m.group(3) else base + len(m.group(2)) + 1
+                content_indent = len(line) - len(m.group(3) or "") if m.group(3) else base + len(m.group(2)) + 1
                 items.append([m.group(3) or ""])
                 i += 1
                 while i < len(lines):

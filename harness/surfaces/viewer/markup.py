@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Iterable, Union
+from collections.abc import Iterable
 
 _VOID = frozenset({"br", "hr", "meta", "input", "col", "img"})
 _ATTR_NAME = re.compile(r"[a-z][a-z0-9-]*")
@@ -23,7 +23,7 @@ class Markup(str):
     """A string of HTML this package built; everything else gets escaped."""
 
 
-Child = Union[str, int, float, Markup, None, Iterable]
+Child = str | int | float | Markup | None | Iterable
 
 
 def escape(value: object) -> Markup:

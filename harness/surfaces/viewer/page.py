@@ -14,15 +14,16 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from harness.contract.claims import CLAIM_STATUSES
+from harness.contract.layout import card_path, snapshot_path
 from harness.surfaces.viewer.collect import claim_list, claims_by_card, draft_number_of, question_ids
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.markup import Markup, el, join
-from harness.contract.layout import card_path, snapshot_path
 
 ASSETS = Path(__file__).parent
 BUDGET_KEYS = ("llm_calls", "tokens", "searches", "wall_seconds")
