@@ -36,13 +36,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SEED = 20261130
-STOPWORDS = ("the of and to in a is that for it as with was on be by this are or from at an which "
-             "not have has can will but if when all its into than more also these may").split()
-SYLLABLES = ("ka ri to ne mo sa lu pe di ba ven tor al ex pro con sta men tion ing er ly "
-             "qu ar ol im par vis cor dat num ser").split()
+STOPWORDS = (
+    "the of and to in a is that for it as with was on be by this are or from at an which "
+    "not have has can will but if when all its into than more also these may"
+).split()
+SYLLABLES = (
+    "ka ri to ne mo sa lu pe di ba ven tor al ex pro con sta men tion ing er ly qu ar ol im par vis cor dat num ser"
+).split()
 
 
 # ---- synthetic corpus -----------------------------------------------------------------------
+
 
 def vocabulary(rng: np.random.Generator, size: int = 20_000) -> list[str]:
     words: set[str] = set()
@@ -111,12 +115,14 @@ def queries(vocab: list[str], n: int) -> list[str]:
 
 # ---- one measurement per process ------------------------------------------------------------
 
+
 def _rss_peak_mb() -> float:
     """Peak resident set size of this process so far (VmHWM), in MiB."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     import resource
+
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -149,18 +155,28 @@ def worker(engine: str, n: int, n_queries: int) -> dict:
         search = lambda q: index.search(q, k=10)  # noqa: E731
     else:
         import bm25s
+
         retriever = bm25s.BM25()
         retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
         n_passages = len(texts)
 
         def search(q: str):
-            return retriever.retrieve(bm25s.tokenize([q], stopwords="en", show_progress=False),
-                                      k=10, show_progress=False)
+            return retriever.retrieve(
+                bm25s.tokenize([q], stopwords="en", show_progress=False), k=10, show_progress=False
+            )
+
     index_s = time.perf_counter() - t0
     peak_mb = _rss_peak_mb()
     p50, p95 = _latency(search, qs)
-    return {"engine": engine, "passages": n_passages, "index_s": index_s, "peak_mb": max(peak_mb, _rss_peak_mb()),
-            "index_mb": peak_mb - base_mb, "p50_ms": p50, "p95_ms": p95}
+    return {
+        "engine": engine,
+        "passages": n_passages,
+        "index_s": index_s,
+        "peak_mb": max(peak_mb, _rss_peak_mb()),
+        "index_mb": peak_mb - base_mb,
+        "p50_ms": p50,
+        "p95_ms": p95,
+    }
 
 
 def measure(engine: str, n: int, n_queries: int, repeat: int) -> dict:
@@ -168,12 +184,23 @@ def measure(engine: str, n: int, n_queries: int, repeat: int) -> dict:
     shared, so the minimum is the least disturbed run), the median latencies and the largest memory."""
     runs = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, __file__, "--worker", engine, "--sizes", str(n), "--queries", str(n_queries)],
-                             check=True, capture_output=True, text=True, cwd=ROOT, env={**os.environ, "DISABLE_TQDM": "1"})
+        out = subprocess.run(
+            [sys.executable, __file__, "--worker", engine, "--sizes", str(n), "--queries", str(n_queries)],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "DISABLE_TQDM": "1"},
+        )
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {"passages": runs[0]["passages"], "index_s": min(r["index_s"] for r in runs),
-            "peak_mb": max(r["peak_mb"] for r in runs), "index_mb": max(r["index_mb"] for r in runs),
-            "p50_ms": float(np.median([r["p50_ms"] for r in runs])), "p95_ms": float(np.median([r["p95_ms"] for r in runs]))}
+    return {
+        "passages": runs[0]["passages"],
+        "index_s": min(r["index_s"] for r in runs),
+        "peak_mb": max(r["peak_mb"] for r in runs),
+        "index_mb": max(r["index_mb"] for r in runs),
+        "p50_ms": float(np.median([r["p50_ms"] for r in runs])),
+        "p95_ms": float(np.median([r["p95_ms"] for r in runs])),
+    }
 
 
 def main() -> None:
@@ -188,9 +215,12 @@ def main() -> None:
         return
 
     import snowballstemmer
+
     stemmer = type(snowballstemmer.stemmer("english"))
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, stemmer {stemmer.__module__}.{stemmer.__name__}, "
-          f"{args.queries} queries, best of {args.repeat} runs")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, stemmer {stemmer.__module__}.{stemmer.__name__}, "
+        f"{args.queries} queries, best of {args.repeat} runs"
+    )
     head = f"{'passages':>9} {'metric':<24} {'harness':>10} {'raw bm25s':>10} {'harness/raw':>12}"
     print(head)
     print("-" * len(head))

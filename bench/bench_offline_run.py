@@ -22,9 +22,24 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 QUESTION = "How do asyncio.TaskGroup and asyncio.gather differ in error handling and cancellation?"
-TOPICS = ["asyncio.gather", "asyncio.TaskGroup", "json.dumps", "pathlib.Path", "subprocess.run", "threading.Lock",
-          "functools.lru_cache", "itertools.groupby", "collections.Counter", "dataclasses.field", "logging.Logger",
-          "re.compile", "os.replace", "tempfile.mkstemp", "sqlite3.connect", "contextlib.suppress"]
+TOPICS = [
+    "asyncio.gather",
+    "asyncio.TaskGroup",
+    "json.dumps",
+    "pathlib.Path",
+    "subprocess.run",
+    "threading.Lock",
+    "functools.lru_cache",
+    "itertools.groupby",
+    "collections.Counter",
+    "dataclasses.field",
+    "logging.Logger",
+    "re.compile",
+    "os.replace",
+    "tempfile.mkstemp",
+    "sqlite3.connect",
+    "contextlib.suppress",
+]
 
 
 class FixedPlanner:
@@ -35,23 +50,53 @@ class FixedPlanner:
 
     def run(self, brief, ctx):
         from harness.runtime.interface import AgentResult
+
         n = int(os.environ["BENCH_QUESTIONS"])
-        questions = [{"id": f"Q{i + 1}", "text": f"Find what the sources say about {t} with respect to errors.", "kind": "research",
-                      "critical": False, "criteria": ["errors"], "allowed_sources": ["corpus"], "allowed_domains": [],
-                      "blocked_domains": [], "search_terms": [t, f"{t} errors"], "tag": None} for i, t in enumerate(TOPICS[:n])]
-        questions.append({"id": f"Q{n + 1}", "text": "Summarize the findings.", "kind": "deliverable", "critical": True, "tag": None})
-        ctx.write("plan.json", {"schema_version": 1, "question": brief.facts["question"], "revision": 1,
-                                "scope": {"in_scope": TOPICS[:n], "out_of_scope": []}, "deliverable": "A summary.",
-                                "criteria": ["errors"], "questions": questions, "stop_conditions": ["None."],
-                                "refinement": None, "approval": None})
+        questions = [
+            {
+                "id": f"Q{i + 1}",
+                "text": f"Find what the sources say about {t} with respect to errors.",
+                "kind": "research",
+                "critical": False,
+                "criteria": ["errors"],
+                "allowed_sources": ["corpus"],
+                "allowed_domains": [],
+                "blocked_domains": [],
+                "search_terms": [t, f"{t} errors"],
+                "tag": None,
+            }
+            for i, t in enumerate(TOPICS[:n])
+        ]
+        questions.append(
+            {"id": f"Q{n + 1}", "text": "Summarize the findings.", "kind": "deliverable", "critical": True, "tag": None}
+        )
+        ctx.write(
+            "plan.json",
+            {
+                "schema_version": 1,
+                "question": brief.facts["question"],
+                "revision": 1,
+                "scope": {"in_scope": TOPICS[:n], "out_of_scope": []},
+                "deliverable": "A summary.",
+                "criteria": ["errors"],
+                "questions": questions,
+                "stop_conditions": ["None."],
+                "refinement": None,
+                "approval": None,
+            },
+        )
         return AgentResult("completed", f"{n} questions")
 
 
 def measure(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(seconds, peak RSS in MiB) of one `research run` in a fresh process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", *args, "--yes", "--quiet"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "run", *args, "--yes", "--quiet"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) not in (0, 3):
@@ -61,6 +106,7 @@ def measure(args: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 def dump_python_docs(target: Path, fraction: float) -> int:
     from harness.sources.corpus import load_python_docs
+
     docs = load_python_docs().documents
     keep = docs[: max(1, int(len(docs) * fraction))]
     for d in keep:
@@ -83,8 +129,17 @@ def main() -> None:
     base = None
     for n in (1, 4, 16):
         env_n = {**env, "BENCH_QUESTIONS": str(n)}
-        sec, mib = measure(["bench: fixed plan", "--corpus", "python-docs", "--agent",
-                            "planner=python:bench_offline_run:FixedPlanner", *runs], env_n)
+        sec, mib = measure(
+            [
+                "bench: fixed plan",
+                "--corpus",
+                "python-docs",
+                "--agent",
+                "planner=python:bench_offline_run:FixedPlanner",
+                *runs,
+            ],
+            env_n,
+        )
         base = base or sec
         rows.append((f"{n:>2} research questions (warm)", sec, mib, sec / base))
     base = None

@@ -67,13 +67,32 @@ QUESTION = "How do the sixteen bench components report and recover from errors?"
 MODEL = "scripted:bench"
 CHARS_PER_TOKEN = 4
 # One invented keyword per topic, so each branch's search finds its own document first.
-TOPICS = ["zorvex", "quillan", "brantor", "mevolia", "tarsk", "ulvane", "pexidor", "corrim",
-          "halvet", "ostrine", "dwemmel", "fyrrac", "glossom", "ivantor", "jukkel", "nembrik"]
-WORDS = ("error failure retry timeout cancel propagate handler state queue buffer worker thread signal "
-         "message record budget limit window request response client server cache index stream batch").split()
+TOPICS = [
+    "zorvex",
+    "quillan",
+    "brantor",
+    "mevolia",
+    "tarsk",
+    "ulvane",
+    "pexidor",
+    "corrim",
+    "halvet",
+    "ostrine",
+    "dwemmel",
+    "fyrrac",
+    "glossom",
+    "ivantor",
+    "jukkel",
+    "nembrik",
+]
+WORDS = (
+    "error failure retry timeout cancel propagate handler state queue buffer worker thread signal "
+    "message record budget limit window request response client server cache index stream batch"
+).split()
 
 
 # ---- the corpus and the plan ---------------------------------------------------------------------
+
 
 def write_corpus(folder: Path) -> None:
     rng = random.Random(9)
@@ -88,22 +107,51 @@ def write_corpus(folder: Path) -> None:
 
 
 def make_plan(question: str, n: int) -> dict:
-    questions = [{"id": f"Q{i + 1}", "text": f"Find how the {t} component reports and recovers from errors.",
-                  "kind": "research", "critical": True, "allowed_sources": ["corpus"],
-                  "search_terms": [f"{t} error"], "tag": None} for i, t in enumerate(TOPICS[:n])]
-    questions.append({"id": f"Q{n + 1}", "text": "Answer the question from the evidence.", "kind": "deliverable",
-                      "critical": True, "tag": None})
-    return {"schema_version": 1, "question": question, "revision": 1,
-            "scope": {"in_scope": TOPICS[:n], "out_of_scope": []}, "deliverable": "A short answer with citations.",
-            "criteria": [], "questions": questions, "stop_conditions": ["No primary source for a critical question."],
-            "refinement": None, "approval": None}
+    questions = [
+        {
+            "id": f"Q{i + 1}",
+            "text": f"Find how the {t} component reports and recovers from errors.",
+            "kind": "research",
+            "critical": True,
+            "allowed_sources": ["corpus"],
+            "search_terms": [f"{t} error"],
+            "tag": None,
+        }
+        for i, t in enumerate(TOPICS[:n])
+    ]
+    questions.append(
+        {
+            "id": f"Q{n + 1}",
+            "text": "Answer the question from the evidence.",
+            "kind": "deliverable",
+            "critical": True,
+            "tag": None,
+        }
+    )
+    return {
+        "schema_version": 1,
+        "question": question,
+        "revision": 1,
+        "scope": {"in_scope": TOPICS[:n], "out_of_scope": []},
+        "deliverable": "A short answer with citations.",
+        "criteria": [],
+        "questions": questions,
+        "stop_conditions": ["No primary source for a critical question."],
+        "refinement": None,
+        "approval": None,
+    }
 
 
 def planner_policy(n: int):
     def policy(t: Turn):
         if not t.writes():
-            return call("write_file", file_path="/plan.json", content=json.dumps(make_plan(t.brief_line("question") or QUESTION, n)))
+            return call(
+                "write_file",
+                file_path="/plan.json",
+                content=json.dumps(make_plan(t.brief_line("question") or QUESTION, n)),
+            )
         return Say(f"{n} research questions")
+
     return policy
 
 
@@ -115,10 +163,12 @@ def whole_file_writer_policy():
         if not t.steps:
             return call("read_file", file_path="/claims.json", limit=2000)
         return base(t)
+
     return policy
 
 
 # ---- a scripted model that records what it was sent -----------------------------------------------
+
 
 def message_chars(m: BaseMessage) -> int:
     content = m.content if isinstance(m.content, str) else json.dumps(m.content)
@@ -131,7 +181,9 @@ def message_chars(m: BaseMessage) -> int:
 class BenchModel(ScriptedChatModel):
     """ScriptedChatModel + per-call records: input characters (messages + tool schemas) and own CPU time."""
 
-    records: list = Field(default_factory=list)  # (input chars, output chars, own seconds, system prompt + tool schema chars)
+    records: list = Field(
+        default_factory=list
+    )  # (input chars, output chars, own seconds, system prompt + tool schema chars)
     tool_schema_chars: int = 0
     bind_seconds: float = 0.0
     search_results: dict = Field(default_factory=dict)  # tool_call_id -> search result text
@@ -160,12 +212,18 @@ class BenchModel(ScriptedChatModel):
 
 
 def bench_models(n: int, delay: float) -> dict[str, BenchModel]:
-    policies = {"planner": planner_policy(n), "researcher": researcher_policy(), "analyst": analyst_policy(),
-                "writer": whole_file_writer_policy(), "reviewer": reviewer_policy()}
+    policies = {
+        "planner": planner_policy(n),
+        "researcher": researcher_policy(),
+        "analyst": analyst_policy(),
+        "writer": whole_file_writer_policy(),
+        "reviewer": reviewer_policy(),
+    }
     return {role: BenchModel(policy=p, delay=delay) for role, p in policies.items()}
 
 
 # ---- one run ---------------------------------------------------------------------------------------
+
 
 @dataclass
 class RunFigures:
@@ -198,7 +256,9 @@ class RunFigures:
 
     @property
     def critical_calls(self) -> int:
-        return sum(v for r, v in self.calls.items() if r != "researcher") + (max(self.branch_calls) if self.branch_calls else 0)
+        return sum(v for r, v in self.calls.items() if r != "researcher") + (
+            max(self.branch_calls) if self.branch_calls else 0
+        )
 
 
 FSYNCS = [0]
@@ -227,8 +287,9 @@ def run_once(n: int, concurrency: int, delay: float, corpus: Path, runs: Path) -
             with lock:
                 marks.append((time.perf_counter(), e["event"]))
 
-    cfg = build_config(QUESTION, corpus=str(corpus), runs_dir=str(runs), engine="llm", model=MODEL, yes=True,
-                       concurrency=concurrency)
+    cfg = build_config(
+        QUESTION, corpus=str(corpus), runs_dir=str(runs), engine="llm", model=MODEL, yes=True, concurrency=concurrency
+    )
     fsyncs0 = FSYNCS[0]
     c0, t0 = time.process_time(), time.perf_counter()
     result = start_run(cfg, models=models, events=on_event)
@@ -247,31 +308,52 @@ def run_once(n: int, concurrency: int, delay: float, corpus: Path, runs: Path) -
     conn = sqlite3.connect(str(db))
     try:
         # the parent's own checkpoints have the root namespace; subagents' inner steps land under 'node:task-id'
-        rows = conn.execute("SELECT length(checkpoint) FROM checkpoints WHERE checkpoint_ns = '' ORDER BY rowid").fetchall()
-        inner = conn.execute("SELECT count(*), coalesce(sum(length(checkpoint)), 0) FROM checkpoints "
-                             "WHERE checkpoint_ns != ''").fetchone()
+        rows = conn.execute(
+            "SELECT length(checkpoint) FROM checkpoints WHERE checkpoint_ns = '' ORDER BY rowid"
+        ).fetchall()
+        inner = conn.execute(
+            "SELECT count(*), coalesce(sum(length(checkpoint)), 0) FROM checkpoints WHERE checkpoint_ns != ''"
+        ).fetchone()
         writes = conn.execute("SELECT coalesce(sum(length(value)), 0) FROM writes").fetchone()[0]
     finally:
         conn.close()
     figures = RunFigures(
-        n=n, concurrency=concurrency, delay=delay, status=result.status, wall=wall, cpu=cpu, fsyncs=FSYNCS[0] - fsyncs0,
-        graph_wall=(marks[-1][0] - marks[0][0]) if marks else 0.0, setup=(marks[0][0] - t0) if marks else 0.0,
-        calls=calls, branch_calls=branch_calls, model_own=sum(r[2] for m in models.values() for r in m.records),
+        n=n,
+        concurrency=concurrency,
+        delay=delay,
+        status=result.status,
+        wall=wall,
+        cpu=cpu,
+        fsyncs=FSYNCS[0] - fsyncs0,
+        graph_wall=(marks[-1][0] - marks[0][0]) if marks else 0.0,
+        setup=(marks[0][0] - t0) if marks else 0.0,
+        calls=calls,
+        branch_calls=branch_calls,
+        model_own=sum(r[2] for m in models.values() for r in m.records),
         chars_in={r: sum(x[0] for x in m.records) for r, m in models.items()},
         chars_out={r: sum(x[1] for x in m.records) for r, m in models.items()},
         fixed_chars=sum(x[3] for m in models.values() for x in m.records),
         search_chars=sum(len(v) for v in searches.values()),
         passages=sum(v.count("<<<SOURCE ") for v in searches.values()),
         trace_tokens=sum(e["tokens"] for e in delegations),
-        state_bytes=rows[-1][0] if rows else 0, checkpoint_db_bytes=db.stat().st_size, checkpoints=len(rows),
-        extra={"writes_blob_bytes": writes, "inner_checkpoints": inner[0], "inner_checkpoint_bytes": inner[1],
-               "run_json_bytes": (result.run_dir / "run.json").stat().st_size, "run_dir": str(result.run_dir)})
+        state_bytes=rows[-1][0] if rows else 0,
+        checkpoint_db_bytes=db.stat().st_size,
+        checkpoints=len(rows),
+        extra={
+            "writes_blob_bytes": writes,
+            "inner_checkpoints": inner[0],
+            "inner_checkpoint_bytes": inner[1],
+            "run_json_bytes": (result.run_dir / "run.json").stat().st_size,
+            "run_dir": str(result.run_dir),
+        },
+    )
     if result.status != "completed":
         raise SystemExit(f"N={n} C={concurrency}: run ended {result.status}: {result.reason}")
     return figures
 
 
 # ---- where the harness time goes (wrappers on the hot functions) ----------------------------------
+
 
 class Timers:
     """Inclusive seconds and call counts of wrapped functions, summed over all threads."""
@@ -307,8 +389,10 @@ class Timers:
 
 
 def _schema_key(value, schema, *a, **kw) -> str:
-    return {"run.schema.json": "schema validation: run.json", "trace-event.schema.json": "schema validation: trace events"}.get(
-        schema, "schema validation: artifacts")
+    return {
+        "run.schema.json": "schema validation: run.json",
+        "trace-event.schema.json": "schema validation: trace events",
+    }.get(schema, "schema validation: artifacts")
 
 
 def instrument() -> Timers:
@@ -345,6 +429,7 @@ def instrument() -> Timers:
 # this way earlier (subagents without checkpoints, one budget rewrite per call, run.json rewrites without
 # fsync, tool schemas sized once) are in the harness now; what is left here are what-ifs.
 
+
 def _patch(owner: Any, attr: str, value: Any):
     original = getattr(owner, attr)
     setattr(owner, attr, value)
@@ -362,7 +447,11 @@ FIXES = {"no-fsync": try_no_fsync}
 
 def ab(args, corpus: Path, runs: Path) -> None:
     """Each candidate fix alone and all together against the baseline, runs interleaved, best of --repeat."""
-    variants = [("baseline", [])] + [(name, [name]) for name in FIXES] + ([("all of them", list(FIXES))] if len(FIXES) > 1 else [])
+    variants = (
+        [("baseline", [])]
+        + [(name, [name]) for name in FIXES]
+        + ([("all of them", list(FIXES))] if len(FIXES) > 1 else [])
+    )
     n = max(args.questions)
     cases = [(n, n, args.delay), (n, 1, 0.0), (1, 1, args.delay)]
     samples: dict[tuple[str, tuple], list[RunFigures]] = {}
@@ -378,24 +467,33 @@ def ab(args, corpus: Path, runs: Path) -> None:
         print(f"  [{rep + 1}/{args.repeat}] done", file=sys.stderr)
     d = args.delay
     print(f"A/B of candidate fixes (best of {args.repeat}, interleaved; N={n})")
-    print(f"{'variant':<32} {'wall/bound':>10} {'wall/bound':>10} {'wall ms':>8} {'CPU ms':>7} {'% of':>6} "
-          f"{'fsyncs':>7} {'sqlite':>7}")
-    print(f"{'':<32} {'N=' + str(n) + ' C=' + str(n):>10} {'N=1':>10} {'/call':>8} {'/call':>7} {'200ms':>6} "
-          f"{'/call':>7} {'KiB':>7}")
+    print(
+        f"{'variant':<32} {'wall/bound':>10} {'wall/bound':>10} {'wall ms':>8} {'CPU ms':>7} {'% of':>6} "
+        f"{'fsyncs':>7} {'sqlite':>7}"
+    )
+    print(
+        f"{'':<32} {'N=' + str(n) + ' C=' + str(n):>10} {'N=1':>10} {'/call':>8} {'/call':>7} {'200ms':>6} "
+        f"{'/call':>7} {'KiB':>7}"
+    )
     for label, _ in variants:
         par, one = pick(samples[(label, cases[0])]), pick(samples[(label, cases[2])])
         zero_runs = samples[(label, cases[1])]
         zero = pick(zero_runs)
         per_call = (zero.wall - zero.model_own) / zero.total_calls * 1000
         cpu_call = min(r.cpu - r.model_own for r in zero_runs) / zero.total_calls * 1000
-        print(f"{label:<32} {par.wall / (par.critical_calls * d):>10.3f} {one.wall / (one.critical_calls * d):>10.3f} "
-              f"{per_call:>8.1f} {cpu_call:>7.1f} {per_call / (d * 1000) * 100:>5.1f}% "
-              f"{zero.fsyncs / zero.total_calls:>7.1f} {par.checkpoint_db_bytes / 1024:>7.0f}")
-    print(f"   (wall/bound: wall over the critical-path model latency at {d * 1000:.0f} ms a call; wall and CPU ms/call:"
-          f" {n} questions, concurrency 1, 0 ms models, minus the scripted models' own CPU)")
+        print(
+            f"{label:<32} {par.wall / (par.critical_calls * d):>10.3f} {one.wall / (one.critical_calls * d):>10.3f} "
+            f"{per_call:>8.1f} {cpu_call:>7.1f} {per_call / (d * 1000) * 100:>5.1f}% "
+            f"{zero.fsyncs / zero.total_calls:>7.1f} {par.checkpoint_db_bytes / 1024:>7.0f}"
+        )
+    print(
+        f"   (wall/bound: wall over the critical-path model latency at {d * 1000:.0f} ms a call; wall and CPU ms/call:"
+        f" {n} questions, concurrency 1, 0 ms models, minus the scripted models' own CPU)"
+    )
 
 
 # ---- the report -------------------------------------------------------------------------------------
+
 
 def tokens(chars: int) -> int:
     return round(chars / CHARS_PER_TOKEN)
@@ -420,8 +518,14 @@ def main() -> None:
     ap.add_argument("--ab", action="store_true", help="measure each candidate fix against the baseline instead")
     ap.add_argument("--json", action="store_true", help="also print every kept run's figures as JSON")
     ap.add_argument("--keep", action="store_true", help="keep the temporary runs folder")
-    ap.add_argument("--try", dest="fixes", action="append", default=[], choices=sorted(FIXES),
-                    help="apply a candidate fix in-process before measuring (repeatable)")
+    ap.add_argument(
+        "--try",
+        dest="fixes",
+        action="append",
+        default=[],
+        choices=sorted(FIXES),
+        help="apply a candidate fix in-process before measuring (repeatable)",
+    )
     args = ap.parse_args()
     for name in args.fixes:
         FIXES[name]()  # for the whole process
@@ -481,8 +585,10 @@ def profile(n: int, corpus: Path, runs: Path, work: Path) -> None:
         if prof.stats:
             outs.append(work / f"orch-{n}-{i}.prof")
             prof.dump_stats(outs[-1])
-    print(f"N={n}: {fig.wall:.2f} s, {fig.total_calls} model calls ({fig.wall / fig.total_calls * 1000:.1f} ms a call), "
-          f"{len(outs)} threads profiled (times below are summed over threads)")
+    print(
+        f"N={n}: {fig.wall:.2f} s, {fig.total_calls} model calls ({fig.wall / fig.total_calls * 1000:.1f} ms a call), "
+        f"{len(outs)} threads profiled (times below are summed over threads)"
+    )
     stats = pstats.Stats(*map(str, outs))
     stats.files = []  # one header line per thread file says nothing
     stats.sort_stats("cumulative").print_stats(45)
@@ -498,8 +604,11 @@ def report(args, corpus: Path, runs: Path) -> None:
         for key in cases:
             r = run_once(*key, corpus, runs)
             samples[key].append(r)
-            print(f"  [{rep + 1}/{args.repeat}] N={key[0]:>2} concurrency={key[1]:>2} latency={key[2] * 1000:>3.0f} ms: "
-                  f"{r.wall:6.2f} s ({r.total_calls} calls, critical path {r.critical_calls})", file=sys.stderr)
+            print(
+                f"  [{rep + 1}/{args.repeat}] N={key[0]:>2} concurrency={key[1]:>2} latency={key[2] * 1000:>3.0f} ms: "
+                f"{r.wall:6.2f} s ({r.total_calls} calls, critical path {r.critical_calls})",
+                file=sys.stderr,
+            )
     results = {k: pick(v) for k, v in samples.items()}
     n_max = max(args.questions)
     timers = instrument()
@@ -507,20 +616,28 @@ def report(args, corpus: Path, runs: Path) -> None:
         profiled = run_once(n_max, 1, 0.0, corpus, runs)
     finally:
         timers.restore()
-    print(f"bench_orchestration: model latency {d * 1000:.0f} ms a call, {'best' if STAT == 'min' else 'median'} of {args.repeat} run(s) per case, "
-          f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {time.perf_counter() - t_start:.0f} s of runs\n")
+    print(
+        f"bench_orchestration: model latency {d * 1000:.0f} ms a call, {'best' if STAT == 'min' else 'median'} of {args.repeat} run(s) per case, "
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {time.perf_counter() - t_start:.0f} s of runs\n"
+    )
 
     print("1. wall time / critical-path lower bound (concurrency = N)")
-    print(f"{'N':>3} {'calls':>5} {'crit':>5} {'bound s':>8} {'wall s':>7} {'ratio':>6} {'graph s':>8} {'ratio':>6} {'setup s':>8}")
+    print(
+        f"{'N':>3} {'calls':>5} {'crit':>5} {'bound s':>8} {'wall s':>7} {'ratio':>6} {'graph s':>8} {'ratio':>6} {'setup s':>8}"
+    )
     for n in args.questions:
         r = results[(n, n, d)]
         bound = r.critical_calls * d
-        print(f"{n:>3} {r.total_calls:>5} {r.critical_calls:>5} {bound:>8.2f} {r.wall:>7.2f} {r.wall / bound:>6.3f} "
-              f"{r.graph_wall:>8.2f} {r.graph_wall / bound:>6.3f} {r.setup:>8.2f}")
+        print(
+            f"{n:>3} {r.total_calls:>5} {r.critical_calls:>5} {bound:>8.2f} {r.wall:>7.2f} {r.wall / bound:>6.3f} "
+            f"{r.graph_wall:>8.2f} {r.graph_wall / bound:>6.3f} {r.setup:>8.2f}"
+        )
     print("   (ratio: start_run end to end; graph: first delegation start to last delegation end; target <= 1.10)\n")
 
     print("2. fan-out speedup: wall at concurrency 1 / wall at concurrency N")
-    print(f"{'N':>3} {'wall C=1':>9} {'wall C=N':>9} {'speedup':>8} {'ideal':>6} {'/ideal':>7} {'ideal*':>7} {'/ideal*':>8}")
+    print(
+        f"{'N':>3} {'wall C=1':>9} {'wall C=N':>9} {'speedup':>8} {'ideal':>6} {'/ideal':>7} {'ideal*':>7} {'/ideal*':>8}"
+    )
     for n in args.questions:
         if n == 1:
             continue
@@ -531,15 +648,21 @@ def report(args, corpus: Path, runs: Path) -> None:
         serial_part = s.wall - sum(s.branch_calls) * d
         ideal_star = s.wall / (serial_part + max(s.branch_calls) * d)
         speedup = s.wall / p.wall
-        print(f"{n:>3} {s.wall:>9.2f} {p.wall:>9.2f} {speedup:>8.2f} {ideal:>6.2f} {speedup / ideal:>7.2f} "
-              f"{ideal_star:>7.2f} {speedup / ideal_star:>8.2f}")
-    print("   (ideal = all calls x latency / critical-path calls x latency; ideal* = Amdahl with the measured serial part;"
-          " target speedup >= 0.8 x ideal)\n")
+        print(
+            f"{n:>3} {s.wall:>9.2f} {p.wall:>9.2f} {speedup:>8.2f} {ideal:>6.2f} {speedup / ideal:>7.2f} "
+            f"{ideal_star:>7.2f} {speedup / ideal_star:>8.2f}"
+        )
+    print(
+        "   (ideal = all calls x latency / critical-path calls x latency; ideal* = Amdahl with the measured serial part;"
+        " target speedup >= 0.8 x ideal)\n"
+    )
 
     print("3. harness overhead per model call: everything but the model's latency (validation, writes, hashing, fsync,")
     print("   checkpoints, tracing, agent construction, the agent loop itself)")
-    print(f"{'N':>3} {'C':>3} {'calls':>5} | {'wall s':>6} {'ms/call':>7} {'CPU ms':>6} {'fsyncs':>6} {'% model':>7} | "
-          f"{'wall s':>6} {'beyond':>6} {'% crit':>6}")
+    print(
+        f"{'N':>3} {'C':>3} {'calls':>5} | {'wall s':>6} {'ms/call':>7} {'CPU ms':>6} {'fsyncs':>6} {'% model':>7} | "
+        f"{'wall s':>6} {'beyond':>6} {'% crit':>6}"
+    )
     print(f"{'':>13} | {'at 0 ms':<38} | {'at ' + str(int(d * 1000)) + ' ms':<20}")
     for n in args.questions:
         for c in sorted({n, 1}, reverse=True):
@@ -550,63 +673,104 @@ def report(args, corpus: Path, runs: Path) -> None:
             # at latency d, the wall time beyond the model latency on the critical path (serial: every call)
             lat_calls = r.critical_calls if c >= n else r.total_calls
             beyond = r.wall - r.model_own - lat_calls * d
-            print(f"{n:>3} {c:>3} {z.total_calls:>5} | {z.wall:>6.2f} {per_call_0:>7.1f} {cpu_call:>6.1f} "
-                  f"{z.fsyncs / z.total_calls:>6.1f} {per_call_0 / (d * 1000) * 100:>6.1f}% | {r.wall:>6.2f} {beyond:>6.2f} "
-                  f"{beyond / (lat_calls * d) * 100:>5.1f}%")
-    print(f"   (at 0 ms: ms/call = (wall - the scripted models' own CPU) / calls; CPU ms = process CPU time (all threads)"
-          f" per call;\n    % model = ms/call over {d * 1000:.0f} ms, i.e. overhead as a share of the run's model time"
-          f" (target < 5%);\n    at {d * 1000:.0f} ms: beyond = wall - latency of the calls on the critical path"
-          f" (all calls at C=1), % crit = beyond / that latency)\n")
+            print(
+                f"{n:>3} {c:>3} {z.total_calls:>5} | {z.wall:>6.2f} {per_call_0:>7.1f} {cpu_call:>6.1f} "
+                f"{z.fsyncs / z.total_calls:>6.1f} {per_call_0 / (d * 1000) * 100:>6.1f}% | {r.wall:>6.2f} {beyond:>6.2f} "
+                f"{beyond / (lat_calls * d) * 100:>5.1f}%"
+            )
+    print(
+        f"   (at 0 ms: ms/call = (wall - the scripted models' own CPU) / calls; CPU ms = process CPU time (all threads)"
+        f" per call;\n    % model = ms/call over {d * 1000:.0f} ms, i.e. overhead as a share of the run's model time"
+        f" (target < 5%);\n    at {d * 1000:.0f} ms: beyond = wall - latency of the calls on the critical path"
+        f" (all calls at C=1), % crit = beyond / that latency)\n"
+    )
 
     print(f"4. tokens (chars / {CHARS_PER_TOKEN}) sent to the models per run (concurrency = N; identical at 0 ms)")
     roles = ["planner", "researcher", "analyst", "writer", "reviewer"]
-    print(f"{'N':>3} {'parent':>7} " + " ".join(f"{r:>10}" for r in roles) + f" {'all':>8} {'/question':>9} "
-          f"{'parent %':>8} {'sys+tools':>9} {'naive':>7} {'all/naive':>9} {'budget est':>10}")
+    print(
+        f"{'N':>3} {'parent':>7} " + " ".join(f"{r:>10}" for r in roles) + f" {'all':>8} {'/question':>9} "
+        f"{'parent %':>8} {'sys+tools':>9} {'naive':>7} {'all/naive':>9} {'budget est':>10}"
+    )
     for n in args.questions:
         r = results[(n, n, d)]
         total = sum(r.chars_in.values())
         naive = r.search_chars + len(QUESTION)
-        print(f"{n:>3} {0:>7} " + " ".join(f"{tokens(r.chars_in.get(x, 0)):>10,}" for x in roles) +
-              f" {tokens(total):>8,} {tokens(total) / n:>9,.0f} {0:>7.1f}% {r.fixed_chars / total * 100:>8.0f}%"
-              f" {tokens(naive):>7,} {total / naive:>9.1f}"
-              f" {r.trace_tokens:>10,}")
+        print(
+            f"{n:>3} {0:>7} "
+            + " ".join(f"{tokens(r.chars_in.get(x, 0)):>10,}" for x in roles)
+            + f" {tokens(total):>8,} {tokens(total) / n:>9,.0f} {0:>7.1f}% {r.fixed_chars / total * 100:>8.0f}%"
+            f" {tokens(naive):>7,} {total / naive:>9.1f}"
+            f" {r.trace_tokens:>10,}"
+        )
     if len(args.questions) > 1:
         n0, t0 = args.questions[0], sum(results[(args.questions[0], args.questions[0], d)].chars_in.values())
         slopes = [(n, (sum(results[(n, n, d)].chars_in.values()) - t0) / (n - n0)) for n in args.questions[1:]]
-        print("   tokens per added question: " + ", ".join(f"{tokens(v):,} (N={n0}->{n})" for n, v in slopes) +
-              "  (equal slopes = linear growth)")
-    print("   parent: the LangGraph parent is not a model and sends 0 tokens; sys+tools: share of the input that is"
-          " system prompts and tool schemas, resent with every call;\n   naive: the question plus every passage the"
-          " searches returned, in one prompt;\n   budget est: what the harness charged its token budget (chars/3 +"
-          " tool schemas + a 4,096-token output allowance per call)")
-    print(f"{'N':>3} {'parent state B':>14} {'/all chars':>10} {'parent ckpts':>12} {'subagent ckpts':>14} "
-          f"{'subagent ckpt B':>15} {'sqlite KiB':>10} {'run.json B':>10} {'passages':>8}")
+        print(
+            "   tokens per added question: "
+            + ", ".join(f"{tokens(v):,} (N={n0}->{n})" for n, v in slopes)
+            + "  (equal slopes = linear growth)"
+        )
+    print(
+        "   parent: the LangGraph parent is not a model and sends 0 tokens; sys+tools: share of the input that is"
+        " system prompts and tool schemas, resent with every call;\n   naive: the question plus every passage the"
+        " searches returned, in one prompt;\n   budget est: what the harness charged its token budget (chars/3 +"
+        " tool schemas + a 4,096-token output allowance per call)"
+    )
+    print(
+        f"{'N':>3} {'parent state B':>14} {'/all chars':>10} {'parent ckpts':>12} {'subagent ckpts':>14} "
+        f"{'subagent ckpt B':>15} {'sqlite KiB':>10} {'run.json B':>10} {'passages':>8}"
+    )
     for n in args.questions:
         r = results[(n, n, d)]
         total = sum(r.chars_in.values())
-        print(f"{n:>3} {r.state_bytes:>14,} {r.state_bytes / total * 100:>9.1f}% {r.checkpoints:>12} "
-              f"{r.extra['inner_checkpoints']:>14} {r.extra['inner_checkpoint_bytes']:>15,} "
-              f"{r.checkpoint_db_bytes / 1024:>10.0f} {r.extra['run_json_bytes']:>10,} {r.passages:>8}")
-    print("   parent state B: the parent's latest checkpoint (the whole graph state); subagent ckpts: inner agent steps"
-          " that LangGraph also checkpoints into the parent's store\n")
+        print(
+            f"{n:>3} {r.state_bytes:>14,} {r.state_bytes / total * 100:>9.1f}% {r.checkpoints:>12} "
+            f"{r.extra['inner_checkpoints']:>14} {r.extra['inner_checkpoint_bytes']:>15,} "
+            f"{r.checkpoint_db_bytes / 1024:>10.0f} {r.extra['run_json_bytes']:>10,} {r.passages:>8}"
+        )
+    print(
+        "   parent state B: the parent's latest checkpoint (the whole graph state); subagent ckpts: inner agent steps"
+        " that LangGraph also checkpoints into the parent's store\n"
+    )
 
-    print(f"5. where the harness time goes: one {n_max}-question run, concurrency 1, 0 ms models "
-          f"({profiled.wall:.2f} s, {profiled.total_calls} model calls; inclusive, nested rows overlap)")
+    print(
+        f"5. where the harness time goes: one {n_max}-question run, concurrency 1, 0 ms models "
+        f"({profiled.wall:.2f} s, {profiled.total_calls} model calls; inclusive, nested rows overlap)"
+    )
     print(f"{'':<60} {'calls':>6} {'ms':>8} {'ms/model call':>14} {'% of wall':>10}")
     rows = sorted(timers.seconds.items(), key=lambda kv: -kv[1])
     rows.insert(0, ("scripted models' own CPU (not harness)", profiled.model_own))
     for key, sec in rows:
         calls = timers.calls.get(key, profiled.total_calls)
-        print(f"{key:<60} {calls:>6} {sec * 1000:>8.0f} {sec * 1000 / profiled.total_calls:>14.2f} "
-              f"{sec / profiled.wall * 100:>9.1f}%")
+        print(
+            f"{key:<60} {calls:>6} {sec * 1000:>8.0f} {sec * 1000 / profiled.total_calls:>14.2f} "
+            f"{sec / profiled.wall * 100:>9.1f}%"
+        )
     print()
 
     if args.json:
-        print(json.dumps({f"N{k[0]}-C{k[1]}-{int(k[2] * 1000)}ms": {
-            "wall": round(v.wall, 3), "graph_wall": round(v.graph_wall, 3), "setup": round(v.setup, 3), "calls": v.calls,
-            "branch_calls": v.branch_calls, "model_own": round(v.model_own, 3), "chars_in": v.chars_in,
-            "chars_out": v.chars_out, "search_chars": v.search_chars, "passages": v.passages, "state_bytes": v.state_bytes,
-            "checkpoint_db_bytes": v.checkpoint_db_bytes, "checkpoints": v.checkpoints} for k, v in results.items()}))
+        print(
+            json.dumps(
+                {
+                    f"N{k[0]}-C{k[1]}-{int(k[2] * 1000)}ms": {
+                        "wall": round(v.wall, 3),
+                        "graph_wall": round(v.graph_wall, 3),
+                        "setup": round(v.setup, 3),
+                        "calls": v.calls,
+                        "branch_calls": v.branch_calls,
+                        "model_own": round(v.model_own, 3),
+                        "chars_in": v.chars_in,
+                        "chars_out": v.chars_out,
+                        "search_chars": v.search_chars,
+                        "passages": v.passages,
+                        "state_bytes": v.state_bytes,
+                        "checkpoint_db_bytes": v.checkpoint_db_bytes,
+                        "checkpoints": v.checkpoints,
+                    }
+                    for k, v in results.items()
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -24,12 +24,19 @@ from typing import TYPE_CHECKING, Any
 from harness.contract.version import __version__
 
 _EXPORTS = {
-    "run": "harness.surfaces.api", "resume": "harness.surfaces.api", "approve": "harness.surfaces.api",
-    "validate": "harness.surfaces.api", "open_run": "harness.surfaces.api", "RunResult": "harness.surfaces.api",
+    "run": "harness.surfaces.api",
+    "resume": "harness.surfaces.api",
+    "approve": "harness.surfaces.api",
+    "validate": "harness.surfaces.api",
+    "open_run": "harness.surfaces.api",
+    "RunResult": "harness.surfaces.api",
     "RunReader": "harness.surfaces.api",
-    "Agent": "harness.runtime.interface", "Brief": "harness.runtime.interface", "AgentResult": "harness.runtime.interface",
+    "Agent": "harness.runtime.interface",
+    "Brief": "harness.runtime.interface",
+    "AgentResult": "harness.runtime.interface",
     "AgentContext": "harness.runtime.context",
-    "HarnessError": "harness.errors", "Problem": "harness.errors",
+    "HarnessError": "harness.errors",
+    "Problem": "harness.errors",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -21,8 +21,13 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = ["tests/test_reliability.py", "tests/test_faults.py", "tests/test_adversarial.py", "tests/test_workspace.py",
-         "tests/test_orchestrator.py"]
+FILES = [
+    "tests/test_reliability.py",
+    "tests/test_faults.py",
+    "tests/test_adversarial.py",
+    "tests/test_workspace.py",
+    "tests/test_orchestrator.py",
+]
 # From the broader test files, only the tests that inject a fault belong in the report.
 SELECT = "not (test_workspace and not (crash or torn or symlink or refused or lock)) and not (test_orchestrator and not (crash or invalid_workspace))"
 
@@ -43,7 +48,11 @@ def _constant(path: Path, name: str):
     if not path.is_file():
         return None
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        target = (
+            node.target
+            if isinstance(node, ast.AnnAssign)
+            else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        )
         if isinstance(target, ast.Name) and target.id == name and node.value is not None:
             return node.value
     return None
@@ -62,7 +71,9 @@ def fault_names() -> list[str]:
 def adversarial_examples() -> str:
     """The default example count of the adversarial property test (the string default of its env variable)."""
     node = _constant(ROOT / "tests" / "test_adversarial.py", "EXAMPLES")
-    defaults = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and str(c.value).isdigit()] if node else []
+    defaults = (
+        [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and str(c.value).isdigit()] if node else []
+    )
     return defaults[-1] if defaults else "several"
 
 
@@ -73,7 +84,18 @@ def main() -> None:
     files = [f for f in FILES if (ROOT / f).is_file()]
     with tempfile.TemporaryDirectory() as tmp:
         xml = Path(tmp) / "junit.xml"
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={xml}", "-k", SELECT, *files]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={xml}",
+            "-k",
+            SELECT,
+            *files,
+        ]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         tree = ET.parse(xml)
     rows: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -82,11 +104,22 @@ def main() -> None:
     for case in tree.iter("testcase"):
         module = case.get("classname", "").rsplit(".", 1)[-1]
         func, _, param = case.get("name", "").partition("[")
-        outcome = "failed" if case.find("failure") is not None or case.find("error") is not None else \
-                  "skipped" if case.find("skipped") is not None else "passed"
+        outcome = (
+            "failed"
+            if case.find("failure") is not None or case.find("error") is not None
+            else "skipped"
+            if case.find("skipped") is not None
+            else "passed"
+        )
         rows[(module, func)][outcome] += 1
-        fault = next((n for n in sorted(names, key=len, reverse=True)
-                      if param.startswith(f"fault-{n}-") or param == f"fault-{n}]"), None)
+        fault = next(
+            (
+                n
+                for n in sorted(names, key=len, reverse=True)
+                if param.startswith(f"fault-{n}-") or param == f"fault-{n}]"
+            ),
+            None,
+        )
         if fault:
             by_fault[fault][outcome] += 1
             by_fault[fault]["how"].add(func.removeprefix("test_").replace("_", " "))
@@ -106,21 +139,37 @@ def main() -> None:
         n = sum(counts.values())
         for k, v in counts.items():
             total[k] += v
-        lines.append(f"| {docs[module].get(func, func)} | {n} | {counts['passed']} | {counts['failed']} | {counts['skipped']} | "
-                     f"`{module}::{func}` |")
-    lines += ["", f"Total: {sum(total.values())} cases, {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped.", ""]
+        lines.append(
+            f"| {docs[module].get(func, func)} | {n} | {counts['passed']} | {counts['failed']} | {counts['skipped']} | "
+            f"`{module}::{func}` |"
+        )
+    lines += [
+        "",
+        f"Total: {sum(total.values())} cases, {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped.",
+        "",
+    ]
     tried = [n for n in names if by_fault[n]["how"]]
     if tried:
-        lines += ["## Provider faults, one by one", "",
-                  "Each fault is served by a local Gemini-compatible stub to the real `langchain-google-genai` client.", "",
-                  "| provider fault | cases | passed | failed | tried as |", "|---|---:|---:|---:|---|"]
+        lines += [
+            "## Provider faults, one by one",
+            "",
+            "Each fault is served by a local Gemini-compatible stub to the real `langchain-google-genai` client.",
+            "",
+            "| provider fault | cases | passed | failed | tried as |",
+            "|---|---:|---:|---:|---|",
+        ]
         for name in tried:
             c = by_fault[name]
-            lines.append(f"| {name} | {c['passed'] + c['failed'] + c['skipped']} | {c['passed']} | {c['failed']} | "
-                         f"{'; '.join(sorted(c['how']))} |")
+            lines.append(
+                f"| {name} | {c['passed'] + c['failed'] + c['skipped']} | {c['passed']} | {c['failed']} | "
+                f"{'; '.join(sorted(c['how']))} |"
+            )
         lines.append("")
-    lines += [f"The adversarial property test counts as one case above; each run plays {adversarial_examples()} "
-              "hypothesis examples (seeds) plus pinned ones, and `RESEARCH_ADVERSARIAL_EXAMPLES=N` plays more.", ""]
+    lines += [
+        f"The adversarial property test counts as one case above; each run plays {adversarial_examples()} "
+        "hypothesis examples (seeds) plus pinned ones, and `RESEARCH_ADVERSARIAL_EXAMPLES=N` plays more.",
+        "",
+    ]
     Path(args.out).write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {args.out}: {sum(total.values())} cases, {total['failed']} failed")
     sys.exit(1 if total["failed"] else 0)

@@ -48,8 +48,13 @@ def built_ws(runs_dir: Path, specs) -> Workspace:
     ws.write(f"source-cards/{CARD_ID}.json", make_card(), specs["researcher"].policy)
     ws.write("claims.json", CLAIMS, specs["analyst"].policy)
     ws.write("drafts/draft-1.md", DRAFT, specs["writer"].policy)
-    review = {"draft": "drafts/draft-1.md", "draft_sha256": sha256_text(DRAFT), "verdict": "pass", "defects": [],
-              "reviewed_by": {"role": "reviewer", "engine": "offline", "model": None}}
+    review = {
+        "draft": "drafts/draft-1.md",
+        "draft_sha256": sha256_text(DRAFT),
+        "verdict": "pass",
+        "defects": [],
+        "reviewed_by": {"role": "reviewer", "engine": "offline", "model": None},
+    }
     ws.write("reviews/review-1.json", review, specs["reviewer"].policy)
     return ws
 

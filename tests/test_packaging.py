@@ -17,12 +17,20 @@ ROOT = Path(__file__).resolve().parents[1]
 def installed(tmp_path_factory):
     pytest.importorskip("hatchling")
     dist = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     wheel = next(dist.glob("research_harness-*.whl"))
     target = tmp_path_factory.mktemp("site")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return wheel, target
 
 
@@ -42,12 +50,29 @@ def test_installed_harness_runs_from_an_unrelated_directory(installed, built_ws,
     env = {**os.environ, "PYTHONPATH": str(target)}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    probe = subprocess.run([sys.executable, "-c", "import harness, harness.contract.resources as r; print(harness.__file__); print(r.schemas_dir())"],
-                           cwd=elsewhere, env=env, capture_output=True, text=True, check=True)
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import harness, harness.contract.resources as r; print(harness.__file__); print(r.schemas_dir())",
+        ],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     module_file, schemas = probe.stdout.split()
     assert module_file.startswith(str(target)) and "_bundled" in schemas
-    help_ = subprocess.run([sys.executable, "-m", "harness", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True)
+    help_ = subprocess.run(
+        [sys.executable, "-m", "harness", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True
+    )
     assert help_.returncode == 0 and "validate" in help_.stdout
-    result = subprocess.run([sys.executable, "-m", "harness", "validate", str(built_ws.root)], cwd=elsewhere, env=env,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "harness", "validate", str(built_ws.root)],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -14,5 +14,7 @@ TIMEOUT_QUESTIONS = {"Q2"}
 class SlowResearcher(OfflineResearcher):
     def run(self, brief, ctx):
         if brief.question_id in TIMEOUT_QUESTIONS:
-            raise DelegationTimeout(f"researcher ran past its time limit on {brief.question_id} (simulated by the eval)")
+            raise DelegationTimeout(
+                f"researcher ran past its time limit on {brief.question_id} (simulated by the eval)"
+            )
         return super().run(brief, ctx)

@@ -22,6 +22,6 @@ class MisattributingWriter(OfflineWriter):
             text = ctx.read_text(draft)
             m = re.search(r"^(?!\*)(.+?) \[@(C\d+)\]\.$", text, re.M)
             if m:
-                text = text[:m.end()] + f"\n{UNSUPPORTED} [@{m.group(2)}]." + text[m.end():]
+                text = text[: m.end()] + f"\n{UNSUPPORTED} [@{m.group(2)}]." + text[m.end() :]
                 ctx.write(draft, text)
         return result

@@ -20,5 +20,5 @@ class UncitedSentenceWriter(OfflineWriter):
             text = ctx.read_text(draft)
             m = re.search(r"^## Q1:.*\n\n", text, re.M)
             if m:
-                ctx.write(draft, text[:m.end()] + UNCITED + "\n\n" + text[m.end():])
+                ctx.write(draft, text[: m.end()] + UNCITED + "\n\n" + text[m.end() :])
         return result

@@ -13,7 +13,8 @@ from __future__ import annotations
 from harness.contract.schemas import schema
 
 CLAIM_STATUSES: tuple[str, ...] = tuple(
-    schema("claims.schema.json")["properties"]["claims"]["items"]["properties"]["status"]["enum"])
+    schema("claims.schema.json")["properties"]["claims"]["items"]["properties"]["status"]["enum"]
+)
 USABLE = ("verified", "verified_with_limit", "conflicted")
 NOT_REPORTABLE = ("rejected", "unsupported")
 

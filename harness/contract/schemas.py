@@ -85,8 +85,9 @@ def fast_validator(name: str) -> Any:
     """The fast path for schema `name`: a compiled jsonschema_rs validator (see the module docstring)."""
     schemas = _registry_and_schemas()[1]
     registry = jsonschema_rs.Registry([(s["$id"], s) for s in schemas.values()])
-    return jsonschema_rs.Draft202012Validator(schemas[name], registry=registry, validate_formats=False,
-                                              keywords={"pattern": _PythonPattern})
+    return jsonschema_rs.Draft202012Validator(
+        schemas[name], registry=registry, validate_formats=False, keywords={"pattern": _PythonPattern}
+    )
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})
@@ -135,7 +136,9 @@ def validate(data: Any, schema_name: str, file: str) -> list[Problem]:
 def jsonschema_problems(data: Any, schema_name: str, file: str) -> list[Problem]:
     """What `validate` returns, computed by the reference validator alone."""
     problems = []
-    errors = sorted(validator(schema_name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    errors = sorted(
+        validator(schema_name).iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.validator)
+    )
     for error in errors:
         err = _explain(error)
         message = err.message

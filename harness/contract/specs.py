@@ -44,7 +44,7 @@ def _split_front_matter(text: str, where: str) -> tuple[str, str]:
         raise UsageError(f"{where}: missing YAML front matter (the file must start with a '---' line)")
     for i in range(1, len(lines)):
         if lines[i].strip() == "---":
-            return "".join(lines[1:i]), "".join(lines[i + 1:])
+            return "".join(lines[1:i]), "".join(lines[i + 1 :])
     raise UsageError(f"{where}: front matter is not closed by a '---' line")
 
 
@@ -75,10 +75,19 @@ def load_spec(path: Path | str) -> AgentSpec:
     if not body.strip():
         raise UsageError(f"{where}: the system prompt (the body after the front matter) is empty")
     return AgentSpec(
-        path=path, name=meta["name"], role=meta["role"], description=meta["description"],
-        reads=tuple(meta["reads"]), writes=tuple(meta["writes"]), tools=tuple(meta["tools"]),
-        output_schema=meta["output_schema"], prompt=body.strip() + "\n", sha256=sha256_bytes(raw),
-        model=meta.get("model"), engine=meta.get("engine"), limits=dict(meta.get("limits") or {}),
+        path=path,
+        name=meta["name"],
+        role=meta["role"],
+        description=meta["description"],
+        reads=tuple(meta["reads"]),
+        writes=tuple(meta["writes"]),
+        tools=tuple(meta["tools"]),
+        output_schema=meta["output_schema"],
+        prompt=body.strip() + "\n",
+        sha256=sha256_bytes(raw),
+        model=meta.get("model"),
+        engine=meta.get("engine"),
+        limits=dict(meta.get("limits") or {}),
     )
 
 

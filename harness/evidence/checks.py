@@ -20,18 +20,46 @@ from harness.evidence.support import evidence_text, supports
 from harness.sources.injection import find_injections
 from harness.workspace.reader import RunReader
 
-_DISAGREE = re.compile(r"\b(?:disagree\w*|conflict\w*|contradict\w*|inconsistent|whereas|differ\w*|while another|another source|other source|one source)\b", re.I)
-_HEDGE = re.compile(r"\b(?:secondary|limit\w*|according to|reportedly|may|might|only|unconfirmed|not confirmed|caveat|low[- ]confidence|one source|uncertain\w*|unverified)\b", re.I)
+_DISAGREE = re.compile(
+    r"\b(?:disagree\w*|conflict\w*|contradict\w*|inconsistent|whereas|differ\w*|while another|another source|other source|one source)\b",
+    re.I,
+)
+_HEDGE = re.compile(
+    r"\b(?:secondary|limit\w*|according to|reportedly|may|might|only|unconfirmed|not confirmed|caveat|low[- ]confidence|one source|uncertain\w*|unverified)\b",
+    re.I,
+)
 _RECOMMEND = re.compile(r"\b(?:recommend\w*|should use|prefer\w*|choose|better choice|use .+ instead)\b", re.I)
 _SOURCE_ID = re.compile(r"\bsrc-[0-9a-f]{12}\b")
 
 
-def defect(code: str, line: int, message: str, route: str, *, excerpt: str = "", severity: str = "error",
-           claims=(), cards=(), sources=(), questions=()) -> dict[str, Any]:
-    refs = {k: list(v) for k, v in (("claims", claims), ("cards", cards), ("sources", sources), ("questions", questions)) if v}
+def defect(
+    code: str,
+    line: int,
+    message: str,
+    route: str,
+    *,
+    excerpt: str = "",
+    severity: str = "error",
+    claims=(),
+    cards=(),
+    sources=(),
+    questions=(),
+) -> dict[str, Any]:
+    refs = {
+        k: list(v)
+        for k, v in (("claims", claims), ("cards", cards), ("sources", sources), ("questions", questions))
+        if v
+    }
     location = {"line": line} | ({"excerpt": excerpt[:160]} if excerpt else {})
-    return {"code": code, "severity": severity, "location": location, "refs": refs, "message": message,
-            "route": route, "origin": "deterministic"}
+    return {
+        "code": code,
+        "severity": severity,
+        "location": location,
+        "refs": refs,
+        "message": message,
+        "route": route,
+        "origin": "deterministic",
+    }
 
 
 def verdict_for(defects: list[dict[str, Any]]) -> str:
@@ -74,10 +102,27 @@ def check_draft(reader: RunReader, draft_rel: str, branches: dict[str, dict] | N
 
     for i, s in enumerate(sentences):
         if s.factual and not s.citations:
-            defects.append(defect("missing_citation", s.line, "This sentence states a fact but cites no claim.", "writer", excerpt=s.plain))
+            defects.append(
+                defect(
+                    "missing_citation",
+                    s.line,
+                    "This sentence states a fact but cites no claim.",
+                    "writer",
+                    excerpt=s.plain,
+                )
+            )
         for key in s.claim_ids:
             if not CLAIM_ID.fullmatch(key) or key not in ev.claims:
-                defects.append(defect("unknown_claim", s.line, f"[@{key}] does not name a claim in claims.json.", "writer", excerpt=s.plain, claims=[key]))
+                defects.append(
+                    defect(
+                        "unknown_claim",
+                        s.line,
+                        f"[@{key}] does not name a claim in claims.json.",
+                        "writer",
+                        excerpt=s.plain,
+                        claims=[key],
+                    )
+                )
                 continue
             claim = ev.claims[key]
             if claim["status"] in USABLE:
@@ -88,32 +133,77 @@ def check_draft(reader: RunReader, draft_rel: str, branches: dict[str, dict] | N
                 checked_cards.add(card_id)
                 defects += _check_card(ev, card_id, key, s.line)
             if claim["status"] in NOT_REPORTABLE:
-                defects.append(defect("unsupported_claim", s.line, f"{key} is {claim['status']} and must not be used as a fact.", "writer",
-                                      excerpt=s.plain, claims=[key], questions=[claim["question_id"]]))
+                defects.append(
+                    defect(
+                        "unsupported_claim",
+                        s.line,
+                        f"{key} is {claim['status']} and must not be used as a fact.",
+                        "writer",
+                        excerpt=s.plain,
+                        claims=[key],
+                        questions=[claim["question_id"]],
+                    )
+                )
             elif claim["status"] == "conflicted":
                 defects += _check_conflict(ev, claim, sentences, i)
             elif claim["status"] == "verified_with_limit":
                 window = _window(sentences, i)
                 limits = content_words(" ".join(claim.get("limitations", [])))
                 if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
-                    defects.append(defect("uncertainty_removed", s.line, f"{key} is verified only with a limitation ({'; '.join(claim['limitations'])}) that the text does not state.",
-                                          "writer", excerpt=s.plain, claims=[key]))
+                    defects.append(
+                        defect(
+                            "uncertainty_removed",
+                            s.line,
+                            f"{key} is verified only with a limitation ({'; '.join(claim['limitations'])}) that the text does not state.",
+                            "writer",
+                            excerpt=s.plain,
+                            claims=[key],
+                        )
+                    )
         usable = [ev.claims[k] for k in s.claim_ids if k in ev.claims and ev.claims[k]["status"] in USABLE]
         if usable and len(usable) == len(s.claim_ids):
-            quotes = [ev.card(c)["quote"] for cl in usable for c in cl["supporting_cards"] + cl["contradicting_cards"] if ev.card(c)]
+            quotes = [
+                ev.card(c)["quote"]
+                for cl in usable
+                for c in cl["supporting_cards"] + cl["contradicting_cards"]
+                if ev.card(c)
+            ]
             if not supports(s.plain, " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)):
-                defects.append(defect("citation_not_supporting", s.line,
-                                      f"The cited claim(s) {', '.join(s.claim_ids)} do not support this sentence (its words or figures are not in their evidence).",
-                                      "writer", excerpt=s.plain, claims=list(s.claim_ids)))
+                defects.append(
+                    defect(
+                        "citation_not_supporting",
+                        s.line,
+                        f"The cited claim(s) {', '.join(s.claim_ids)} do not support this sentence (its words or figures are not in their evidence).",
+                        "writer",
+                        excerpt=s.plain,
+                        claims=list(s.claim_ids),
+                    )
+                )
         for sid in _SOURCE_ID.findall(s.text):
             if ev.source(sid) is None:
-                defects.append(defect("unknown_source", s.line, f"{sid} is not a registered source.", "writer", excerpt=s.plain, sources=[sid]))
+                defects.append(
+                    defect(
+                        "unknown_source",
+                        s.line,
+                        f"{sid} is not a registered source.",
+                        "writer",
+                        excerpt=s.plain,
+                        sources=[sid],
+                    )
+                )
 
     for cid in sorted({k for s in sentences for k in s.claim_ids if k in ev.claims}):
         claim = ev.claims[cid]  # its statement and limitations are printed in the final report's Evidence section
         for found in find_injections(" ".join([claim["statement"], *claim.get("limitations", [])])):
-            defects.append(defect("injection_echo", 0, f"{cid} carries instruction-like text: \"{found['excerpt'][:80]}\".",
-                                  "analyst", claims=[cid]))
+            defects.append(
+                defect(
+                    "injection_echo",
+                    0,
+                    f'{cid} carries instruction-like text: "{found["excerpt"][:80]}".',
+                    "analyst",
+                    claims=[cid],
+                )
+            )
     defects += _check_scope(ev, sentences, cited_questions, branches)
     defects += _check_injection_echo(ev, text, sentences)
     return defects
@@ -122,14 +212,41 @@ def check_draft(reader: RunReader, draft_rel: str, branches: dict[str, dict] | N
 def _check_card(ev: _Evidence, card_id: str, claim_id: str, line: int) -> list[dict]:
     card = ev.card(card_id)
     if card is None:
-        return [defect("unknown_source", line, f"{claim_id} rests on card {card_id}, which does not exist.", "analyst", claims=[claim_id], cards=[card_id])]
+        return [
+            defect(
+                "unknown_source",
+                line,
+                f"{claim_id} rests on card {card_id}, which does not exist.",
+                "analyst",
+                claims=[claim_id],
+                cards=[card_id],
+            )
+        ]
     rule = ev.reader.quote_check(card)
     if rule in ("source-exists", "snapshot-exists"):
-        return [defect("unknown_source", line, f"Card {card_id} cites {card['source_id']}, which is not a registered source.", "researcher",
-                       claims=[claim_id], cards=[card_id], sources=[card["source_id"]])]
+        return [
+            defect(
+                "unknown_source",
+                line,
+                f"Card {card_id} cites {card['source_id']}, which is not a registered source.",
+                "researcher",
+                claims=[claim_id],
+                cards=[card_id],
+                sources=[card["source_id"]],
+            )
+        ]
     if rule is not None:
-        return [defect("quote_not_in_source", line, f"The quote of card {card_id} is not in {card['source_id']} at its span.", "researcher",
-                       claims=[claim_id], cards=[card_id], sources=[card["source_id"]])]
+        return [
+            defect(
+                "quote_not_in_source",
+                line,
+                f"The quote of card {card_id} is not in {card['source_id']} at its span.",
+                "researcher",
+                claims=[claim_id],
+                cards=[card_id],
+                sources=[card["source_id"]],
+            )
+        ]
     return []
 
 
@@ -137,14 +254,33 @@ def _check_conflict(ev: _Evidence, claim: dict, sentences: list[Sentence], i: in
     s = sentences[i]
     window = _window(sentences, i)
     out = []
-    side_numbers = [set().union(*(numbers(ev.card(c)["quote"]) for c in claim[side] if ev.card(c))) for side in ("supporting_cards", "contradicting_cards")]
+    side_numbers = [
+        set().union(*(numbers(ev.card(c)["quote"]) for c in claim[side] if ev.card(c)))
+        for side in ("supporting_cards", "contradicting_cards")
+    ]
     differing = (side_numbers[0] ^ side_numbers[1]) if all(side_numbers) else set()
     if not _DISAGREE.search(window) or (differing and not differing <= numbers(window)):
-        out.append(defect("conflict_hidden", s.line, f"{claim['claim_id']} is conflicted; the text must say the sources disagree and show both sides.",
-                          "writer", excerpt=s.plain, claims=[claim["claim_id"]]))
+        out.append(
+            defect(
+                "conflict_hidden",
+                s.line,
+                f"{claim['claim_id']} is conflicted; the text must say the sources disagree and show both sides.",
+                "writer",
+                excerpt=s.plain,
+                claims=[claim["claim_id"]],
+            )
+        )
     elif _RECOMMEND.search(s.plain):
-        out.append(defect("conflict_hidden", s.line, f"{claim['claim_id']} is conflicted and must not back a recommendation.",
-                          "writer", excerpt=s.plain, claims=[claim["claim_id"]]))
+        out.append(
+            defect(
+                "conflict_hidden",
+                s.line,
+                f"{claim['claim_id']} is conflicted and must not back a recommendation.",
+                "writer",
+                excerpt=s.plain,
+                claims=[claim["claim_id"]],
+            )
+        )
     return out
 
 
@@ -160,7 +296,15 @@ def _check_scope(ev: _Evidence, sentences: list[Sentence], cited: set[str], bran
         usable = [c for c in ev.claims.values() if c["question_id"] == q["id"] and c["status"] in USABLE]
         branch = branches.get(q["id"], {})
         route = "writer" if usable or branch.get("status") in ("blocked", "failed", "timeout") else "researcher"
-        out.append(defect("scope_not_covered", 0, f"{q['id']} ({q['text']}) has no claim in the draft and no stated reason.", route, questions=[q["id"]]))
+        out.append(
+            defect(
+                "scope_not_covered",
+                0,
+                f"{q['id']} ({q['text']}) has no claim in the draft and no stated reason.",
+                route,
+                questions=[q["id"]],
+            )
+        )
     return out
 
 
@@ -175,11 +319,25 @@ def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence]) -
         for flag in rec["flags"]:
             start, end = paragraph_around(snapshot, flag["offset"]) if snapshot else (0, 0)
             words = normalize_ws(snapshot[start:end] or flag["excerpt"]).lower().split()
-            grams = {" ".join(words[k:k + 6]) for k in range(max(1, len(words) - 5))}
+            grams = {" ".join(words[k : k + 6]) for k in range(max(1, len(words) - 5))}
             if any(g and g in lowered and g not in asked for g in grams):
-                out.append(defect("injection_echo", 0, f"The draft repeats instruction-like text from {rec['source_id']}: \"{flag['excerpt'][:80]}\".",
-                                  "writer", sources=[rec["source_id"]]))
+                out.append(
+                    defect(
+                        "injection_echo",
+                        0,
+                        f'The draft repeats instruction-like text from {rec["source_id"]}: "{flag["excerpt"][:80]}".',
+                        "writer",
+                        sources=[rec["source_id"]],
+                    )
+                )
                 break
     for found in find_injections(text):
-        out.append(defect("injection_echo", text.count("\n", 0, found["offset"]) + 1, f"The draft contains instruction-like text: \"{found['excerpt'][:80]}\".", "writer"))
+        out.append(
+            defect(
+                "injection_echo",
+                text.count("\n", 0, found["offset"]) + 1,
+                f'The draft contains instruction-like text: "{found["excerpt"][:80]}".',
+                "writer",
+            )
+        )
     return out

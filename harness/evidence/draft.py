@@ -122,4 +122,6 @@ def parse_draft(markdown: str) -> list[Sentence]:
 
 def sections(markdown: str) -> list[tuple[int, str]]:
     """(line, heading text) for every heading."""
-    return [(n, m.group(2).strip()) for n, line in enumerate(markdown.splitlines(), start=1) if (m := _HEADING.match(line))]
+    return [
+        (n, m.group(2).strip()) for n, line in enumerate(markdown.splitlines(), start=1) if (m := _HEADING.match(line))
+    ]

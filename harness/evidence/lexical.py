@@ -13,13 +13,17 @@ from harness.sources.index import tokenize
 _SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)|\n\s*\n")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|no|fig|Mr|Ms|Dr|St)\.|\b[A-Z]\.)$", re.I)
 _VERSION = re.compile(r"\b\d+(?:\.\d+)+\b|\b\d+\b")
-_NEGATION = re.compile(r"\b(?:not|never|no longer|cannot|can't|doesn't|don't|isn't|aren't|won't|without|neither|nor)\b", re.I)
+_NEGATION = re.compile(
+    r"\b(?:not|never|no longer|cannot|can't|doesn't|don't|isn't|aren't|won't|without|neither|nor)\b", re.I
+)
 
 # Words that carry no topic (question scaffolding), dropped when matching evidence to questions.
-SCAFFOLD = frozenset("""find finds found documentation document documents says say said describe describes described
+SCAFFOLD = frozenset(
+    """find finds found documentation document documents says say said describe describes described
 explain explains what how which why when where who does do did about regarding between compare compared comparison
 differ differs difference differences versus vs work works using use uses used should would could whether respect
-terms information recommend recommendation answer question questions evidence source sources""".split())
+terms information recommend recommendation answer question questions evidence source sources""".split()
+)
 
 
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

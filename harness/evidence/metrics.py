@@ -33,8 +33,6 @@ def _ratio(num: int, den: int) -> dict[str, Any]:
     return {"value": round(num / den, 4) if den else None, "numerator": num, "denominator": den}
 
 
-
-
 def _llm_judgement(reader: RunReader, draft_rel: str | None) -> tuple[set[tuple[int, str]], str]:
     """(line, claim) citations an LLM Reviewer judged unsupported in the review of this draft, and the judge's name.
 
@@ -50,15 +48,19 @@ def _llm_judgement(reader: RunReader, draft_rel: str | None) -> tuple[set[tuple[
         by = review.get("reviewed_by") or {}
         if by.get("engine") != "llm":
             return set(), "lexical"
-        flagged = {((d.get("location") or {}).get("line"), cid) for d in review.get("defects", [])
-                   if d.get("origin") == "llm" and d.get("code") == "citation_not_supporting"
-                   for cid in (d.get("refs") or {}).get("claims", [])}
+        flagged = {
+            ((d.get("location") or {}).get("line"), cid)
+            for d in review.get("defects", [])
+            if d.get("origin") == "llm" and d.get("code") == "citation_not_supporting"
+            for cid in (d.get("refs") or {}).get("claims", [])
+        }
         return flagged, f"lexical+llm ({by.get('model')})"
     return set(), "lexical"
 
 
-def compute_metrics(reader: RunReader, draft_rel: str | None, branches: dict[str, dict] | None = None,
-                    wall_seconds: float = 0.0) -> dict[str, Any]:
+def compute_metrics(
+    reader: RunReader, draft_rel: str | None, branches: dict[str, dict] | None = None, wall_seconds: float = 0.0
+) -> dict[str, Any]:
     """The metrics of the run `reader` reads (a caching reader: every card and source is read once)."""
     run = reader.run()
     claims = reader.claims() or {}
@@ -100,20 +102,25 @@ def compute_metrics(reader: RunReader, draft_rel: str | None, branches: dict[str
     notes = " ".join(s.plain for s in sentences if not s.factual)
     cited_ids = {cid for s in sentences for cid in s.claim_ids}
     conflicted = [c for c in claims.values() if c["status"] == "conflicted"]
-    disclosed = sum(1 for c in conflicted
-                    if (c["claim_id"] in cited_ids and c["claim_id"] not in hidden)
-                    or (c["claim_id"] not in cited_ids and re.search(rf"\b{c['claim_id']}\b", notes)))
+    disclosed = sum(
+        1
+        for c in conflicted
+        if (c["claim_id"] in cited_ids and c["claim_id"] not in hidden)
+        or (c["claim_id"] not in cited_ids and re.search(rf"\b{c['claim_id']}\b", notes))
+    )
 
-    covered = sum(1 for q in research if q["id"] in cited_questions
-                  or re.search(rf"\b{re.escape(q['id'])}\b", notes))
+    covered = sum(1 for q in research if q["id"] in cited_questions or re.search(rf"\b{re.escape(q['id'])}\b", notes))
 
     delegations = [e for e in reader.events() if e.get("event") == "delegation"]
     roles: dict[str, dict[str, Any]] = {}
     for role in ROLES:
         mine = [e for e in delegations if e.get("agent") == role]
-        roles[role] = {"llm_calls": sum(e.get("llm_calls", 0) for e in mine), "tokens": sum(e.get("tokens", 0) for e in mine),
-                       "wall_seconds": round(sum((e.get("detail") or {}).get("seconds", 0) for e in mine), 3),
-                       "delegations": len(mine)}
+        roles[role] = {
+            "llm_calls": sum(e.get("llm_calls", 0) for e in mine),
+            "tokens": sum(e.get("tokens", 0) for e in mine),
+            "wall_seconds": round(sum((e.get("detail") or {}).get("seconds", 0) for e in mine), 3),
+            "delegations": len(mine),
+        }
     stats = run.get("stats") or {}
     return {
         "run_id": run.get("run_id"),
@@ -123,9 +130,13 @@ def compute_metrics(reader: RunReader, draft_rel: str | None, branches: dict[str
             "citation_correctness": _ratio(correct, pairs),
             "primary_source_ratio": _ratio(sum(1 for k in kinds if k == "primary"), len(kinds)),
             "conflict_disclosure_rate": _ratio(disclosed, len(conflicted)),
-            "subtask_success_rate": _ratio(sum(1 for e in delegations if e.get("stop_reason") == "completed"), len(delegations)),
+            "subtask_success_rate": _ratio(
+                sum(1 for e in delegations if e.get("stop_reason") == "completed"), len(delegations)
+            ),
             "duplicate_source_rate": _ratio(stats.get("duplicate_sources", 0), stats.get("source_hits", 0)),
-            "unsupported_claim_rate": _ratio(sum(1 for c in claims.values() if c["status"] in NOT_REPORTABLE), len(claims)),
+            "unsupported_claim_rate": _ratio(
+                sum(1 for c in claims.values() if c["status"] in NOT_REPORTABLE), len(claims)
+            ),
             "plan_coverage": _ratio(covered, len(research)),
         },
         "judge": judge,

@@ -29,14 +29,22 @@ def _locator(source: dict[str, Any]) -> str:
 
 def _links(claim: dict[str, Any]) -> str:
     cid = claim["claim_id"]
-    parts = [card_link(cid, claim["supporting_cards"][0])] if claim["supporting_cards"] else [f"[{cid}](#{cid.lower()})"]
+    parts = (
+        [card_link(cid, claim["supporting_cards"][0])] if claim["supporting_cards"] else [f"[{cid}](#{cid.lower()})"]
+    )
     parts += [card_link(f"{cid}·{i}", c) for i, c in enumerate(claim["supporting_cards"][1:], start=2)]
     parts += [card_link(f"{cid} contra", c) for c in claim["contradicting_cards"]]
     return "".join(parts)
 
 
-def render_report(draft: str, draft_rel: str, draft_sha: str, claims: dict[str, dict], cards: dict[str, dict],
-                  sources: dict[str, dict]) -> str:
+def render_report(
+    draft: str,
+    draft_rel: str,
+    draft_sha: str,
+    claims: dict[str, dict],
+    cards: dict[str, dict],
+    sources: dict[str, dict],
+) -> str:
     """The final report for `draft`; raises ReportError if any citation cannot be resolved."""
     cited: list[str] = []
     for cit in parse_citations(draft):
@@ -48,18 +56,30 @@ def render_report(draft: str, draft_rel: str, draft_sha: str, claims: dict[str, 
                 raise ReportError(f"{draft_rel} line {cit.line}: [@{key}] is {claim['status']} and cannot be reported")
             for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
                 if card_id not in cards or cards[card_id]["source_id"] not in sources:
-                    raise ReportError(f"{draft_rel} line {cit.line}: [@{key}] rests on card {card_id}, which does not resolve to a source")
+                    raise ReportError(
+                        f"{draft_rel} line {cit.line}: [@{key}] rests on card {card_id}, which does not resolve to a source"
+                    )
             if key not in cited:
                 cited.append(key)
 
     body = replace_citations(draft, lambda keys: "(" + "; ".join(_links(claims[k]) for k in keys) + ")").rstrip() + "\n"
-    out = [body, "", "---", "", f"*Rendered by the harness from `{draft_rel}` (sha256 `{draft_sha}`). "
-           "Each citation links to the evidence cards behind the claim; each card quotes its source verbatim.*", "",
-           "## Evidence", ""]
+    out = [
+        body,
+        "",
+        "---",
+        "",
+        f"*Rendered by the harness from `{draft_rel}` (sha256 `{draft_sha}`). "
+        "Each citation links to the evidence cards behind the claim; each card quotes its source verbatim.*",
+        "",
+        "## Evidence",
+        "",
+    ]
     used_sources: list[str] = []
     for cid in cited:
         claim = claims[cid]
-        out.append(f'<a id="{cid.lower()}"></a>**{cid}** ({claim["status"].replace("_", " ")}) — {normalize_ws(claim["statement"])}')
+        out.append(
+            f'<a id="{cid.lower()}"></a>**{cid}** ({claim["status"].replace("_", " ")}) — {normalize_ws(claim["statement"])}'
+        )
         if claim["limitations"]:
             out.append(f"  *Limitations: {'; '.join(claim['limitations'])}*")
         for side, ids in (("supports", claim["supporting_cards"]), ("contradicts", claim["contradicting_cards"])):
@@ -68,13 +88,17 @@ def render_report(draft: str, draft_rel: str, draft_sha: str, claims: dict[str, 
                 sid = card["source_id"]
                 if sid not in used_sources:
                     used_sources.append(sid)
-                out.append(f"- {card_link(card_id, card_id)} {side}: “{normalize_ws(card['quote'])}” — "
-                           f"[{sid}]({snapshot_path(sid)}) at {card['span']['start']}–{card['span']['end']}")
+                out.append(
+                    f"- {card_link(card_id, card_id)} {side}: “{normalize_ws(card['quote'])}” — "
+                    f"[{sid}]({snapshot_path(sid)}) at {card['span']['start']}–{card['span']['end']}"
+                )
         out.append("")
     out += ["## Sources", ""]
     for sid in used_sources:
         src = sources[sid]
         flag = " — ⚠ contains instruction-like text (flagged)" if src.get("flags") else ""
-        out.append(f"- [{sid}]({source_record_path(sid)}) {src['kind']}: {src['title']} — `{_locator(src)}` "
-                   f"([snapshot]({snapshot_path(sid)}), sha256 `{src['sha256'][:12]}…`){flag}")
+        out.append(
+            f"- [{sid}]({source_record_path(sid)}) {src['kind']}: {src['title']} — `{_locator(src)}` "
+            f"([snapshot]({snapshot_path(sid)}), sha256 `{src['sha256'][:12]}…`){flag}"
+        )
     return "\n".join(out).rstrip() + "\n"

@@ -34,6 +34,7 @@ def preflight(cfg: RunConfig) -> None:
     for choice in cfg.roles.values():
         if choice.engine == "llm":
             from harness.engines.llm.models import preflight as model_preflight
+
             model_preflight(choice.model)
 
 
@@ -45,12 +46,15 @@ def build_agents(cfg: RunConfig, models: dict | None = None) -> dict[str, Agent]
             agents[role] = choice.instance
         elif choice.engine == "offline":
             from harness.engines.offline import OFFLINE_AGENTS
+
             agents[role] = OFFLINE_AGENTS[role](choice.spec)
         elif choice.engine == "llm":
             from harness.engines.llm.agent import DeepAgentRole
+
             model = (models or {}).get(role)
             if model is None:
                 from harness.engines.llm.models import resolve_model
+
                 model = resolve_model(choice.model)
             agents[role] = DeepAgentRole(choice.spec, model)
         else:

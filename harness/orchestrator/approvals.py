@@ -21,8 +21,12 @@ from harness.workspace.store import Workspace
 
 def _decision(ws: Workspace, entry: dict[str, Any]) -> None:
     ws.update_manifest(lambda m: m["decisions"].append(entry))
-    ws.trace("decision", agent="human" if not entry["by"].startswith("auto") else "harness",
-             decision=f"{entry['gate']}_{entry['decision']}", detail={k: entry[k] for k in ("by", "sha256", "feedback") if entry.get(k)})
+    ws.trace(
+        "decision",
+        agent="human" if not entry["by"].startswith("auto") else "harness",
+        decision=f"{entry['gate']}_{entry['decision']}",
+        detail={k: entry[k] for k in ("by", "sha256", "feedback") if entry.get(k)},
+    )
 
 
 def plan_is_approved(ws: Workspace) -> bool:
@@ -32,8 +36,10 @@ def plan_is_approved(ws: Workspace) -> bool:
     sha = plan_content_sha256(plan)
     if approval.get("decision") != "approved" or approval.get("plan_sha256") != sha:
         return False
-    return any(d["gate"] == "plan" and d["decision"] in ("approved", "edited") and d["sha256"] == sha
-               for d in ws.manifest["decisions"])
+    return any(
+        d["gate"] == "plan" and d["decision"] in ("approved", "edited") and d["sha256"] == sha
+        for d in ws.manifest["decisions"]
+    )
 
 
 def strip_approval(rel: str, content: Any) -> Any:
@@ -61,7 +67,9 @@ def edit_plan(ws: Workspace, new_text: str, by: str) -> str:
         new_plan["approval"] = None
     ws.write(PLAN, new_plan, HUMAN)
     new = ws.read_text(PLAN, HARNESS)
-    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "plan.json (before)", "plan.json (edited)"))
+    return "".join(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), "plan.json (before)", "plan.json (edited)")
+    )
 
 
 def decide_plan(ws: Workspace, decision: str, by: str, feedback: str | None = None, diff: str | None = None) -> str:
@@ -70,11 +78,28 @@ def decide_plan(ws: Workspace, decision: str, by: str, feedback: str | None = No
         raise ValueError(decision)
     plan = ws.read_json(PLAN, HARNESS)
     sha = plan_content_sha256(plan)
-    plan["approval"] = {"decision": "rejected" if decision == "rejected" else "approved", "by": by, "at": now_iso(),
-                        "plan_sha256": sha, "feedback": feedback, "edited": decision == "edited"}
+    plan["approval"] = {
+        "decision": "rejected" if decision == "rejected" else "approved",
+        "by": by,
+        "at": now_iso(),
+        "plan_sha256": sha,
+        "feedback": feedback,
+        "edited": decision == "edited",
+    }
     ws.write(PLAN, plan, HARNESS)
-    _decision(ws, {"gate": "plan", "decision": decision, "by": by, "at": plan["approval"]["at"], "sha256": sha,
-                   "path": PLAN, "feedback": feedback, "diff": diff})
+    _decision(
+        ws,
+        {
+            "gate": "plan",
+            "decision": decision,
+            "by": by,
+            "at": plan["approval"]["at"],
+            "sha256": sha,
+            "path": PLAN,
+            "feedback": feedback,
+            "diff": diff,
+        },
+    )
     return sha
 
 
@@ -95,11 +120,24 @@ def approve_final(ws: Workspace, version: str, by: str) -> str:
         raise UsageError(f"{ws.root}: no draft has passed review, so there is nothing to sign off")
     draft, sha = candidate
     if not version or not sha.startswith(version.lower()) or len(version) < 12:
-        raise UsageError(f"--version {version}: stale or unknown version; {draft} is now {sha} (pass at least 12 hex digits)")
+        raise UsageError(
+            f"--version {version}: stale or unknown version; {draft} is now {sha} (pass at least 12 hex digits)"
+        )
     at = now_iso()
     ws.update_manifest(lambda m: m.__setitem__("final_approval", {"draft": draft, "sha256": sha, "by": by, "at": at}))
-    _decision(ws, {"gate": "final", "decision": "approved", "by": by, "at": at, "sha256": sha, "path": draft,
-                   "feedback": None, "diff": None})
+    _decision(
+        ws,
+        {
+            "gate": "final",
+            "decision": "approved",
+            "by": by,
+            "at": at,
+            "sha256": sha,
+            "path": draft,
+            "feedback": None,
+            "diff": None,
+        },
+    )
     return draft
 
 
@@ -108,8 +146,15 @@ def final_is_approved(ws: Workspace, draft: str) -> bool:
     return approval.get("draft") == draft and approval.get("sha256") == ws.sha256(draft)
 
 
-def record_decision(run_dir: Path | str, *, plan: bool = False, plan_text: str | None = None, reject: str | None = None,
-                    final_version: str | None = None, by: str) -> str:
+def record_decision(
+    run_dir: Path | str,
+    *,
+    plan: bool = False,
+    plan_text: str | None = None,
+    reject: str | None = None,
+    final_version: str | None = None,
+    by: str,
+) -> str:
     """A human decision on a paused run, from another process (`research approve`, `harness.approve`).
 
     `plan=True` approves the pending plan (`plan_text`: an edited plan.json to approve instead;

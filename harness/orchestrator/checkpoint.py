@@ -78,7 +78,9 @@ def check_url(url: str | None) -> str | None:
     except ValueError:
         scheme = ""
     if scheme not in POSTGRES_SCHEMES:
-        raise UsageError(f"--checkpoint-db {redact(url)}: expected a postgresql://USER:PASSWORD@HOST:PORT/DB connection string")
+        raise UsageError(
+            f"--checkpoint-db {redact(url)}: expected a postgresql://USER:PASSWORD@HOST:PORT/DB connection string"
+        )
     return url
 
 
@@ -108,12 +110,19 @@ def _bind(ws: Workspace, wanted: dict[str, str]) -> None:
             recorded = json.loads(data)
         except ValueError:
             recorded = None
-        if isinstance(recorded, dict) and (recorded.get("kind"), recorded.get("where")) != (wanted["kind"], wanted["where"]):
-            raise WorkspaceError(f"{ws.root}: this run's checkpoints are in {recorded.get('kind')} ({recorded.get('where')}), "
-                                 f"not {wanted['kind']} ({wanted['where']}); {_hint(recorded)}")
+        if isinstance(recorded, dict) and (recorded.get("kind"), recorded.get("where")) != (
+            wanted["kind"],
+            wanted["where"],
+        ):
+            raise WorkspaceError(
+                f"{ws.root}: this run's checkpoints are in {recorded.get('kind')} ({recorded.get('where')}), "
+                f"not {wanted['kind']} ({wanted['where']}); {_hint(recorded)}"
+            )
         return
     if wanted["kind"] != "sqlite" and ws.private_path(SQLITE_FILE).is_file():  # a run from before the marker existed
-        raise WorkspaceError(f"{ws.root}: this run's checkpoints are in .harness/{SQLITE_FILE}; resume it with no --checkpoint-db")
+        raise WorkspaceError(
+            f"{ws.root}: this run's checkpoints are in .harness/{SQLITE_FILE}; resume it with no --checkpoint-db"
+        )
     ws.write_private(MARKER, (json.dumps(wanted, sort_keys=True) + "\n").encode("utf-8"), durable=False)
 
 
@@ -137,8 +146,10 @@ def _postgres_modules():
         import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver
     except ImportError as exc:
-        raise UsageError(f"--checkpoint-db postgresql://...: needs the 'postgres' extra ({exc.name} is missing): "
-                         "pip install 'research-harness[postgres]'") from None
+        raise UsageError(
+            f"--checkpoint-db postgresql://...: needs the 'postgres' extra ({exc.name} is missing): "
+            "pip install 'research-harness[postgres]'"
+        ) from None
     return psycopg, PostgresSaver
 
 
@@ -154,7 +165,9 @@ def setup_postgres(conn, timeout: float = SETUP_TIMEOUT) -> None:
     deadline = time.monotonic() + timeout
     while not conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (_SETUP_LOCK_KEY,)).fetchone()["ok"]:
         if time.monotonic() > deadline:
-            raise WorkspaceError(f"checkpoint database: another process held the setup lock for more than {timeout:.0f}s")
+            raise WorkspaceError(
+                f"checkpoint database: another process held the setup lock for more than {timeout:.0f}s"
+            )
         time.sleep(0.1)
     try:
         PostgresSaver(conn).setup()
@@ -184,8 +197,10 @@ def _postgres(url: str, ws: Workspace) -> Iterator[Any]:
         # lock in .harness/ cannot be trusted for this on shared storage (see docs/scale-out.md).
         key = run_lock_key(ws.run_id)
         if not conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,)).fetchone()["ok"]:
-            raise WorkspaceError(f"{ws.root}: this run is already being worked on by another process "
-                                 f"(its lock in {describe(url)['where']} is held)")
+            raise WorkspaceError(
+                f"{ws.root}: this run is already being worked on by another process "
+                f"(its lock in {describe(url)['where']} is held)"
+            )
         try:
             # one connection per run: PostgresSaver serializes its own calls with a lock, which
             # covers the parallel research branches of one run

@@ -123,12 +123,25 @@ def _object_choice(role: str, agent: Any) -> RoleChoice:
     if not callable(getattr(agent, "run", None)):
         raise UsageError(f"agents: the {role} agent ({type(agent).__name__}) has no run(brief, ctx) method")
     cls = type(agent)
-    return RoleChoice(role, "custom", load_spec(default_spec_path(role)), None, f"python:{cls.__module__}:{cls.__qualname__}",
-                      source="python", instance=agent)
+    return RoleChoice(
+        role,
+        "custom",
+        load_spec(default_spec_path(role)),
+        None,
+        f"python:{cls.__module__}:{cls.__qualname__}",
+        source="python",
+        instance=agent,
+    )
 
 
-def _choose(role: str, value: str | None, default_engine: str | None, role_model: str | None,
-            global_model: str | None, where: str) -> RoleChoice:
+def _choose(
+    role: str,
+    value: str | None,
+    default_engine: str | None,
+    role_model: str | None,
+    global_model: str | None,
+    where: str,
+) -> RoleChoice:
     spec = load_spec(default_spec_path(role))
     target = None
     engine: str | None = None
@@ -154,12 +167,24 @@ def _choose(role: str, value: str | None, default_engine: str | None, role_model
     return RoleChoice(role, engine, spec, model, target, source=where if value else "default")
 
 
-def build_config(question: str, *, corpus: str | None = None, runs_dir: str | None = None, engine: str | None = None,
-                 model: str | None = None, agents: list[str] | None = None, config_file: Path | None = None,
-                 yes: bool = False, max_revisions: int | None = None, concurrency: int | None = None,
-                 budget: dict[str, Any] | None = None, require_final_approval: bool | None = None,
-                 web: bool | None = None, config_data: dict[str, Any] | None = None,
-                 agent_objects: dict[str, Any] | None = None) -> RunConfig:
+def build_config(
+    question: str,
+    *,
+    corpus: str | None = None,
+    runs_dir: str | None = None,
+    engine: str | None = None,
+    model: str | None = None,
+    agents: list[str] | None = None,
+    config_file: Path | None = None,
+    yes: bool = False,
+    max_revisions: int | None = None,
+    concurrency: int | None = None,
+    budget: dict[str, Any] | None = None,
+    require_final_approval: bool | None = None,
+    web: bool | None = None,
+    config_data: dict[str, Any] | None = None,
+    agent_objects: dict[str, Any] | None = None,
+) -> RunConfig:
     """The run configuration from flags (or the Python API's arguments) over research.yaml (`config_file`, or
     `config_data` of the same shape) over agent specs over defaults. `agent_objects` maps roles to ready agent objects."""
     if not question or not question.strip():
@@ -175,11 +200,16 @@ def build_config(question: str, *, corpus: str | None = None, runs_dir: str | No
     roles = {}
     for role in ROLES:
         where = "--agent" if role in parse_agent_flags(agents or []) else "research.yaml agents"
-        roles[role] = _choose(role, agent_values.get(role), default_engine, file_cfg.get("models", {}).get(role),
-                              global_model, where)
+        roles[role] = _choose(
+            role, agent_values.get(role), default_engine, file_cfg.get("models", {}).get(role), global_model, where
+        )
     for role, agent in (agent_objects or {}).items():
         roles[role] = _object_choice(role, agent)
-    limits = {**DEFAULT_RUN_LIMITS, **file_cfg.get("budget", {}), **{k: v for k, v in (budget or {}).items() if v is not None}}
+    limits = {
+        **DEFAULT_RUN_LIMITS,
+        **file_cfg.get("budget", {}),
+        **{k: v for k, v in (budget or {}).items() if v is not None},
+    }
     for dim, value in limits.items():
         if dim in DIMENSIONS and value is not None and value < 0:
             raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
@@ -190,9 +220,13 @@ def build_config(question: str, *, corpus: str | None = None, runs_dir: str | No
         roles=roles,
         budget=limits,
         role_budgets=file_cfg.get("role_budgets", {}),
-        max_revisions=max_revisions if max_revisions is not None else file_cfg.get("max_revisions", DEFAULT_MAX_REVISIONS),
+        max_revisions=max_revisions
+        if max_revisions is not None
+        else file_cfg.get("max_revisions", DEFAULT_MAX_REVISIONS),
         concurrency=concurrency if concurrency is not None else file_cfg.get("concurrency", DEFAULT_CONCURRENCY),
-        require_final_approval=require_final_approval if require_final_approval is not None else file_cfg.get("require_final_approval", False),
+        require_final_approval=require_final_approval
+        if require_final_approval is not None
+        else file_cfg.get("require_final_approval", False),
         web=web if web is not None else file_cfg.get("web", False),
         yes=yes,
         sources=file_cfg.get("sources", {}),
@@ -212,9 +246,12 @@ WEB_TOOLS = ("web_search", "fetch_url")
 def enable_web(cfg: RunConfig) -> None:
     """--web gives the Researcher the web tools (still limited to the domains the plan allows)."""
     import importlib.util
+
     missing = [m for m in ("ddgs", "httpx", "trafilatura") if importlib.util.find_spec(m) is None]
     if missing:
-        raise UsageError(f"--web: the web tools need the 'web' extra ({', '.join(missing)} missing): pip install 'research-harness[web]'")
+        raise UsageError(
+            f"--web: the web tools need the 'web' extra ({', '.join(missing)} missing): pip install 'research-harness[web]'"
+        )
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
     choice.spec = replace(choice.spec, tools=tools)
@@ -231,12 +268,19 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         if spec.sha256 != snapshot.get("spec_sha256", {}).get(role, spec.sha256):
             raise UsageError(f"{spec.path}: the agent spec changed since the run started; resume refuses to mix specs")
         roles[role] = RoleChoice(role, engine, spec, snapshot["models"][role], target, source="run.json")
-    cfg = RunConfig(question=question, corpus=snapshot.get("corpus") or DEFAULT_CORPUS, roles=roles,
-                     budget=budget_limits, role_budgets=snapshot.get("role_budgets", {}),
-                     max_revisions=snapshot.get("max_revisions", DEFAULT_MAX_REVISIONS),
-                     concurrency=snapshot.get("concurrency", DEFAULT_CONCURRENCY),
-                     require_final_approval=snapshot.get("require_final_approval", False), web=snapshot.get("web", False),
-                     yes=snapshot.get("auto_approve_plan", False), sources=snapshot.get("sources", {}))
+    cfg = RunConfig(
+        question=question,
+        corpus=snapshot.get("corpus") or DEFAULT_CORPUS,
+        roles=roles,
+        budget=budget_limits,
+        role_budgets=snapshot.get("role_budgets", {}),
+        max_revisions=snapshot.get("max_revisions", DEFAULT_MAX_REVISIONS),
+        concurrency=snapshot.get("concurrency", DEFAULT_CONCURRENCY),
+        require_final_approval=snapshot.get("require_final_approval", False),
+        web=snapshot.get("web", False),
+        yes=snapshot.get("auto_approve_plan", False),
+        sources=snapshot.get("sources", {}),
+    )
     if cfg.web:
         enable_web(cfg)
     return cfg

@@ -32,17 +32,27 @@ class Outcome:
     ended_at: str = ""
 
 
-def delegate(run: RunContext, brief: Brief, *, delegation_id: str,
-             transforms: list[Callable[[str, Any], Any]] | None = None) -> Outcome:
+def delegate(
+    run: RunContext, brief: Brief, *, delegation_id: str, transforms: list[Callable[[str, Any], Any]] | None = None
+) -> Outcome:
     role = brief.role
     choice = run.config.roles[role]
     spec = choice.spec
     limits = dict(spec.limits)
     deadline = time.monotonic() + limits["wall_seconds"] if limits.get("wall_seconds") else None
     budget = DelegationBudget(run.budget, role, limits, deadline)
-    ctx = AgentContext(workspace=run.workspace, spec=spec, brief=brief, engine=choice.engine, model=choice.model,
-                       run_id=run.run_id, budget=budget, tools=run.tools if role == "researcher" else None,
-                       web=run.web if role == "researcher" else None, transforms=list(transforms or []))
+    ctx = AgentContext(
+        workspace=run.workspace,
+        spec=spec,
+        brief=brief,
+        engine=choice.engine,
+        model=choice.model,
+        run_id=run.run_id,
+        budget=budget,
+        tools=run.tools if role == "researcher" else None,
+        web=run.web if role == "researcher" else None,
+        transforms=list(transforms or []),
+    )
     inputs = [{"path": p, "sha256": run.workspace.sha256(p)} for p in brief.inputs if "*" not in p]
     started = now_iso()
     run.emit("delegation_started", agent=role, delegation_id=delegation_id, question_id=brief.question_id)
@@ -68,17 +78,41 @@ def delegate(run: RunContext, brief: Brief, *, delegation_id: str,
     outcome.outputs = dict(ctx.outputs)
     outcome.started_at, outcome.ended_at = started, now_iso()
     run.workspace.trace(
-        "delegation", agent=role, engine=choice.engine, model=choice.model, delegation_id=delegation_id,
-        brief=brief.task[:300], question_id=brief.question_id, inputs=inputs,
+        "delegation",
+        agent=role,
+        engine=choice.engine,
+        model=choice.model,
+        delegation_id=delegation_id,
+        brief=brief.task[:300],
+        question_id=brief.question_id,
+        inputs=inputs,
         outputs=[{"path": p, "sha256": h} for p, h in sorted(ctx.outputs.items())],
-        tools=list(spec.tools), budget={**{k: v for k, v in limits.items() if k != "write_retries"}},
-        started_at=started, ended_at=outcome.ended_at, stop_reason=outcome.status,
-        errors=ctx.errors + ctx.provider_errors + errors
+        tools=list(spec.tools),
+        budget={**{k: v for k, v in limits.items() if k != "write_retries"}},
+        started_at=started,
+        ended_at=outcome.ended_at,
+        stop_reason=outcome.status,
+        errors=ctx.errors
+        + ctx.provider_errors
+        + errors
         + ([outcome.reason] if outcome.status in ("failed", "timeout", "budget_exhausted") and outcome.reason else []),
-        retries=ctx.retries + ctx.provider_retries, tokens=ctx.tokens, llm_calls=ctx.llm_calls,
-        detail={"summary": outcome.summary[:500], "blocked_reason": outcome.reason if outcome.status == "blocked" else None,
-                "seconds": round(time.monotonic() - t0, 3), "refused_writes": len(ctx.errors),
-                "provider_retries": ctx.provider_retries})
-    run.emit("delegation_ended", agent=role, delegation_id=delegation_id, question_id=brief.question_id,
-             status=outcome.status, outputs=len(ctx.outputs))
+        retries=ctx.retries + ctx.provider_retries,
+        tokens=ctx.tokens,
+        llm_calls=ctx.llm_calls,
+        detail={
+            "summary": outcome.summary[:500],
+            "blocked_reason": outcome.reason if outcome.status == "blocked" else None,
+            "seconds": round(time.monotonic() - t0, 3),
+            "refused_writes": len(ctx.errors),
+            "provider_retries": ctx.provider_retries,
+        },
+    )
+    run.emit(
+        "delegation_ended",
+        agent=role,
+        delegation_id=delegation_id,
+        question_id=brief.question_id,
+        status=outcome.status,
+        outputs=len(ctx.outputs),
+    )
     return outcome

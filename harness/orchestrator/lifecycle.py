@@ -66,12 +66,18 @@ def check_budget_fits(cfg: RunConfig) -> None:
     llm_roles = [r for r, c in cfg.roles.items() if c.engine == "llm"]
     if llm_roles:
         if b.get("llm_calls") is not None and b["llm_calls"] < len(llm_roles):
-            raise UsageError(f"--budget-llm-calls {b['llm_calls']}: too small for one pass (needs at least {len(llm_roles)}, one per llm role: {', '.join(llm_roles)})")
+            raise UsageError(
+                f"--budget-llm-calls {b['llm_calls']}: too small for one pass (needs at least {len(llm_roles)}, one per llm role: {', '.join(llm_roles)})"
+            )
         # each model call reserves its prompt estimate plus the model's output cap (16k by default)
         if b.get("tokens") is not None and b["tokens"] < MIN_TOKENS_PER_LLM_ROLE * len(llm_roles):
-            raise UsageError(f"--budget-tokens {b['tokens']}: too small for one pass (needs at least {MIN_TOKENS_PER_LLM_ROLE * len(llm_roles)}, {MIN_TOKENS_PER_LLM_ROLE} per llm role)")
+            raise UsageError(
+                f"--budget-tokens {b['tokens']}: too small for one pass (needs at least {MIN_TOKENS_PER_LLM_ROLE * len(llm_roles)}, {MIN_TOKENS_PER_LLM_ROLE} per llm role)"
+            )
     if b.get("searches") is not None and b["searches"] < 1:
-        raise UsageError(f"--budget-searches {b['searches']}: too small for one pass (the Researcher needs at least 1 search)")
+        raise UsageError(
+            f"--budget-searches {b['searches']}: too small for one pass (the Researcher needs at least 1 search)"
+        )
     if b.get("wall_seconds") is not None and b["wall_seconds"] < 1:
         raise UsageError(f"--budget-seconds {b['wall_seconds']}: too small for one pass")
 
@@ -91,8 +97,9 @@ def create_run(cfg: RunConfig, *, models: dict | None = None) -> tuple[Workspace
     return Workspace.create(cfg.runs_dir, cfg.question, config=cfg.snapshot(), budget=budget), corpus
 
 
-def reopen_run(ws: Workspace, *, yes: bool = False, models: dict | None = None,
-               check: bool = True) -> tuple[RunConfig, Corpus | None]:
+def reopen_run(
+    ws: Workspace, *, yes: bool = False, models: dict | None = None, check: bool = True
+) -> tuple[RunConfig, Corpus | None]:
     """The configuration of a run to continue, rebuilt from its run.json, and its corpus.
 
     Refuses (WorkspaceError) a workspace that does not validate when `check`: continuing over
@@ -113,16 +120,24 @@ def reopen_run(ws: Workspace, *, yes: bool = False, models: dict | None = None,
     return cfg, load_corpus(cfg.corpus) if cfg.corpus else None
 
 
-def run_context(ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events=None, models: dict | None = None) -> RunContext:
+def run_context(
+    ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events=None, models: dict | None = None
+) -> RunContext:
     """What the graph's nodes share besides its state: the agents, tools and budget, rebuilt from run.json."""
+
     def persist(budget: Budget) -> None:
         ws.update_manifest(lambda m: m.__setitem__("budget", budget.snapshot()), check=False, durable=False)
 
     manifest = ws.manifest
     saved = manifest.get("budget") or {}
     role_limits = {r: dict(cfg.role_budgets.get(r, {})) for r in cfg.roles}
-    budget = Budget(cfg.budget, role_limits, saved.get("spent"),
-                    {r: v.get("spent", {}) for r, v in (saved.get("roles") or {}).items()}, persist)
+    budget = Budget(
+        cfg.budget,
+        role_limits,
+        saved.get("spent"),
+        {r: v.get("spent", {}) for r, v in (saved.get("roles") or {}).items()},
+        persist,
+    )
     registry = SourceRegistry(ws, KindRules.from_config(cfg.sources))
     tools = None
     if corpus is not None:
@@ -132,6 +147,7 @@ def run_context(ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events=Non
     web = None
     if cfg.web:
         from harness.sources.web import WebTools
+
         web = WebTools(registry)
     return RunContext(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
 
@@ -145,6 +161,7 @@ def _agents_prepared_ahead(run: RunContext):
     `prepare`, or one that fails to prepare, is simply built by its delegation (which
     reports what failed).
     """
+
     def prepare_all() -> None:
         for role in ROLES:
             prepare = getattr(run.agents.get(role), "prepare", None)
@@ -176,8 +193,15 @@ def _drive(run: RunContext, graph, gcfg: dict[str, Any], first_input: Any, appro
     return RunResult(run.workspace.root, m["status"], m.get("status_reason"))
 
 
-def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, models: dict | None = None,
-              on_created: Callable[[Workspace], None] | None = None, checkpoint_db: str | None = None) -> RunResult:
+def start_run(
+    cfg: RunConfig,
+    *,
+    approver: Approver | None = None,
+    events=None,
+    models: dict | None = None,
+    on_created: Callable[[Workspace], None] | None = None,
+    checkpoint_db: str | None = None,
+) -> RunResult:
     """Check everything that can be checked, create the workspace, and drive the run.
 
     `checkpoint_db`: None keeps LangGraph's checkpoints in the workspace (SQLite); a
@@ -198,9 +222,16 @@ def start_run(cfg: RunConfig, *, approver: Approver | None = None, events=None, 
         ws.release_run_lock()
 
 
-def resume_run(run_dir: Path, *, yes: bool = False, approver: Approver | None = None, events=None,
-               models: dict | None = None, on_opened: Callable[[Workspace], None] | None = None,
-               checkpoint_db: str | None = None) -> RunResult:
+def resume_run(
+    run_dir: Path,
+    *,
+    yes: bool = False,
+    approver: Approver | None = None,
+    events=None,
+    models: dict | None = None,
+    on_opened: Callable[[Workspace], None] | None = None,
+    checkpoint_db: str | None = None,
+) -> RunResult:
     """Continue a paused, crashed or killed run from its last checkpoint (in `checkpoint_db`, as started)."""
     check_url(checkpoint_db)
     ws = Workspace.open(run_dir)

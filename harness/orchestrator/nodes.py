@@ -64,7 +64,10 @@ class Pipeline:
         if outcome.status == "budget_exhausted":
             return {"outcome": "budget_exhausted", "reason": f"{step}: {outcome.reason}"}
         if outcome.status in ("failed", "timeout"):
-            return {"outcome": "failed" if outcome.status == "failed" else "needs_human", "reason": f"{step}: {outcome.reason}"}
+            return {
+                "outcome": "failed" if outcome.status == "failed" else "needs_human",
+                "reason": f"{step}: {outcome.reason}",
+            }
         return None
 
     # ---- plan ------------------------------------------------------------------------
@@ -72,14 +75,26 @@ class Pipeline:
     def plan(self, state: RunState) -> dict[str, Any]:
         self._status("planning")
         feedback = state.get("plan_feedback")
-        brief = Brief("planner", task=f"Write the research plan for this question: {self.run.config.question}",
-                      inputs=(PLAN,) if feedback else (), outputs=(PLAN,), feedback=feedback,
-                      facts={"question": self.run.config.question})
-        outcome = delegate(self.run, brief, delegation_id=f"planner-{state.get('plan_rounds', 0) + 1}",
-                           transforms=[approvals.strip_approval])
+        brief = Brief(
+            "planner",
+            task=f"Write the research plan for this question: {self.run.config.question}",
+            inputs=(PLAN,) if feedback else (),
+            outputs=(PLAN,),
+            feedback=feedback,
+            facts={"question": self.run.config.question},
+        )
+        outcome = delegate(
+            self.run,
+            brief,
+            delegation_id=f"planner-{state.get('plan_rounds', 0) + 1}",
+            transforms=[approvals.strip_approval],
+        )
         stop = self._stop_on_failure(outcome, "planner")
         if stop or not self.ws.exists(PLAN):
-            return stop or {"outcome": "failed", "reason": f"planner wrote no plan ({outcome.reason or outcome.summary})"}
+            return stop or {
+                "outcome": "failed",
+                "reason": f"planner wrote no plan ({outcome.reason or outcome.summary})",
+            }
         return {"plan_feedback": None, "plan_rounds": state.get("plan_rounds", 0) + 1, "outcome": None}
 
     def approve_plan(self, state: RunState) -> dict[str, Any]:
@@ -106,7 +121,10 @@ class Pipeline:
         approvals.decide_plan(self.ws, "rejected", by, feedback=feedback)
         if feedback and state.get("plan_rounds", 1) < MAX_PLAN_ROUNDS:
             return {"plan_feedback": feedback}
-        return {"outcome": "rejected", "reason": "the plan was rejected" + (f" after {MAX_PLAN_ROUNDS} revisions" if feedback else "")}
+        return {
+            "outcome": "rejected",
+            "reason": "the plan was rejected" + (f" after {MAX_PLAN_ROUNDS} revisions" if feedback else ""),
+        }
 
     def _plan_approved(self) -> dict[str, Any]:
         plan = self._plan()
@@ -134,9 +152,14 @@ class Pipeline:
         self._clean_interrupted_branch(qid, rnd)
         plan = self._plan()
         question = next(q for q in plan["questions"] if q["id"] == qid)
-        brief = Brief("researcher", task=f"Research {qid}: {question['text']}", inputs=(PLAN,),
-                      outputs=(question_cards(qid),), question_id=qid,
-                      facts={"search_terms": ", ".join(question.get("search_terms", [])) or "(none)"})
+        brief = Brief(
+            "researcher",
+            task=f"Research {qid}: {question['text']}",
+            inputs=(PLAN,),
+            outputs=(question_cards(qid),),
+            question_id=qid,
+            facts={"search_terms": ", ".join(question.get("search_terms", [])) or "(none)"},
+        )
         outcome = delegate(self.run, brief, delegation_id=f"researcher-{qid}-r{rnd}")
         cards = sorted(id_of(p) for p in outcome.outputs if p.startswith("source-cards/"))
         status = {"completed": "completed", "blocked": "blocked", "timeout": "timeout"}.get(outcome.status, "failed")
@@ -144,9 +167,14 @@ class Pipeline:
         if status == "completed" and not cards:  # "done" with nothing written is no evidence
             status, reason = "blocked", f"no_evidence: the researcher wrote no evidence cards ({outcome.summary[:120]})"
         self.ws.remove_private(_branch_marker(qid, rnd))
-        result = BranchResult(status=status, reason=reason, cards=cards, round=rnd,
-                              budget_exhausted=outcome.status == "budget_exhausted",
-                              searched=sorted(self.run.tools.searched(qid)) if self.run.tools else [])
+        result = BranchResult(
+            status=status,
+            reason=reason,
+            cards=cards,
+            round=rnd,
+            budget_exhausted=outcome.status == "budget_exhausted",
+            searched=sorted(self.run.tools.searched(qid)) if self.run.tools else [],
+        )
         return {"branches": {qid: result}}
 
     def _clean_interrupted_branch(self, qid: str, rnd: int) -> None:
@@ -169,17 +197,34 @@ class Pipeline:
 
         def record(m: dict[str, Any]) -> None:
             for qid, b in branches.items():
-                m["branches"][qid] = {"status": b["status"], "reason": b.get("reason"), "cards": len(b.get("cards", []))}
+                m["branches"][qid] = {
+                    "status": b["status"],
+                    "reason": b.get("reason"),
+                    "cards": len(b.get("cards", [])),
+                }
             m["stats"]["source_hits"] = hits
             m["stats"]["duplicate_sources"] = hits - distinct
+
         self.ws.update_manifest(record)
-        self.ws.trace("decision", agent="harness", decision="fan_in",
-                      detail={"branches": {q: b["status"] for q, b in branches.items()}, "source_hits": hits, "duplicates": hits - distinct})
+        self.ws.trace(
+            "decision",
+            agent="harness",
+            decision="fan_in",
+            detail={
+                "branches": {q: b["status"] for q, b in branches.items()},
+                "source_hits": hits,
+                "duplicates": hits - distinct,
+            },
+        )
         exhausted = [f"{q}: {b.get('reason')}" for q, b in sorted(branches.items()) if b.get("budget_exhausted")]
         if exhausted:
             return {"outcome": "budget_exhausted", "reason": "research stopped: " + "; ".join(exhausted)}
         critical = {q["id"] for q in plan["questions"] if q.get("critical")}
-        failed = [q for q, b in branches.items() if b["status"] in ("failed", "timeout") and b.get("round") == state.get("round", 0)]
+        failed = [
+            q
+            for q, b in branches.items()
+            if b["status"] in ("failed", "timeout") and b.get("round") == state.get("round", 0)
+        ]
         if failed_critical := [q for q in failed if q in critical]:
             reasons = "; ".join(f"{q}: {branches[q].get('reason')}" for q in failed_critical)
             return {"outcome": "needs_human", "reason": f"critical research branch failed ({reasons})"}
@@ -189,9 +234,13 @@ class Pipeline:
 
     def analyze(self, state: RunState) -> dict[str, Any]:
         self._status("analyzing")
-        brief = Brief("analyst", task="Build the claim table from the evidence cards.",
-                      inputs=(PLAN, CARDS, SOURCE_RECORDS), outputs=(CLAIMS,),
-                      feedback=self._feedback_for("analyst", state))
+        brief = Brief(
+            "analyst",
+            task="Build the claim table from the evidence cards.",
+            inputs=(PLAN, CARDS, SOURCE_RECORDS),
+            outputs=(CLAIMS,),
+            feedback=self._feedback_for("analyst", state),
+        )
         outcome = delegate(self.run, brief, delegation_id=f"analyst-r{state.get('round', 0)}")
         stop = self._stop_on_failure(outcome, "analyst")
         if stop or not self.ws.exists(CLAIMS):
@@ -204,9 +253,14 @@ class Pipeline:
         draft = draft_path(n)
         blocked = {q: {"status": b["status"], "reason": b.get("reason")} for q, b in state.get("branches", {}).items()}
         inputs = (PLAN, CLAIMS) + ((state["review"], state["draft"]) if state.get("review") else ())
-        brief = Brief("writer", task=f"Write the report draft {draft} from the claim table.", inputs=inputs,
-                      outputs=(draft,), feedback=self._feedback_for("writer", state),
-                      facts={"branches": blocked, "draft": draft})
+        brief = Brief(
+            "writer",
+            task=f"Write the report draft {draft} from the claim table.",
+            inputs=inputs,
+            outputs=(draft,),
+            feedback=self._feedback_for("writer", state),
+            facts={"branches": blocked, "draft": draft},
+        )
         outcome = delegate(self.run, brief, delegation_id=f"writer-{n}")
         stop = self._stop_on_failure(outcome, "writer")
         if stop or draft not in outcome.outputs:
@@ -219,24 +273,48 @@ class Pipeline:
         review = review_path(state["draft_no"])
         branches = state.get("branches", {})
         found = check_draft(self.ws.reader(cache=True), draft, branches)
-        brief = Brief("reviewer", task=f"Review {draft}.", inputs=(draft, CLAIMS, PLAN), outputs=(review,),
-                      facts={"draft": draft, "draft_sha256": state["draft_sha"], "deterministic_defects": found,
-                             "branches": {q: {"status": b["status"], "reason": b.get("reason")} for q, b in branches.items()}})
+        brief = Brief(
+            "reviewer",
+            task=f"Review {draft}.",
+            inputs=(draft, CLAIMS, PLAN),
+            outputs=(review,),
+            facts={
+                "draft": draft,
+                "draft_sha256": state["draft_sha"],
+                "deterministic_defects": found,
+                "branches": {q: {"status": b["status"], "reason": b.get("reason")} for q, b in branches.items()},
+            },
+        )
         guard = merge_deterministic(review, found, draft, state["draft_sha"])
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
         if outcome.status == "budget_exhausted":
             return self._stop_on_failure(outcome, "reviewer")
         if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
-            self.ws.write(review, guard(review, {
-                "draft": draft, "draft_sha256": state["draft_sha"], "verdict": verdict_for(found), "defects": [],
-                "reviewed_by": {"role": "harness", "engine": "offline", "model": None}}), self.run.config.roles["reviewer"].spec.policy)
+            self.ws.write(
+                review,
+                guard(
+                    review,
+                    {
+                        "draft": draft,
+                        "draft_sha256": state["draft_sha"],
+                        "verdict": verdict_for(found),
+                        "defects": [],
+                        "reviewed_by": {"role": "harness", "engine": "offline", "model": None},
+                    },
+                ),
+                self.run.config.roles["reviewer"].spec.policy,
+            )
         verdict = self.ws.read_json(review, HARNESS)["verdict"]
         return {"review": review, "verdict": verdict}
 
     def _feedback_for(self, role: str, state: RunState) -> str | None:
         if not state.get("review"):
             return None
-        defects = [d for d in self.ws.read_json(state["review"], HARNESS)["defects"] if d["route"] == role and d["severity"] == "error"]
+        defects = [
+            d
+            for d in self.ws.read_json(state["review"], HARNESS)["defects"]
+            if d["route"] == role and d["severity"] == "error"
+        ]
         if not defects:
             return None
         return "\n".join(f"- {d['code']} (line {d['location']['line']}): {d['message']}" for d in defects)
@@ -247,10 +325,16 @@ class Pipeline:
         defects = [d for d in self.ws.read_json(state["review"], HARNESS)["defects"] if d["severity"] == "error"]
         routes = {d["route"] for d in defects}
         plan_ids = {q["id"] for q in self._plan()["questions"] if q["kind"] == "research"}
-        todo = sorted({q for d in defects if d["route"] == "researcher" for q in d["refs"].get("questions", []) if q in plan_ids})
+        todo = sorted(
+            {q for d in defects if d["route"] == "researcher" for q in d["refs"].get("questions", []) if q in plan_ids}
+        )
         nxt = "research" if todo else ("analyze" if "analyst" in routes or "researcher" in routes else "write")
-        self.ws.trace("decision", agent="harness", decision=f"revise_{nxt}",
-                      detail={"round": state.get("round", 0) + 1, "defects": len(defects), "research": todo})
+        self.ws.trace(
+            "decision",
+            agent="harness",
+            decision=f"revise_{nxt}",
+            detail={"round": state.get("round", 0) + 1, "defects": len(defects), "research": todo},
+        )
         return {"round": state.get("round", 0) + 1, "todo": todo, "next": nxt}
 
     def after_revise(self, state: RunState):
@@ -265,7 +349,10 @@ class Pipeline:
         if answer.get("decision") == "approve":
             approvals.approve_final(self.ws, answer.get("version", ""), answer.get("by") or "human")
             return {}
-        return {"outcome": "rejected", "reason": f"the final draft was not signed off: {answer.get('feedback') or 'rejected'}"}
+        return {
+            "outcome": "rejected",
+            "reason": f"the final draft was not signed off: {answer.get('feedback') or 'rejected'}",
+        }
 
     def finalize(self, state: RunState) -> dict[str, Any]:
         draft = state["draft"]
@@ -281,8 +368,12 @@ class Pipeline:
 
     def _write_metrics(self, draft: str | None, state: RunState) -> None:
         self.ws.update_manifest(lambda m: m.__setitem__("budget", self.run.budget.snapshot()))
-        metrics = compute_metrics(self.ws.reader(cache=True), draft, state.get("branches"),
-                                  self.run.budget.snapshot()["spent"]["wall_seconds"])
+        metrics = compute_metrics(
+            self.ws.reader(cache=True),
+            draft,
+            state.get("branches"),
+            self.run.budget.snapshot()["spent"]["wall_seconds"],
+        )
         self.ws.write(METRICS, metrics, HARNESS)
 
     def stop(self, state: RunState) -> dict[str, Any]:
@@ -295,4 +386,3 @@ class Pipeline:
         self._write_metrics(state.get("draft"), state)
         self._status(outcome, reason)
         return {"outcome": outcome, "reason": reason}
-

@@ -21,9 +21,12 @@ def _key(d: dict[str, Any]) -> tuple:
     return (d.get("code"), (d.get("location") or {}).get("line"), tuple(sorted((k, tuple(v)) for k, v in refs.items())))
 
 
-def merge_deterministic(review_rel: str, found: list[dict[str, Any]], draft: str, draft_sha: str) -> Callable[[str, Any], Any]:
+def merge_deterministic(
+    review_rel: str, found: list[dict[str, Any]], draft: str, draft_sha: str
+) -> Callable[[str, Any], Any]:
     """The transform for `review_rel`: deterministic defects merged in, verdict no laxer than they
     allow, and the review bound to the draft the brief named (not one the reviewer picked)."""
+
     def transform(rel: str, content: Any) -> Any:
         if rel != review_rel:
             return content
@@ -40,4 +43,5 @@ def merge_deterministic(review_rel: str, found: list[dict[str, Any]], draft: str
         claimed = content.get("verdict")
         verdict = claimed if _STRICTNESS.get(claimed, -1) >= _STRICTNESS[computed] else computed
         return {**content, "draft": draft, "draft_sha256": draft_sha, "defects": merged, "verdict": verdict}
+
     return transform

@@ -25,13 +25,20 @@ def _over(spent: float, amount: float, limit: float | None) -> bool:
 class Budget:
     """Run- and role-level limits with a persisted spend; thread-safe."""
 
-    def __init__(self, limits: dict[str, Any], role_limits: dict[str, dict[str, Any]],
-                 spent: dict[str, Any] | None = None, role_spent: dict[str, dict[str, Any]] | None = None,
-                 persist: Callable[[Budget], None] | None = None):
+    def __init__(
+        self,
+        limits: dict[str, Any],
+        role_limits: dict[str, dict[str, Any]],
+        spent: dict[str, Any] | None = None,
+        role_spent: dict[str, dict[str, Any]] | None = None,
+        persist: Callable[[Budget], None] | None = None,
+    ):
         self.limits = {d: limits.get(d) for d in DIMENSIONS}
         self.role_limits = {r: {d: v.get(d) for d in DIMENSIONS} for r, v in role_limits.items()}
         self.spent = {d: (spent or {}).get(d) or 0 for d in DIMENSIONS}
-        self.role_spent = {r: {d: (role_spent or {}).get(r, {}).get(d) or 0 for d in DIMENSIONS} for r in self.role_limits}
+        self.role_spent = {
+            r: {d: (role_spent or {}).get(r, {}).get(d) or 0 for d in DIMENSIONS} for r in self.role_limits
+        }
         self._persist = persist or (lambda _b: None)
         self._lock = threading.Lock()
         self._clock_started = time.monotonic()
@@ -48,11 +55,15 @@ class Budget:
         with self._lock:
             spent = self._wall() if dim == "wall_seconds" else self.spent[dim]
             if _over(spent, amount, self.limits[dim]):
-                raise BudgetExhausted(f"run budget for {dim} is exhausted ({_fmt(spent)} of {_fmt(self.limits[dim])} spent)")
+                raise BudgetExhausted(
+                    f"run budget for {dim} is exhausted ({_fmt(spent)} of {_fmt(self.limits[dim])} spent)"
+                )
             rl = self.role_limits.get(role, {})
             rs = self.role_spent.get(role, {})
             if dim != "wall_seconds" and _over(rs.get(dim, 0), amount, rl.get(dim)):
-                raise BudgetExhausted(f"{role} budget for {dim} is exhausted ({_fmt(rs.get(dim, 0))} of {_fmt(rl.get(dim))} spent)")
+                raise BudgetExhausted(
+                    f"{role} budget for {dim} is exhausted ({_fmt(rs.get(dim, 0))} of {_fmt(rl.get(dim))} spent)"
+                )
 
     def charge(self, role: str, dim: str, amount: float = 1) -> None:
         """Record spending (after a successful check) and persist it."""
@@ -77,9 +88,13 @@ class Budget:
             return {
                 "limits": dict(self.limits),
                 "spent": spent,
-                "roles": {r: {"limits": dict(self.role_limits[r]),
-                              "spent": {d: self.role_spent.get(r, {}).get(d, 0) for d in DIMENSIONS if d != "wall_seconds"}}
-                          for r in self.role_limits},
+                "roles": {
+                    r: {
+                        "limits": dict(self.role_limits[r]),
+                        "spent": {d: self.role_spent.get(r, {}).get(d, 0) for d in DIMENSIONS if d != "wall_seconds"},
+                    }
+                    for r in self.role_limits
+                },
             }
 
 
@@ -102,7 +117,9 @@ class DelegationBudget:
     def check(self, dim: str, amount: float = 1) -> None:
         self.check_deadline()
         if _over(self.spent[dim], amount, self.limits.get(dim)):
-            raise BudgetExhausted(f"{self.role} delegation budget for {dim} is exhausted ({_fmt(self.spent[dim])} of {_fmt(self.limits[dim])})")
+            raise BudgetExhausted(
+                f"{self.role} delegation budget for {dim} is exhausted ({_fmt(self.spent[dim])} of {_fmt(self.limits[dim])})"
+            )
         self.budget.check(self.role, dim, amount)
 
     def charge(self, dim: str, amount: float = 1) -> None:

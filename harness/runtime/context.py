@@ -80,7 +80,9 @@ class AgentContext:
         try:
             rel = normalize_relpath(rel)  # transforms and checks see the path the workspace will use
             if self.spec.policy.may_write(rel) and not self.declared(rel):
-                raise PermissionRefused(f"{rel}: not an output of this step (the brief names {', '.join(self.brief.outputs) or 'none'})")
+                raise PermissionRefused(
+                    f"{rel}: not an output of this step (the brief names {', '.join(self.brief.outputs) or 'none'})"
+                )
             for transform in self.transforms:
                 content = transform(rel, content)
             record = self._workspace.write(rel, content, self.spec.policy)
@@ -92,7 +94,9 @@ class AgentContext:
                 if refused <= limit:
                     self.retries += 1
             if refused > limit:
-                raise WriteRetriesExhausted(f"{self.role}: {refused} refused writes (limit {limit}); last: {exc}") from exc
+                raise WriteRetriesExhausted(
+                    f"{self.role}: {refused} refused writes (limit {limit}); last: {exc}"
+                ) from exc
             raise
         self.outputs[record.path] = record.sha256
         return record

@@ -45,7 +45,9 @@ class Brief:
             lines.append("Write these files:")
             lines += [f"- {p}" for p in self.outputs]
         for key, value in self.facts.items():
-            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value}")
+            lines.append(
+                f"{key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value}"
+            )
         if self.feedback:
             lines += ["", "Feedback to address:", self.feedback.strip()]
         return "\n".join(lines).strip() + "\n"

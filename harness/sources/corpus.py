@@ -69,7 +69,7 @@ def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """
     out = []
     while end - start > PASSAGE_MAX:
-        window = text[start:start + PASSAGE_MAX]
+        window = text[start : start + PASSAGE_MAX]
         cut = max(window.rfind(". ", 0, PASSAGE_TARGET + 200), window.rfind(".\n", 0, PASSAGE_TARGET + 200)) + 1
         if cut <= PASSAGE_TARGET // 3:  # no sentence end nearby: the last whitespace before the target
             cut = next((i for i in range(PASSAGE_TARGET - 1, 0, -1) if window[i].isspace()), PASSAGE_TARGET)

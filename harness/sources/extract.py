@@ -41,8 +41,31 @@ def _title_from_lines(text: str, fallback: str) -> str:
 
 class _HTMLText(HTMLParser):
     _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
-    _BLOCK = {"p", "div", "section", "article", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6",
-              "pre", "table", "tr", "br", "blockquote", "dt", "dd", "header", "footer", "main"}
+    _BLOCK = {
+        "p",
+        "div",
+        "section",
+        "article",
+        "li",
+        "ul",
+        "ol",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "table",
+        "tr",
+        "br",
+        "blockquote",
+        "dt",
+        "dd",
+        "header",
+        "footer",
+        "main",
+    }
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -103,6 +126,7 @@ def _pypdf_quiet():
 def _pdf_text(data: bytes) -> str:
     try:
         from pypdf import PdfReader
+
         with _pypdf_quiet():
             reader = PdfReader(io.BytesIO(data), strict=False)
             pages = [page.extract_text() or "" for page in reader.pages]

@@ -15,12 +15,18 @@ _PATTERNS = [
     r"\b(?:reveal|print|show|output|repeat|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)\b",
     # requests to write files or call tools, addressed to the agent
     r"\b(?:call|use|invoke)\s+(?:the\s+)?(?:write_file|edit_file|fetch_url|web_search)\b",
-    r"\b" + _ADDRESSEE + r"\s+(?:must|should|need\s+to|are\s+required\s+to)\s+(?:now\s+)?(?:write|create|save|delete|overwrite)\s+(?:\w+\s+){0,4}?files?\b",
+    r"\b"
+    + _ADDRESSEE
+    + r"\s+(?:must|should|need\s+to|are\s+required\s+to)\s+(?:now\s+)?(?:write|create|save|delete|overwrite)\s+(?:\w+\s+){0,4}?files?\b",
     # requests to visit URLs, addressed to the agent
-    r"\b" + _ADDRESSEE + r"\s+(?:must|should|need\s+to)\s+(?:now\s+)?(?:visit|open|fetch|browse|go\s+to|navigate\s+to)\b",
+    r"\b"
+    + _ADDRESSEE
+    + r"\s+(?:must|should|need\s+to)\s+(?:now\s+)?(?:visit|open|fetch|browse|go\s+to|navigate\s+to)\b",
     r"\b(?:send|post|upload|exfiltrate|email)\s+(?:the\s+|your\s+|all\s+)?(?:api\s+keys?|secrets?|credentials?|passwords?)\b",
     # instructions about what the report must say
-    r"\b" + _ADDRESSEE + r"\s+(?:reading\s+this\s+)?(?:must|should)\s+(?:always\s+|now\s+)?(?:recommend|say|state|conclude|report|answer)\b",
+    r"\b"
+    + _ADDRESSEE
+    + r"\s+(?:reading\s+this\s+)?(?:must|should)\s+(?:always\s+|now\s+)?(?:recommend|say|state|conclude|report|answer)\b",
 ]
 _REGEX = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
 

@@ -53,6 +53,7 @@ def python_docs_fingerprint() -> str:
 
 # --- language reference topics ----------------------------------------------------------------
 
+
 def _topic_documents() -> Iterator[Document]:
     """The reference sections `help("with")` shows; the first line of each is its heading."""
     try:
@@ -67,6 +68,7 @@ def _topic_documents() -> Iterator[Document]:
 
 
 # --- standard library -------------------------------------------------------------------------
+
 
 def _stdlib_dir() -> str:
     return sysconfig.get_paths()["stdlib"]
@@ -89,8 +91,11 @@ def _stdlib_files(root: str) -> Iterator[tuple[str, str]]:
         rel = os.path.relpath(dirpath, root)
         package = [] if rel == "." else rel.split(os.sep)
         dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in _SKIP_DIRS and _public(d) and d.isidentifier()
+            d
+            for d in dirnames
+            if d not in _SKIP_DIRS
+            and _public(d)
+            and d.isidentifier()
             and os.path.isfile(os.path.join(dirpath, d, "__init__.py"))
         )
         for filename in sorted(filenames):
@@ -141,8 +146,11 @@ def _module_text(module: str, path: str) -> str | None:
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 # __init__ carries the constructor's signature, so it counts as public here.
-                if _is_def(item) and not isinstance(item, ast.ClassDef) and (
-                        _public(item.name) or item.name == "__init__"):
+                if (
+                    _is_def(item)
+                    and not isinstance(item, ast.ClassDef)
+                    and (_public(item.name) or item.name == "__init__")
+                ):
                     doc = ast.get_docstring(item)
                     has_doc = has_doc or bool(doc)
                     sections.append(_signature(item, owner=node.name) + (f"\n{doc}" if doc else ""))
@@ -167,6 +175,7 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, owne
 
 
 # --- installed distributions ------------------------------------------------------------------
+
 
 def _normalize(name: str) -> str:
     """PEP 503 name normalization: `Foo_Bar.baz` and `foo-bar-baz` are the same project."""

@@ -102,13 +102,26 @@ class SourceRegistry:
     def _remember(self, record: dict[str, Any]) -> None:
         sid = record["source_id"]
         self._records[sid] = record
-        key = locator_key(url=record["url"]) if "url" in record else locator_key(path=record["path"], corpus=record.get("corpus"))
+        key = (
+            locator_key(url=record["url"])
+            if "url" in record
+            else locator_key(path=record["path"], corpus=record.get("corpus"))
+        )
         self._by_locator[key] = sid
         self._by_hash.setdefault(record["sha256"], sid)
 
-    def register(self, *, text: str, title: str, url: str | None = None, path: str | None = None,
-                 corpus: str | None = None, tool: str = "search", query: str | None = None,
-                 question_id: str | None = None) -> Registered:
+    def register(
+        self,
+        *,
+        text: str,
+        title: str,
+        url: str | None = None,
+        path: str | None = None,
+        corpus: str | None = None,
+        tool: str = "search",
+        query: str | None = None,
+        question_id: str | None = None,
+    ) -> Registered:
         if (url is None) == (path is None):
             raise ValueError("register needs exactly one of url= or path=")
         key = locator_key(url=url, path=path, corpus=corpus)
@@ -131,9 +144,17 @@ class SourceRegistry:
             if corpus is not None:
                 record["corpus"] = corpus
             flags = find_injections(text)
-            record.update({"title": title or (url or path or sid), "retrieved_at": now_iso(), "sha256": digest,
-                           "size": len(text), "kind": kind, "flags": flags,
-                           "origin": {"tool": tool, "query": query, "question_id": question_id}})
+            record.update(
+                {
+                    "title": title or (url or path or sid),
+                    "retrieved_at": now_iso(),
+                    "sha256": digest,
+                    "size": len(text),
+                    "kind": kind,
+                    "flags": flags,
+                    "origin": {"tool": tool, "query": query, "question_id": question_id},
+                }
+            )
             self.workspace.write(snapshot_path(sid), text, TOOLS)
             self.workspace.write(source_record_path(sid), record, TOOLS)
             self._remember(record)

@@ -55,8 +55,9 @@ def wrap(source_id: str, text: str, **attrs: object) -> str:
 class ResearchTools:
     """Search and read sources for one run; shared by all research branches."""
 
-    def __init__(self, index: CorpusIndex | None, registry: SourceRegistry,
-                 charge: Callable[[str], None] | None = None):
+    def __init__(
+        self, index: CorpusIndex | None, registry: SourceRegistry, charge: Callable[[str], None] | None = None
+    ):
         self.index = index
         self.registry = registry
         self._charge = charge or (lambda _what: None)
@@ -75,9 +76,16 @@ class ResearchTools:
         out = []
         for hit in self.index.search(query, k):
             doc = corpus.documents[hit.doc]
-            reg = self.registry.register(text=doc.text, title=doc.title, path=doc.path, corpus=corpus.name,
-                                         tool="search", query=query, question_id=question_id)
-            start, end, text = hit.start, hit.end, doc.text[hit.start:hit.end]
+            reg = self.registry.register(
+                text=doc.text,
+                title=doc.title,
+                path=doc.path,
+                corpus=corpus.name,
+                tool="search",
+                query=query,
+                question_id=question_id,
+            )
+            start, end, text = hit.start, hit.end, doc.text[hit.start : hit.end]
             record = self.registry.record(reg.source_id) or {}
             if not reg.new and record.get("sha256") != doc.sha256:
                 # Registered earlier with other text (the file changed before a resume): the
@@ -88,8 +96,9 @@ class ResearchTools:
                     continue  # the stored version of this source does not have the passage
                 start, end = span
                 text = stored[start:end]
-            out.append(SearchHit(reg.source_id, doc.title, doc.path, reg.kind, start, end, text, hit.score,
-                                 bool(reg.flags)))
+            out.append(
+                SearchHit(reg.source_id, doc.title, doc.path, reg.kind, start, end, text, hit.score, bool(reg.flags))
+            )
         with self._lock:
             self._searched.setdefault(question_id, set()).update(h.source_id for h in out)
         return out
@@ -102,7 +111,9 @@ class ResearchTools:
     def read_source(self, source_id: str, offset: int = 0, length: int = 2000) -> SourceSlice:
         """A window of a registered source's snapshot."""
         if self.registry.record(source_id) is None:
-            raise ToolError(f"read_source: {source_id} is not a registered source (source ids come from search results)")
+            raise ToolError(
+                f"read_source: {source_id} is not a registered source (source ids come from search results)"
+            )
         text = self.registry.text(source_id)
         offset = max(0, int(offset))
         if offset > len(text):
@@ -115,9 +126,18 @@ class ResearchTools:
         if not hits:
             return "No passages matched. Try other words (names, identifiers, exact phrases)."
         return "\n\n".join(
-            wrap(h.source_id, h.text, title=h.title, path=h.path, kind=h.kind, start=h.start, end=h.end,
-                 **({"flag": "suspicious-instructions"} if h.flagged else {}))
-            for h in hits)
+            wrap(
+                h.source_id,
+                h.text,
+                title=h.title,
+                path=h.path,
+                kind=h.kind,
+                start=h.start,
+                end=h.end,
+                **({"flag": "suspicious-instructions"} if h.flagged else {}),
+            )
+            for h in hits
+        )
 
     @staticmethod
     def format_slice(s: SourceSlice) -> str:

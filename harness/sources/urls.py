@@ -17,8 +17,9 @@ def normalize_url(url: str) -> str:
     netloc = host if port is None or (scheme, port) in (("http", 80), ("https", 443)) else f"{host}:{port}"
     # normpath also drops a trailing slash: /docs/ and /docs name the same page.
     path = posixpath.normpath(parts.path) if parts.path not in ("", "/") else "/"
-    query = urlencode(sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                             if not k.lower().startswith(_TRACKING)))
+    query = urlencode(
+        sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not k.lower().startswith(_TRACKING))
+    )
     return urlunsplit((scheme, netloc, path, query, ""))
 
 

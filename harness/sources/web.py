@@ -87,9 +87,16 @@ def _ddgs_backend(query: str, n: int) -> list[dict]:
 class WebTools:
     """`web_search` and `fetch_url` for one run; fetched pages are registered in `registry`."""
 
-    def __init__(self, registry: SourceRegistry, *, timeout: float = 10.0, max_bytes: int = 2_000_000,
-                 max_redirects: int = 5, search_backend: Callable[[str, int], list[dict]] | None = None,
-                 transport: httpx.BaseTransport | None = None):
+    def __init__(
+        self,
+        registry: SourceRegistry,
+        *,
+        timeout: float = 10.0,
+        max_bytes: int = 2_000_000,
+        max_redirects: int = 5,
+        search_backend: Callable[[str, int], list[dict]] | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ):
         self.registry = registry
         self.timeout = timeout
         self.max_bytes = max_bytes
@@ -120,8 +127,9 @@ class WebTools:
             if key in seen:
                 continue
             seen.add(key)
-            results.append({"title": item.get("title") or "", "url": url,
-                            "snippet": item.get("snippet") or item.get("body") or ""})
+            results.append(
+                {"title": item.get("title") or "", "url": url, "snippet": item.get("snippet") or item.get("body") or ""}
+            )
             if len(results) >= k:
                 break
         return results
@@ -136,10 +144,12 @@ class WebTools:
         if not text.strip():
             raise WebRefused(final_url, "no readable text in the page")
         final = normalize_url(final_url)
-        reg = self.registry.register(text=text, title=title or final, url=final, tool="fetch_url",
-                                     question_id=question_id)
-        return FetchResult(reg.source_id, final, reg.title, reg.kind, reg.new, reg.flags,
-                           self.registry.text(reg.source_id))
+        reg = self.registry.register(
+            text=text, title=title or final, url=final, tool="fetch_url", question_id=question_id
+        )
+        return FetchResult(
+            reg.source_id, final, reg.title, reg.kind, reg.new, reg.flags, self.registry.text(reg.source_id)
+        )
 
     def _download(self, url: str, policy: WebPolicy) -> tuple[str, str, bytes, str | None]:
         """(final URL, content type, body, charset), following redirects by hand so each hop is checked.
@@ -147,11 +157,14 @@ class WebTools:
         We request the URL as given, not its normalized form: normalizing drops trailing
         slashes, and a server that redirects /docs to /docs/ would otherwise loop.
         """
-        headers = {"User-Agent": f"research-harness/{__version__}",
-                   "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9"}
+        headers = {
+            "User-Agent": f"research-harness/{__version__}",
+            "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9",
+        }
         current = url
-        with httpx.Client(follow_redirects=False, timeout=self.timeout, headers=headers,
-                          transport=self.transport) as client:
+        with httpx.Client(
+            follow_redirects=False, timeout=self.timeout, headers=headers, transport=self.transport
+        ) as client:
             for _hop in range(self.max_redirects + 1):
                 policy.check(current)
                 try:
@@ -207,8 +220,7 @@ def _html_to_text(body: bytes, charset: str | None, url: str) -> tuple[str, str]
     import trafilatura
 
     doc: str | bytes = _decode(body, charset) if charset else body
-    text = trafilatura.extract(doc, url=url, favor_precision=False, include_tables=True,
-                               include_comments=False) or ""
+    text = trafilatura.extract(doc, url=url, favor_precision=False, include_tables=True, include_comments=False) or ""
     meta = trafilatura.extract_metadata(doc, default_url=url)
     title = (meta.title if meta else None) or ""
     if not title:

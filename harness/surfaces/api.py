@@ -23,12 +23,22 @@ from harness.workspace.validate import validate_workspace
 __all__ = ["RunReader", "RunResult", "approve", "open_run", "resume", "run", "validate"]
 
 
-def run(question: str, *, corpus: str | Path = DEFAULT_CORPUS, agents: dict[str, Any] | None = None,
-        config: str | Path | dict[str, Any] | None = None, runs_dir: str | Path = "runs", engine: str | None = None,
-        model: str | None = None, yes: bool = True, max_revisions: int | None = None,
-        budget: dict[str, Any] | None = None, web: bool | None = None,
-        approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
-        events: Callable[[dict[str, Any]], None] | None = None) -> RunResult:
+def run(
+    question: str,
+    *,
+    corpus: str | Path = DEFAULT_CORPUS,
+    agents: dict[str, Any] | None = None,
+    config: str | Path | dict[str, Any] | None = None,
+    runs_dir: str | Path = "runs",
+    engine: str | None = None,
+    model: str | None = None,
+    yes: bool = True,
+    max_revisions: int | None = None,
+    budget: dict[str, Any] | None = None,
+    web: bool | None = None,
+    approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
+    events: Callable[[dict[str, Any]], None] | None = None,
+) -> RunResult:
     """Start a run and drive it until it ends or pauses at a human gate; returns where it is and how it ended.
 
     - `corpus`: a folder of documents, or "python-docs" (built in).
@@ -44,27 +54,48 @@ def run(question: str, *, corpus: str | Path = DEFAULT_CORPUS, agents: dict[str,
     flags = [f"{role}={value}" for role, value in (agents or {}).items() if isinstance(value, str)]
     objects = {role: value for role, value in (agents or {}).items() if not isinstance(value, str)}
     config_file = Path(config) if isinstance(config, (str, Path)) else None
-    cfg = build_config(question, corpus=str(corpus), runs_dir=str(runs_dir), engine=engine, model=model, agents=flags,
-                       config_file=config_file, config_data=config if isinstance(config, dict) else None, yes=yes,
-                       max_revisions=max_revisions, budget=budget, web=web, agent_objects=objects)
+    cfg = build_config(
+        question,
+        corpus=str(corpus),
+        runs_dir=str(runs_dir),
+        engine=engine,
+        model=model,
+        agents=flags,
+        config_file=config_file,
+        config_data=config if isinstance(config, dict) else None,
+        yes=yes,
+        max_revisions=max_revisions,
+        budget=budget,
+        web=web,
+        agent_objects=objects,
+    )
     return start_run(cfg, approver=approver, events=events)
 
 
-def resume(run_dir: str | Path, *, yes: bool = False,
-           approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None) -> RunResult:
+def resume(
+    run_dir: str | Path, *, yes: bool = False, approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None
+) -> RunResult:
     """Continue a paused, crashed or killed run from its last checkpoint (`research resume`)."""
     return resume_run(Path(run_dir), yes=yes, approver=approver)
 
 
-def approve(run_dir: str | Path, *, plan: bool = False, plan_text: str | None = None, reject: str | None = None,
-            final_version: str | None = None, by: str | None = None) -> str:
+def approve(
+    run_dir: str | Path,
+    *,
+    plan: bool = False,
+    plan_text: str | None = None,
+    reject: str | None = None,
+    final_version: str | None = None,
+    by: str | None = None,
+) -> str:
     """Record a human decision on a paused run (`research approve`); returns what was recorded.
 
     `plan=True` approves the pending plan (or approves `plan_text`, an edited plan.json, or rejects it
     with the feedback `reject`); `final_version=SHA` signs off the passing draft with that sha256.
     """
-    return record_decision(run_dir, plan=plan, plan_text=plan_text, reject=reject, final_version=final_version,
-                           by=by or getpass.getuser())
+    return record_decision(
+        run_dir, plan=plan, plan_text=plan_text, reject=reject, final_version=final_version, by=by or getpass.getuser()
+    )
 
 
 def validate(run_dir: str | Path) -> list[Problem]:

@@ -45,7 +45,11 @@ def validate(
     run_dir = _run_dir(run_dir)
     problems = validate_workspace(run_dir)
     if as_json:
-        print(json.dumps({"path": str(run_dir), "ok": not problems, "problems": [p.as_dict() for p in problems]}, indent=2))
+        print(
+            json.dumps(
+                {"path": str(run_dir), "ok": not problems, "problems": [p.as_dict() for p in problems]}, indent=2
+            )
+        )
     else:
         for p in problems:
             print(str(p))
@@ -67,34 +71,62 @@ def inspect(
     if as_json:
         print(json.dumps(s, indent=2, ensure_ascii=False))
         return
-    out.print(f"[bold]{s['run_id']}[/]  status: [bold]{s['status']}[/]" + (f" ({s['status_reason']})" if s["status_reason"] else ""))
+    out.print(
+        f"[bold]{s['run_id']}[/]  status: [bold]{s['status']}[/]"
+        + (f" ({s['status_reason']})" if s["status_reason"] else "")
+    )
     out.print(f"question: {s['question']}")
     plan = s["plan"]
     if plan["questions"]:
-        t = Table(title=f"plan (revision {plan['revision']}, {'approved' if plan['approved'] else 'not approved'})", title_justify="left")
+        t = Table(
+            title=f"plan (revision {plan['revision']}, {'approved' if plan['approved'] else 'not approved'})",
+            title_justify="left",
+        )
         for col in ("id", "kind", "critical", "branch", "text"):
             t.add_column(col)
         for q in plan["questions"]:
-            t.add_row(q["id"], q["kind"], "yes" if q["critical"] else "no", q["branch"] or "-",
-                      (f"[{q['tag']}] " if q["tag"] else "") + (q["text"] or ""))
+            t.add_row(
+                q["id"],
+                q["kind"],
+                "yes" if q["critical"] else "no",
+                q["branch"] or "-",
+                (f"[{q['tag']}] " if q["tag"] else "") + (q["text"] or ""),
+            )
         out.print(t)
     src = s["sources"]
-    out.print(f"sources: {src['total']} ({src['primary']} primary, {src['secondary']} secondary, {src['flagged']} flagged, {src['duplicates']} duplicate hits)")
+    out.print(
+        f"sources: {src['total']} ({src['primary']} primary, {src['secondary']} secondary, {src['flagged']} flagged, {src['duplicates']} duplicate hits)"
+    )
     out.print(f"cards: {s['cards']}")
     claims = s["claims"]
-    out.print("claims: " + str(claims["total"]) + " (" + ", ".join(f"{k} {v}" for k, v in claims.items() if k != "total") + ")")
+    out.print(
+        "claims: "
+        + str(claims["total"])
+        + " ("
+        + ", ".join(f"{k} {v}" for k, v in claims.items() if k != "total")
+        + ")"
+    )
     out.print(f"drafts: {', '.join(s['drafts']) or 'none'}")
     for r in s["reviews"]:
         codes = ", ".join(f"{c}×{n}" for c, n in sorted(r["codes"].items()))
-        out.print(f"  {r['path']} on {r['draft']}: {r['verdict']} ({r['errors']} errors, {r['warnings']} warnings{'; ' + codes if codes else ''})")
+        out.print(
+            f"  {r['path']} on {r['draft']}: {r['verdict']} ({r['errors']} errors, {r['warnings']} warnings{'; ' + codes if codes else ''})"
+        )
     spent, limits = s["budget"]["spent"], s["budget"]["limits"]
     if spent or limits:
-        out.print("budget: " + ", ".join(f"{k} {spent.get(k, 0)}/{limits.get(k) if limits.get(k) is not None else '∞'}" for k in ("llm_calls", "tokens", "searches", "wall_seconds")))
+        out.print(
+            "budget: "
+            + ", ".join(
+                f"{k} {spent.get(k, 0)}/{limits.get(k) if limits.get(k) is not None else '∞'}"
+                for k in ("llm_calls", "tokens", "searches", "wall_seconds")
+            )
+        )
     out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
 
 
 def _display(quiet: bool, as_json: bool):
     from harness.surfaces.progress import JsonEvents, LiveProgress, Quiet
+
     if as_json:
         return JsonEvents()
     return Quiet() if quiet else LiveProgress(err)
@@ -102,14 +134,25 @@ def _display(quiet: bool, as_json: bool):
 
 def _finish(result, as_json: bool = False) -> None:
     if as_json:
-        print(json.dumps({"event": "run_ended", "status": result.status, "reason": result.reason,
-                          "path": str(result.run_dir), "exit_code": result.exit_code}))
+        print(
+            json.dumps(
+                {
+                    "event": "run_ended",
+                    "status": result.status,
+                    "reason": result.reason,
+                    "path": str(result.run_dir),
+                    "exit_code": result.exit_code,
+                }
+            )
+        )
         raise typer.Exit(result.exit_code)
     if result.status == "completed":
         out.print(f"final report: {result.run_dir / 'final-report.md'}")
     elif result.status.startswith("awaiting_"):
         gate = "--plan" if result.status == "awaiting_plan_approval" else "--final --version SHA"
-        err.print(f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}")
+        err.print(
+            f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}"
+        )
     else:
         err.print(f"run ended {result.status}: {result.reason or 'no reason recorded'}")
     out.print(f"workspace: {result.run_dir}")
@@ -119,41 +162,85 @@ def _finish(result, as_json: bool = False) -> None:
 @app.command()
 def run(
     question: str = typer.Argument(..., help="The research question."),
-    corpus: str | None = typer.Option(None, "--corpus", help="Folder of .md/.txt/.html/.pdf files, or 'python-docs' (built-in, the default)."),
+    corpus: str | None = typer.Option(
+        None, "--corpus", help="Folder of .md/.txt/.html/.pdf files, or 'python-docs' (built-in, the default)."
+    ),
     runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where run workspaces are created (default ./runs)."),
-    engine: str | None = typer.Option(None, "--engine", help="offline or llm for every role (default: llm if a model or GOOGLE_API_KEY is set, else offline)."),
-    model: str | None = typer.Option(None, "--model", help="Model for llm roles, PROVIDER:NAME (default google_genai:gemini-3.5-flash)."),
-    agent: list[str] = typer.Option([], "--agent", help="Swap a role: ROLE=offline|llm|path/to/spec.md|python:module:Class (repeatable)."),
-    config: Path | None = typer.Option(None, "--config", help="Configuration file (default ./research.yaml if present)."),
+    engine: str | None = typer.Option(
+        None,
+        "--engine",
+        help="offline or llm for every role (default: llm if a model or GOOGLE_API_KEY is set, else offline).",
+    ),
+    model: str | None = typer.Option(
+        None, "--model", help="Model for llm roles, PROVIDER:NAME (default google_genai:gemini-3.5-flash)."
+    ),
+    agent: list[str] = typer.Option(
+        [], "--agent", help="Swap a role: ROLE=offline|llm|path/to/spec.md|python:module:Class (repeatable)."
+    ),
+    config: Path | None = typer.Option(
+        None, "--config", help="Configuration file (default ./research.yaml if present)."
+    ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking."),
-    max_revisions: int | None = typer.Option(None, "--max-revisions", help="Revise rounds after the first draft (default 2)."),
+    max_revisions: int | None = typer.Option(
+        None, "--max-revisions", help="Revise rounds after the first draft (default 2)."
+    ),
     concurrency: int | None = typer.Option(None, "--concurrency", help="Research branches at once (default 4)."),
     budget_llm_calls: int | None = typer.Option(None, "--budget-llm-calls", help="Run limit on model calls."),
     budget_tokens: int | None = typer.Option(None, "--budget-tokens", help="Run limit on tokens."),
     budget_searches: int | None = typer.Option(None, "--budget-searches", help="Run limit on searches."),
     budget_seconds: float | None = typer.Option(None, "--budget-seconds", help="Run limit on wall time."),
-    require_final_approval: bool | None = typer.Option(None, "--require-final-approval/--no-final-approval", help="Ask for a sign-off of the final draft, bound to its sha256."),
-    web: bool | None = typer.Option(None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."),
-    checkpoint_db: str | None = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
+    require_final_approval: bool | None = typer.Option(
+        None,
+        "--require-final-approval/--no-final-approval",
+        help="Ask for a sign-off of the final draft, bound to its sha256.",
+    ),
+    web: bool | None = typer.Option(
+        None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
+    ),
+    checkpoint_db: str | None = typer.Option(
+        None,
+        "--checkpoint-db",
+        envvar="RESEARCH_CHECKPOINT_DB",
+        help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
-    as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Stream progress as JSON events, one object per line on stdout."
+    ),
 ) -> None:
     """Start a run: plan, research, analyze, write and review; prints where the final report is."""
     from harness.orchestrator.config import build_config
     from harness.orchestrator.lifecycle import start_run
     from harness.surfaces.interactive import TerminalApprover
 
-    cfg = build_config(question, corpus=corpus, runs_dir=runs_dir, engine=engine, model=model, agents=agent,
-                       config_file=config, yes=yes, max_revisions=max_revisions, concurrency=concurrency,
-                       budget={"llm_calls": budget_llm_calls, "tokens": budget_tokens, "searches": budget_searches,
-                               "wall_seconds": budget_seconds},
-                       require_final_approval=require_final_approval, web=web)
+    cfg = build_config(
+        question,
+        corpus=corpus,
+        runs_dir=runs_dir,
+        engine=engine,
+        model=model,
+        agents=agent,
+        config_file=config,
+        yes=yes,
+        max_revisions=max_revisions,
+        concurrency=concurrency,
+        budget={
+            "llm_calls": budget_llm_calls,
+            "tokens": budget_tokens,
+            "searches": budget_searches,
+            "wall_seconds": budget_seconds,
+        },
+        require_final_approval=require_final_approval,
+        web=web,
+    )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
     display = _display(quiet, as_json)
     approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
     try:
-        result = start_run(cfg, approver=approver, events=display, on_created=display.attach, checkpoint_db=checkpoint_db)
+        result = start_run(
+            cfg, approver=approver, events=display, on_created=display.attach, checkpoint_db=checkpoint_db
+        )
     finally:
         display.close()
     _finish(result, as_json)
@@ -163,9 +250,16 @@ def run(
 def resume(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
-    checkpoint_db: str | None = typer.Option(None, "--checkpoint-db", envvar="RESEARCH_CHECKPOINT_DB", help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file."),
+    checkpoint_db: str | None = typer.Option(
+        None,
+        "--checkpoint-db",
+        envvar="RESEARCH_CHECKPOINT_DB",
+        help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
-    as_json: bool = typer.Option(False, "--json", help="Stream progress as JSON events, one object per line on stdout."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Stream progress as JSON events, one object per line on stdout."
+    ),
 ) -> None:
     """Continue a paused, crashed or killed run from its last checkpoint."""
     from harness.orchestrator.lifecycle import resume_run
@@ -173,8 +267,14 @@ def resume(
 
     display = _display(quiet, as_json)
     try:
-        result = resume_run(_run_dir(run_dir), yes=yes, approver=TerminalApprover() if sys.stdin.isatty() and not as_json else None,
-                            events=display, on_opened=display.attach, checkpoint_db=checkpoint_db)
+        result = resume_run(
+            _run_dir(run_dir),
+            yes=yes,
+            approver=TerminalApprover() if sys.stdin.isatty() and not as_json else None,
+            events=display,
+            on_opened=display.attach,
+            checkpoint_db=checkpoint_db,
+        )
     finally:
         display.close()
     _finish(result, as_json)
@@ -186,8 +286,12 @@ def approve(
     plan: bool = typer.Option(False, "--plan", help="Approve the pending plan."),
     plan_file: Path | None = typer.Argument(None, help="With --plan: an edited plan.json to approve instead."),
     final: bool = typer.Option(False, "--final", help="Sign off the final draft."),
-    version: str | None = typer.Option(None, "--version", help="With --final: the sha256 of the draft you read (at least 12 hex digits)."),
-    reject: str | None = typer.Option(None, "--reject", help="With --plan: reject with this feedback instead of approving."),
+    version: str | None = typer.Option(
+        None, "--version", help="With --final: the sha256 of the draft you read (at least 12 hex digits)."
+    ),
+    reject: str | None = typer.Option(
+        None, "--reject", help="With --plan: reject with this feedback instead of approving."
+    ),
     by: str | None = typer.Option(None, "--by", help="Who decides (default: your user name)."),
 ) -> None:
     """Record a human decision on a paused run from another process; then `research resume` continues it."""
@@ -198,15 +302,25 @@ def approve(
     if plan == final:
         raise typer.BadParameter("choose exactly one of --plan or --final", param_hint="--plan/--final")
     if final and version is None:
-        raise typer.BadParameter("--final needs --version SHA (the sha256 of the draft you approve)", param_hint="--version")
+        raise typer.BadParameter(
+            "--final needs --version SHA (the sha256 of the draft you approve)", param_hint="--version"
+        )
     text = None
     if plan and plan_file is not None:
         try:
             text = plan_file.read_text(encoding="utf-8")
         except OSError as exc:
             raise typer.BadParameter(f"{plan_file}: {exc.strerror}", param_hint="PLAN_FILE") from None
-    out.print(record_decision(_run_dir(run_dir), plan=plan, plan_text=text, reject=reject if plan else None,
-                              final_version=version if final else None, by=by or getpass.getuser()))
+    out.print(
+        record_decision(
+            _run_dir(run_dir),
+            plan=plan,
+            plan_text=text,
+            reject=reject if plan else None,
+            final_version=version if final else None,
+            by=by or getpass.getuser(),
+        )
+    )
     out.print(f"continue with: research resume {run_dir}")
 
 
@@ -224,10 +338,14 @@ def view(
 
 @app.command(name="eval")
 def eval_(
-    suite_dir: Path = typer.Argument(..., help="Folder of eval cases (each with case.yaml and corpus/), or one case folder."),
+    suite_dir: Path = typer.Argument(
+        ..., help="Folder of eval cases (each with case.yaml and corpus/), or one case folder."
+    ),
     engine: str | None = typer.Option(None, "--engine", help="offline or llm for every role a case does not set."),
     as_json: bool = typer.Option(False, "--json", help="Print the JSON summary instead of the tables."),
-    runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Where workspaces and eval-summary.json go (default runs/eval-<UTC time>)."),
+    runs_dir: Path | None = typer.Option(
+        None, "--runs-dir", help="Where workspaces and eval-summary.json go (default runs/eval-<UTC time>)."
+    ),
 ) -> None:
     """Run an evaluation suite; exit 0 when every expectation holds, 1 otherwise, 2 for a malformed suite."""
     from harness.surfaces.evals import eval_command
@@ -242,7 +360,11 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool | None = typer.Option(None, "--version", callback=_version, is_eager=True, help="Show the version and exit.")) -> None:
+def _root(
+    version: bool | None = typer.Option(
+        None, "--version", callback=_version, is_eager=True, help="Show the version and exit."
+    ),
+) -> None:
     """Workspace-file research harness."""
 
 

@@ -37,7 +37,13 @@ from harness.workspace.validate import validate_workspace
 CASE_FILE = "case.yaml"
 SCHEMA = "eval-case.schema.json"
 SUMMARY_FILE = "eval-summary.json"
-KEY_METRICS = ("citation_coverage", "citation_correctness", "primary_source_ratio", "conflict_disclosure_rate", "plan_coverage")
+KEY_METRICS = (
+    "citation_coverage",
+    "citation_correctness",
+    "primary_source_ratio",
+    "conflict_disclosure_rate",
+    "plan_coverage",
+)
 _CMP = re.compile(r"^\s*(==|!=|>=|<=|>|<)?\s*(-?[0-9]+(?:\.[0-9]+)?|null)\s*$")
 _CONFIG_KEYS = ("max_revisions", "concurrency", "agents", "budget", "role_budgets", "sources")
 
@@ -47,6 +53,7 @@ class SuiteError(UsageError):
 
 
 # ---- the case format -------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Case:
@@ -92,8 +99,16 @@ def load_case(case_dir: Path) -> Case:
     corpus = case_dir / data.get("corpus", "corpus")
     if not corpus.is_dir():
         raise SuiteError(f"{path}: field /corpus: {corpus} is not a folder (each case needs its own corpus)")
-    return Case(case_dir.name, case_dir, data["question"], corpus, data.get("config") or {}, data["expect"],
-                data.get("description", ""), data.get("known_failure"))
+    return Case(
+        case_dir.name,
+        case_dir,
+        data["question"],
+        corpus,
+        data.get("config") or {},
+        data["expect"],
+        data.get("description", ""),
+        data.get("known_failure"),
+    )
 
 
 def load_suite(suite_dir: Path) -> list[Case]:
@@ -103,14 +118,18 @@ def load_suite(suite_dir: Path) -> list[Case]:
         raise SuiteError(f"{suite_dir}: no such suite folder")
     if (suite_dir / CASE_FILE).is_file():
         return [load_case(suite_dir)]
-    cases = [load_case(d) for d in sorted(suite_dir.iterdir())
-             if d.is_dir() and not d.name.startswith((".", "_")) and (d / CASE_FILE).is_file()]
+    cases = [
+        load_case(d)
+        for d in sorted(suite_dir.iterdir())
+        if d.is_dir() and not d.name.startswith((".", "_")) and (d / CASE_FILE).is_file()
+    ]
     if not cases:
         raise SuiteError(f"{suite_dir}: no cases (a case is a folder with {CASE_FILE} and corpus/)")
     return cases
 
 
 # ---- running a case ------------------------------------------------------------------
+
 
 @contextmanager
 def _case_imports(case: Case) -> Iterator[None]:
@@ -149,14 +168,22 @@ def _build(case: Case, engine: str | None, runs_dir: Path):
 
     with _config_file(case) as cfg_file:
         try:
-            return build_config(case.question, corpus=str(case.corpus), runs_dir=str(runs_dir), engine=engine,
-                                config_file=cfg_file, yes=True)
+            return build_config(
+                case.question,
+                corpus=str(case.corpus),
+                runs_dir=str(runs_dir),
+                engine=engine,
+                config_file=cfg_file,
+                yes=True,
+            )
         except UsageError as exc:
             if str(exc).startswith("--engine"):
                 raise
             message = str(exc)
             if message.startswith("research.yaml agents: "):
-                raise SuiteError(f"{case.file}: field /config/agents: {message.removeprefix('research.yaml agents: ')}") from None
+                raise SuiteError(
+                    f"{case.file}: field /config/agents: {message.removeprefix('research.yaml agents: ')}"
+                ) from None
             raise SuiteError(f"{case.file}: field /config: {message}") from None
 
 
@@ -214,10 +241,20 @@ class CaseResult:
         return self.status in ("pass", "xfail")
 
     def as_dict(self) -> dict[str, Any]:
-        return {"case": self.name, "status": self.status, "ok": self.ok, "description": self.description,
-                "run_dir": str(self.run_dir) if self.run_dir else None, "run_status": self.run_status,
-                "run_reason": self.run_reason, "engine": self.engine, "known_failure": self.known_failure,
-                "error": self.error, "checks": [c.as_dict() for c in self.checks], "metrics": self.metrics}
+        return {
+            "case": self.name,
+            "status": self.status,
+            "ok": self.ok,
+            "description": self.description,
+            "run_dir": str(self.run_dir) if self.run_dir else None,
+            "run_status": self.run_status,
+            "run_reason": self.run_reason,
+            "engine": self.engine,
+            "known_failure": self.known_failure,
+            "error": self.error,
+            "checks": [c.as_dict() for c in self.checks],
+            "metrics": self.metrics,
+        }
 
 
 @dataclass
@@ -242,8 +279,14 @@ class SuiteResult:
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        return {"suite": str(self.suite_dir), "runs_dir": str(self.runs_dir), "engine": self.engine, "ok": self.ok,
-                "counts": self.counts(), "cases": [c.as_dict() for c in self.cases]}
+        return {
+            "suite": str(self.suite_dir),
+            "runs_dir": str(self.runs_dir),
+            "engine": self.engine,
+            "ok": self.ok,
+            "counts": self.counts(),
+            "cases": [c.as_dict() for c in self.cases],
+        }
 
 
 def run_case(case: Case, engine: str | None, runs_dir: Path) -> CaseResult:
@@ -297,6 +340,7 @@ def run_suite(suite_dir: Path, engine: str | None = None, runs_dir: Path | None 
 
 # ---- checking expectations -----------------------------------------------------------
 
+
 def compare(actual: Any, spec: Any) -> bool:
     """Does `actual` satisfy a comparison such as ">=1", "==0.5", 3 or "==null"?"""
     if isinstance(spec, bool):
@@ -313,8 +357,14 @@ def compare(actual: Any, spec: Any) -> bool:
         same = actual is None and target is None
         return same if op in ("==", ">=", "<=") else (not same) if op == "!=" else False
     a = float(actual)
-    return {"==": abs(a - target) < 1e-9, "!=": abs(a - target) >= 1e-9, ">=": a >= target - 1e-9,
-            "<=": a <= target + 1e-9, ">": a > target + 1e-9, "<": a < target - 1e-9}[op]
+    return {
+        "==": abs(a - target) < 1e-9,
+        "!=": abs(a - target) >= 1e-9,
+        ">=": a >= target - 1e-9,
+        "<=": a <= target + 1e-9,
+        ">": a > target + 1e-9,
+        "<": a < target - 1e-9,
+    }[op]
 
 
 def _norm(text: str) -> str:
@@ -344,8 +394,6 @@ def _report(reader: RunReader) -> str:
 def _limitations(report: str) -> str:
     m = re.search(r"^#{1,6}\s+Limitations\b.*?$(.*?)(?=^#{1,6}\s|^---\s*$|\Z)", report, re.M | re.S | re.I)
     return m.group(1) if m else ""
-
-
 
 
 def _ratios(metrics: dict | None) -> dict[str, Any]:
@@ -391,11 +439,20 @@ def check_expectations(root: Path, expect: dict[str, Any]) -> list[Check]:
         add(f"verdicts.{which}", verdict, actual, _one_of(actual, verdict))
     first, last = (codes[0], codes[-1]) if codes else ([], [])
     seen_any = sorted(set().union(*codes)) if codes else []
-    for key, pool, present in (("defects_first", first, True), ("defects_final", last, True), ("defects_any", seen_any, True),
-                               ("defects_absent_final", last, False), ("defects_absent_any", seen_any, False)):
+    for key, pool, present in (
+        ("defects_first", first, True),
+        ("defects_final", last, True),
+        ("defects_any", seen_any, True),
+        ("defects_absent_final", last, False),
+        ("defects_absent_any", seen_any, False),
+    ):
         for code in expect.get(key) or []:
-            add(f"{key}: {code}", "present" if present else "absent", "present" if code in pool else "absent",
-                (code in pool) == present and bool(reviews))
+            add(
+                f"{key}: {code}",
+                "present" if present else "absent",
+                "present" if code in pool else "absent",
+                (code in pool) == present and bool(reviews),
+            )
     ratios = _ratios(reader.read_json(METRICS))
     for name, spec in (expect.get("metrics") or {}).items():
         add(f"metrics.{name}", spec, ratios.get(name), compare(ratios.get(name), spec))
@@ -425,12 +482,17 @@ def check_expectations(root: Path, expect: dict[str, Any]) -> list[Check]:
             add(f"refused_writes.{role}", spec, refused.get(role, 0), compare(refused.get(role, 0), spec))
     want_valid = expect.get("valid", True)
     problems = validate_workspace(root)
-    add("valid", "clean" if want_valid else "problems",
-        "clean" if not problems else f"{len(problems)} problem(s), first: {problems[0]}", (not problems) == want_valid)
+    add(
+        "valid",
+        "clean" if want_valid else "problems",
+        "clean" if not problems else f"{len(problems)} problem(s), first: {problems[0]}",
+        (not problems) == want_valid,
+    )
     return checks
 
 
 # ---- the command ---------------------------------------------------------------------
+
 
 def _fmt(value: Any) -> str:
     if value is None:
@@ -443,13 +505,18 @@ def _fmt(value: Any) -> str:
 def _first_sentence(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     m = re.search(r"(?<=[.:])\s", text)
-    first = text[:m.start()] if m else text
-    return first if len(first) <= limit else first[:limit - 1] + "…"
+    first = text[: m.start()] if m else text
+    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 _STYLE = {"pass": "green", "xfail": "yellow", "fail": "red", "xpass": "red", "error": "red"}
-_SHORT = {"citation_coverage": "coverage", "citation_correctness": "correct", "primary_source_ratio": "primary",
-          "conflict_disclosure_rate": "disclosed", "plan_coverage": "plan"}
+_SHORT = {
+    "citation_coverage": "coverage",
+    "citation_correctness": "correct",
+    "primary_source_ratio": "primary",
+    "conflict_disclosure_rate": "disclosed",
+    "plan_coverage": "plan",
+}
 
 
 def _tables(suite: SuiteResult):
@@ -462,9 +529,18 @@ def _tables(suite: SuiteResult):
         checks.add_column(col, overflow="fold")
     for c in suite.cases:
         head = [c.name, f"[{_STYLE[c.status]}]{c.status}[/]"]
-        rows = [("[red]error[/]", "", escape(c.error))] if c.error else [
-            (("[green]✓[/] " if k.ok else "[red]✗[/] ") + escape(k.name), escape(_fmt(k.expected)), escape(_fmt(k.actual)))
-            for k in c.checks]
+        rows = (
+            [("[red]error[/]", "", escape(c.error))]
+            if c.error
+            else [
+                (
+                    ("[green]✓[/] " if k.ok else "[red]✗[/] ") + escape(k.name),
+                    escape(_fmt(k.expected)),
+                    escape(_fmt(k.actual)),
+                )
+                for k in c.checks
+            ]
+        )
         if c.known_failure:
             rows.append(("[yellow]known failure[/]", "", escape(_first_sentence(c.known_failure)) + " (see case.yaml)"))
         for i, row in enumerate(rows):
@@ -498,6 +574,11 @@ def eval_command(suite_dir: Path, engine: str | None, as_json: bool, runs_dir: P
         counts = ", ".join(f"{n} {k}" for k, n in summary["counts"].items() if n)
         verdict = "[green]suite passed[/]" if suite.ok else "[red]suite failed[/]"
         note = " (xfail: a known failure, still failing; xpass: a known failure that now passes: remove its mark)"
-        out.print(f"{len(suite.cases)} case(s): {counts}; {verdict}" + (note if summary["counts"]["xfail"] + summary["counts"]["xpass"] else ""))
-        out.print(f"workspaces: {escape(str(suite.runs_dir))}/<case>/<run id>; summary: {escape(str(suite.runs_dir / SUMMARY_FILE))}")
+        out.print(
+            f"{len(suite.cases)} case(s): {counts}; {verdict}"
+            + (note if summary["counts"]["xfail"] + summary["counts"]["xpass"] else "")
+        )
+        out.print(
+            f"workspaces: {escape(str(suite.runs_dir))}/<case>/<run id>; summary: {escape(str(suite.runs_dir / SUMMARY_FILE))}"
+        )
     return suite.exit_code

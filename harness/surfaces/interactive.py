@@ -50,7 +50,9 @@ def edit_in_editor(text: str, editor: str | None = None) -> str:
 class TerminalApprover:
     """Asks on the terminal; `ask` is injectable so tests can script the answers."""
 
-    def __init__(self, console: Console | None = None, ask: Callable[[str], str] | None = None, editor: str | None = None):
+    def __init__(
+        self, console: Console | None = None, ask: Callable[[str], str] | None = None, editor: str | None = None
+    ):
         self.console = console or Console(stderr=True)
         self.ask = ask or (lambda prompt: self.console.input(prompt))
         self.editor = editor

@@ -92,18 +92,32 @@ def _config_from_request(req: dict[str, Any]):
     if not isinstance(question, str) or not question.strip():
         raise UsageError("question: the request must carry a non-empty question")
     runs_dir = req.get("runs_dir") or os.environ.get(DEFAULT_RUNS_DIR_ENV) or "runs"
-    cfg = build_config(question, corpus=req.get("corpus"), runs_dir=str(runs_dir), engine=req.get("engine"),
-                       model=req.get("model"), agents=list(req.get("agents") or []), yes=bool(req.get("yes", False)),
-                       max_revisions=req.get("max_revisions"), concurrency=req.get("concurrency"),
-                       budget=req.get("budget"), require_final_approval=req.get("require_final_approval"))
+    cfg = build_config(
+        question,
+        corpus=req.get("corpus"),
+        runs_dir=str(runs_dir),
+        engine=req.get("engine"),
+        model=req.get("model"),
+        agents=list(req.get("agents") or []),
+        yes=bool(req.get("yes", False)),
+        max_revisions=req.get("max_revisions"),
+        concurrency=req.get("concurrency"),
+        budget=req.get("budget"),
+        require_final_approval=req.get("require_final_approval"),
+    )
     cfg.runs_dir = Path(cfg.runs_dir).resolve()
     return cfg
 
 
 def _result(ws: Workspace) -> ResearchResult:
     m = ws.manifest
-    return {"run_id": ws.run_id, "run_dir": str(ws.root), "status": m["status"],
-            "status_reason": m.get("status_reason"), "final_report": m.get("final_report")}
+    return {
+        "run_id": ws.run_id,
+        "run_dir": str(ws.root),
+        "status": m["status"],
+        "status_reason": m.get("status_reason"),
+        "final_report": m.get("final_report"),
+    }
 
 
 def _thread_id(config: RunnableConfig) -> str:
@@ -123,6 +137,7 @@ def _events():
     """Progress events go to the server's `custom` stream mode (silently dropped outside a server run)."""
     try:
         from langgraph.config import get_stream_writer
+
         writer = get_stream_writer()
     except Exception:  # noqa: BLE001 - no runnable context: nobody is listening
         return lambda _event: None
@@ -132,6 +147,7 @@ def _events():
             writer(event)
         except Exception:  # noqa: BLE001 - progress display must never fail a run
             pass
+
     return emit
 
 

@@ -62,7 +62,9 @@ class LiveProgress:
             kind = event["event"]
             if kind == "status":
                 self.stage = event["status"]
-                self.console.print(f"[bold]{event['status']}[/]" + (f": {event['reason']}" if event.get("reason") else ""))
+                self.console.print(
+                    f"[bold]{event['status']}[/]" + (f": {event['reason']}" if event.get("reason") else "")
+                )
             elif kind == "delegation_started":
                 label = event["agent"] + (f" {event['question_id']}" if event.get("question_id") else "")
                 self.in_flight[event["delegation_id"]] = label
@@ -74,16 +76,25 @@ class LiveProgress:
 
     def _render(self) -> Group:
         s = summarize(self.root) if self.root else None
-        head = Text.assemble(("stage: ", "dim"), (self.stage, "bold"),
-                             ("   in flight: ", "dim"), (", ".join(sorted(self.in_flight.values())) or "-", ""))
+        head = Text.assemble(
+            ("stage: ", "dim"),
+            (self.stage, "bold"),
+            ("   in flight: ", "dim"),
+            (", ".join(sorted(self.in_flight.values())) or "-", ""),
+        )
         if s is None:
             return Group(head)
         t = Table.grid(padding=(0, 2))
         defects = sum(r["errors"] + r["warnings"] for r in s["reviews"])
         spent = s["budget"]["spent"]
-        t.add_row(f"sources {s['sources']['total']}", f"cards {s['cards']}", f"claims {s['claims']['total']}",
-                  f"drafts {len(s['drafts'])}", f"defects {defects}",
-                  f"budget: {spent.get('llm_calls', 0)} calls, {spent.get('tokens', 0)} tokens, {spent.get('searches', 0)} searches")
+        t.add_row(
+            f"sources {s['sources']['total']}",
+            f"cards {s['cards']}",
+            f"claims {s['claims']['total']}",
+            f"drafts {len(s['drafts'])}",
+            f"defects {defects}",
+            f"budget: {spent.get('llm_calls', 0)} calls, {spent.get('tokens', 0)} tokens, {spent.get('searches', 0)} searches",
+        )
         return Group(head, t)
 
     def close(self) -> None:

@@ -21,9 +21,16 @@ def summarize(root: Path | str | RunReader) -> dict[str, Any]:
     branches = run.get("branches") or {}
     questions = []
     for q in reader.questions():
-        questions.append({"id": q.get("id"), "kind": q.get("kind"), "critical": q.get("critical"),
-                          "text": q.get("text"), "tag": q.get("tag"),
-                          "branch": (branches.get(q.get("id")) or {}).get("status")})
+        questions.append(
+            {
+                "id": q.get("id"),
+                "kind": q.get("kind"),
+                "critical": q.get("critical"),
+                "text": q.get("text"),
+                "tag": q.get("tag"),
+                "branch": (branches.get(q.get("id")) or {}).get("status"),
+            }
+        )
     kinds: Counter = Counter()
     flagged = 0
     sources = reader.source_ids()
@@ -38,21 +45,34 @@ def summarize(root: Path | str | RunReader) -> dict[str, Any]:
     for rel in reader.reviews():
         rev = reader.read_json(rel) or {}
         defects = rev.get("defects") or []
-        reviews.append({"path": rel, "draft": rev.get("draft"), "verdict": rev.get("verdict"),
-                        "errors": sum(1 for d in defects if d.get("severity") == "error"),
-                        "warnings": sum(1 for d in defects if d.get("severity") == "warning"),
-                        "codes": dict(Counter(d.get("code") for d in defects))})
+        reviews.append(
+            {
+                "path": rel,
+                "draft": rev.get("draft"),
+                "verdict": rev.get("verdict"),
+                "errors": sum(1 for d in defects if d.get("severity") == "error"),
+                "warnings": sum(1 for d in defects if d.get("severity") == "warning"),
+                "codes": dict(Counter(d.get("code") for d in defects)),
+            }
+        )
     budget = run.get("budget") or {}
     return {
         "run_id": run.get("run_id"),
         "status": run.get("status"),
         "status_reason": run.get("status_reason"),
         "question": run.get("question"),
-        "plan": {"revision": plan.get("revision") if plan else None,
-                 "approved": bool(plan and (plan.get("approval") or {}).get("decision") == "approved"),
-                 "questions": questions},
-        "sources": {"total": len(sources), "primary": kinds.get("primary", 0), "secondary": kinds.get("secondary", 0),
-                    "flagged": flagged, "duplicates": (run.get("stats") or {}).get("duplicate_sources", 0)},
+        "plan": {
+            "revision": plan.get("revision") if plan else None,
+            "approved": bool(plan and (plan.get("approval") or {}).get("decision") == "approved"),
+            "questions": questions,
+        },
+        "sources": {
+            "total": len(sources),
+            "primary": kinds.get("primary", 0),
+            "secondary": kinds.get("secondary", 0),
+            "flagged": flagged,
+            "duplicates": (run.get("stats") or {}).get("duplicate_sources", 0),
+        },
         "cards": len(reader.list(CARDS)),
         "claims": {s: claim_counts.get(s, 0) for s in CLAIM_STATUSES} | {"total": sum(claim_counts.values())},
         "drafts": reader.drafts(),

@@ -43,8 +43,14 @@ def check_plan(rel: str, plan: dict[str, Any], reader: RunReader) -> list[Proble
         problems.append(Problem(rel, "/questions", "research-question", "the plan has no research question"))
     approval = plan.get("approval")
     if isinstance(approval, dict) and approval.get("plan_sha256") != plan_content_sha256(plan):
-        problems.append(Problem(rel, "/approval/plan_sha256", "approval-binding",
-                                "the plan changed after it was approved (approval hash does not match the plan's content)"))
+        problems.append(
+            Problem(
+                rel,
+                "/approval/plan_sha256",
+                "approval-binding",
+                "the plan changed after it was approved (approval hash does not match the plan's content)",
+            )
+        )
     return problems
 
 
@@ -52,7 +58,9 @@ def _named_after_file(rel: str, doc: dict[str, Any], field: str) -> list[Problem
     """A source record or card carries its own id, which must be its file name."""
     if doc.get(field) == id_of(rel):
         return []
-    return [Problem(rel, f"/{field}", "file-name", f"{field} {doc.get(field)} does not match the file name {id_of(rel)}")]
+    return [
+        Problem(rel, f"/{field}", "file-name", f"{field} {doc.get(field)} does not match the file name {id_of(rel)}")
+    ]
 
 
 def check_source(rel: str, record: dict[str, Any], reader: RunReader) -> list[Problem]:
@@ -63,11 +71,25 @@ def check_source(rel: str, record: dict[str, Any], reader: RunReader) -> list[Pr
         problems.append(Problem(rel, "/sha256", "snapshot-exists", f"the text snapshot {text_rel} is missing"))
         return problems
     if sha256_bytes(data) != record.get("sha256"):
-        problems.append(Problem(rel, "/sha256", "snapshot-hash", f"{text_rel} does not match the recorded sha256 (the snapshot was changed)"))
+        problems.append(
+            Problem(
+                rel,
+                "/sha256",
+                "snapshot-hash",
+                f"{text_rel} does not match the recorded sha256 (the snapshot was changed)",
+            )
+        )
     else:
         text = data.decode("utf-8", errors="replace")
         if len(text) != record.get("size"):
-            problems.append(Problem(rel, "/size", "snapshot-size", f"size {record.get('size')} but {text_rel} has {len(text)} characters"))
+            problems.append(
+                Problem(
+                    rel,
+                    "/size",
+                    "snapshot-size",
+                    f"size {record.get('size')} but {text_rel} has {len(text)} characters",
+                )
+            )
     return problems
 
 
@@ -85,13 +107,25 @@ def check_card(rel: str, card: dict[str, Any], reader: RunReader) -> list[Proble
     if rule is not None:
         pointer, message = _QUOTE_PROBLEMS[rule]
         span = card.get("span") or {}
-        problems.append(Problem(rel, pointer, rule, message.format(sid=card.get("source_id"), start=span.get("start"),
-                                                                   end=span.get("end"))))
+        problems.append(
+            Problem(
+                rel,
+                pointer,
+                rule,
+                message.format(sid=card.get("source_id"), start=span.get("start"), end=span.get("end")),
+            )
+        )
     qids = _plan_question_ids(reader)
     if qids is None:
-        problems.append(Problem(rel, "/question_id", "question-exists", "there is no valid plan.json to check the question id against"))
+        problems.append(
+            Problem(
+                rel, "/question_id", "question-exists", "there is no valid plan.json to check the question id against"
+            )
+        )
     elif card.get("question_id") not in qids:
-        problems.append(Problem(rel, "/question_id", "question-exists", f"question {card.get('question_id')} is not in plan.json"))
+        problems.append(
+            Problem(rel, "/question_id", "question-exists", f"question {card.get('question_id')} is not in plan.json")
+        )
     return problems
 
 
@@ -105,13 +139,34 @@ def check_claims(rel: str, doc: dict[str, Any], reader: RunReader) -> list[Probl
             problems.append(Problem(rel, f"/claims/{i}/claim_id", "unique-id", f"claim id {cid} is used twice"))
         seen.add(cid)
         if qids is None:
-            problems.append(Problem(rel, f"/claims/{i}/question_id", "question-exists", "there is no valid plan.json to check the question id against"))
+            problems.append(
+                Problem(
+                    rel,
+                    f"/claims/{i}/question_id",
+                    "question-exists",
+                    "there is no valid plan.json to check the question id against",
+                )
+            )
         elif claim.get("question_id") not in qids:
-            problems.append(Problem(rel, f"/claims/{i}/question_id", "question-exists", f"question {claim.get('question_id')} is not in plan.json"))
+            problems.append(
+                Problem(
+                    rel,
+                    f"/claims/{i}/question_id",
+                    "question-exists",
+                    f"question {claim.get('question_id')} is not in plan.json",
+                )
+            )
         for field in ("supporting_cards", "contradicting_cards"):
             for j, card_id in enumerate(claim.get(field, [])):
                 if not reader.exists(card_path(card_id)):
-                    problems.append(Problem(rel, f"/claims/{i}/{field}/{j}", "card-exists", f"card {card_id} does not exist in source-cards/"))
+                    problems.append(
+                        Problem(
+                            rel,
+                            f"/claims/{i}/{field}/{j}",
+                            "card-exists",
+                            f"card {card_id} does not exist in source-cards/",
+                        )
+                    )
     return problems
 
 
@@ -126,11 +181,29 @@ def check_citations(rel: str, text: str, reader: RunReader) -> list[Problem]:
     for cit in citations:
         for key in cit.keys:
             if not CLAIM_ID.fullmatch(key):
-                problems.append(Problem(rel, f"line {cit.line}", "citation-syntax", f"[@{key}] is not a claim id (cite claims as [@C1])"))
+                problems.append(
+                    Problem(
+                        rel, f"line {cit.line}", "citation-syntax", f"[@{key}] is not a claim id (cite claims as [@C1])"
+                    )
+                )
             elif known is None:
-                problems.append(Problem(rel, f"line {cit.line}", "citation-resolves", f"[@{key}] cannot resolve: there is no valid claims.json"))
+                problems.append(
+                    Problem(
+                        rel,
+                        f"line {cit.line}",
+                        "citation-resolves",
+                        f"[@{key}] cannot resolve: there is no valid claims.json",
+                    )
+                )
             elif key not in known:
-                problems.append(Problem(rel, f"line {cit.line}", "citation-resolves", f"[@{key}] cites a claim that is not in claims.json"))
+                problems.append(
+                    Problem(
+                        rel,
+                        f"line {cit.line}",
+                        "citation-resolves",
+                        f"[@{key}] cites a claim that is not in claims.json",
+                    )
+                )
     return problems
 
 
@@ -140,7 +213,11 @@ def check_review(rel: str, review: dict[str, Any], reader: RunReader) -> list[Pr
     if data is None:
         return [Problem(rel, "/draft", "draft-exists", f"the reviewed draft {draft} does not exist")]
     if sha256_bytes(data) != review.get("draft_sha256"):
-        return [Problem(rel, "/draft_sha256", "review-binding", f"{draft} changed after this review (sha256 does not match)")]
+        return [
+            Problem(
+                rel, "/draft_sha256", "review-binding", f"{draft} changed after this review (sha256 does not match)"
+            )
+        ]
     return []
 
 
@@ -149,17 +226,42 @@ def check_run(rel: str, run: dict[str, Any], reader: RunReader) -> list[Problem]
     plan = reader.plan()
     if plan is not None and isinstance(plan.get("approval"), dict) and plan["approval"].get("decision") == "approved":
         sha = plan_content_sha256(plan)
-        if not any(isinstance(d, dict) and d.get("gate") == "plan" and d.get("decision") in ("approved", "edited")
-                   and d.get("sha256") == sha for d in run.get("decisions", [])):
-            problems.append(Problem(rel, "/decisions", "approval-recorded",
-                                    "plan.json says approved, but run.json records no human decision for this plan"))
+        if not any(
+            isinstance(d, dict)
+            and d.get("gate") == "plan"
+            and d.get("decision") in ("approved", "edited")
+            and d.get("sha256") == sha
+            for d in run.get("decisions", [])
+        ):
+            problems.append(
+                Problem(
+                    rel,
+                    "/decisions",
+                    "approval-recorded",
+                    "plan.json says approved, but run.json records no human decision for this plan",
+                )
+            )
     approval = run.get("final_approval")
     if isinstance(approval, dict):
         data = reader.read_bytes(approval.get("draft", ""))
         if data is None:
-            problems.append(Problem(rel, "/final_approval/draft", "draft-exists", f"the approved draft {approval.get('draft')} does not exist"))
+            problems.append(
+                Problem(
+                    rel,
+                    "/final_approval/draft",
+                    "draft-exists",
+                    f"the approved draft {approval.get('draft')} does not exist",
+                )
+            )
         elif sha256_bytes(data) != approval.get("sha256"):
-            problems.append(Problem(rel, "/final_approval/sha256", "approval-binding", f"{approval.get('draft')} changed after it was signed off"))
+            problems.append(
+                Problem(
+                    rel,
+                    "/final_approval/sha256",
+                    "approval-binding",
+                    f"{approval.get('draft')} changed after it was signed off",
+                )
+            )
     return problems
 
 
@@ -169,7 +271,11 @@ def check_final_report(rel: str, text: str, reader: RunReader) -> list[Problem]:
     claims = reader.claims() or {}
     for n, line in enumerate(text.splitlines(), start=1):
         if parse_citations(line):
-            problems.append(Problem(rel, f"line {n}", "citation-rendered", "an unrendered [@...] citation is left in the final report"))
+            problems.append(
+                Problem(
+                    rel, f"line {n}", "citation-rendered", "an unrendered [@...] citation is left in the final report"
+                )
+            )
         for m in CARD_LINK.finditer(line):
             claim_id, link = m.group(1), m.group(2)
             claim = claims.get(claim_id)
@@ -177,7 +283,14 @@ def check_final_report(rel: str, text: str, reader: RunReader) -> list[Problem]:
             if claim is None:
                 problems.append(Problem(rel, f"line {n}", "citation-resolves", f"{claim_id} is not in claims.json"))
             elif claim.get("status") in NOT_REPORTABLE:
-                problems.append(Problem(rel, f"line {n}", "claim-reportable", f"{claim_id} is {claim.get('status')} and must not be in the final report"))
+                problems.append(
+                    Problem(
+                        rel,
+                        f"line {n}",
+                        "claim-reportable",
+                        f"{claim_id} is {claim.get('status')} and must not be in the final report",
+                    )
+                )
             elif card_id not in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
                 problems.append(Problem(rel, f"line {n}", "citation-resolves", f"{link} is not a card of {claim_id}"))
             if not reader.exists(link):

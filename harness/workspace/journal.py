@@ -35,5 +35,3 @@ def read_journal(root: Path) -> list[tuple[Path, dict[str, Any] | None]]:
             intent = None
         out.append((f, intent if isinstance(intent, dict) else None))
     return out
-
-

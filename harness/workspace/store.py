@@ -77,8 +77,10 @@ def _storage(rel: str):
     try:
         yield
     except OSError as exc:
-        raise StorageError(f"{rel}: cannot write to the workspace ({exc.strerror or exc}); "
-                           "nothing was half-written — free space or fix permissions, then `research resume`") from None
+        raise StorageError(
+            f"{rel}: cannot write to the workspace ({exc.strerror or exc}); "
+            "nothing was half-written — free space or fix permissions, then `research resume`"
+        ) from None
 
 
 def new_run_id() -> str:
@@ -96,7 +98,9 @@ def _encode(kind_fmt: str, rel: str, content: Any) -> tuple[bytes, Any]:
             try:
                 content = json.loads(content)
             except json.JSONDecodeError as exc:
-                raise ArtifactInvalid([Problem(rel, "/", "json", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]) from None
+                raise ArtifactInvalid(
+                    [Problem(rel, "/", "json", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+                ) from None
         return dump_json(content).encode("utf-8"), content
     if isinstance(content, (bytes, bytearray)):
         try:
@@ -106,7 +110,9 @@ def _encode(kind_fmt: str, rel: str, content: Any) -> tuple[bytes, Any]:
     elif isinstance(content, str):
         text = content
     else:
-        raise ArtifactInvalid([Problem(rel, "", "type", f"expected text for a {kind_fmt} file, got {type(content).__name__}")])
+        raise ArtifactInvalid(
+            [Problem(rel, "", "type", f"expected text for a {kind_fmt} file, got {type(content).__name__}")]
+        )
     return text.encode("utf-8"), text
 
 
@@ -127,8 +133,9 @@ class Workspace:
     # ---- creation and opening -------------------------------------------------
 
     @classmethod
-    def create(cls, runs_dir: Path, question: str, config: dict[str, Any] | None = None,
-               budget: dict[str, Any] | None = None) -> Workspace:
+    def create(
+        cls, runs_dir: Path, question: str, config: dict[str, Any] | None = None, budget: dict[str, Any] | None = None
+    ) -> Workspace:
         """Make a new run folder from workspace_template/ under `runs_dir`.
 
         The folder is assembled under a hidden name and renamed into place, so a
@@ -166,7 +173,12 @@ class Workspace:
                     data = src.read_bytes()
                     (staging / rel).parent.mkdir(parents=True, exist_ok=True)
                     (staging / rel).write_bytes(data)
-                    artifacts[rel] = {"sha256": sha256_bytes(data), "size": len(data), "writer": "harness", "written_at": created}
+                    artifacts[rel] = {
+                        "sha256": sha256_bytes(data),
+                        "size": len(data),
+                        "writer": "harness",
+                        "written_at": created,
+                    }
             (staging / PRIVATE_DIR).mkdir()
             manifest = {
                 "schema_version": 1,
@@ -191,8 +203,14 @@ class Workspace:
             if problems:
                 raise ArtifactInvalid(problems)
             atomic_write(staging / RUN, dump_manifest(manifest).encode("utf-8"))
-            event = {"seq": 1, "ts": created, "run_id": run_id, "event": "run_created", "agent": "harness",
-                     "detail": {"question": question}}
+            event = {
+                "seq": 1,
+                "ts": created,
+                "run_id": run_id,
+                "event": "run_created",
+                "agent": "harness",
+                "detail": {"question": question},
+            }
             (staging / TRACE).write_text(json.dumps(event, ensure_ascii=False) + "\n", encoding="utf-8")
             os.rename(staging, final)
         except BaseException:
@@ -276,10 +294,21 @@ class Workspace:
         """Validate and atomically write one artifact as `policy.role`; see the module docstring."""
         path, rel = resolve_inside(self.root, relpath)
         if not policy.may_write(rel):
-            raise PermissionRefused(f"{rel}: role '{policy.role}' may not write this path (allowed: {', '.join(policy.writes) or 'nothing'})")
+            raise PermissionRefused(
+                f"{rel}: role '{policy.role}' may not write this path (allowed: {', '.join(policy.writes) or 'nothing'})"
+            )
         kind = kind_for_path(rel)
         if kind is None or not kind.indexed:
-            raise ArtifactInvalid([Problem(rel, "", "artifact-path", "not a workspace artifact path (see the workspace layout in the README)")])
+            raise ArtifactInvalid(
+                [
+                    Problem(
+                        rel,
+                        "",
+                        "artifact-path",
+                        "not a workspace artifact path (see the workspace layout in the README)",
+                    )
+                ]
+            )
         data, value = _encode(kind.fmt, rel, content)
         problems = validate(value, kind.schema, rel) if kind.schema else []
         if not problems:
@@ -320,8 +349,12 @@ class Workspace:
         The caller keeps the write's intent pending until a durable rewrite (see `_write_manifest`).
         """
         with self._lock:
-            self._manifest["artifacts"][record.path] = {"sha256": record.sha256, "size": record.size,
-                                                        "writer": record.writer, "written_at": record.written_at}
+            self._manifest["artifacts"][record.path] = {
+                "sha256": record.sha256,
+                "size": record.size,
+                "writer": record.writer,
+                "written_at": record.written_at,
+            }
 
     def remove(self, relpath: str, policy: Policy) -> None:
         """Delete one artifact the role may write (used to undo a killed attempt's partial output)."""
@@ -347,7 +380,9 @@ class Workspace:
     def read_bytes(self, relpath: str, policy: Policy) -> bytes:
         path, rel = resolve_inside(self.root, relpath)
         if rel.split("/", 1)[0] == PRIVATE_DIR or not policy.may_read(rel):
-            raise PermissionRefused(f"{rel}: role '{policy.role}' may not read this path (allowed: {', '.join(policy.reads) or 'nothing'})")
+            raise PermissionRefused(
+                f"{rel}: role '{policy.role}' may not read this path (allowed: {', '.join(policy.reads) or 'nothing'})"
+            )
         try:
             return path.read_bytes()
         except FileNotFoundError:
@@ -395,8 +430,9 @@ class Workspace:
 
     # ---- manifest and trace ---------------------------------------------------------
 
-    def update_manifest(self, fn: Callable[[dict[str, Any]], None], *, check: bool = True,
-                        durable: bool = True) -> dict[str, Any]:
+    def update_manifest(
+        self, fn: Callable[[dict[str, Any]], None], *, check: bool = True, durable: bool = True
+    ) -> dict[str, Any]:
         """Apply `fn` to run.json, validate it, and write it atomically.
 
         `check=False` is for the hot paths whose change is built by this module from
@@ -449,6 +485,7 @@ class Workspace:
         def apply(m: dict[str, Any]) -> None:
             m["status"] = status
             m["status_reason"] = reason
+
         self.update_manifest(apply)
         self.trace("status", agent="harness", status=status, detail=reason)
 
@@ -515,13 +552,21 @@ class Workspace:
             (target.parent / intent["tmp"]).unlink(missing_ok=True)
             if target.is_file() and sha256_bytes(target.read_bytes()) == intent["sha256"]:
                 # The rename happened; the index update may not have. Finish it.
-                record = ArtifactRecord(intent["path"], intent["sha256"], intent["size"], intent["writer"], intent["written_at"])
+                record = ArtifactRecord(
+                    intent["path"], intent["sha256"], intent["size"], intent["writer"], intent["written_at"]
+                )
                 if self._manifest["artifacts"].get(record.path, {}).get("sha256") != record.sha256:
                     self._index(record)
                     traced = self._traced_writes() if traced is None else traced
                     if (record.path, record.sha256) not in traced:  # the crash came before its trace event
-                        self.trace("write", agent=record.writer, path=record.path, sha256=record.sha256, size=record.size,
-                                   detail="completed after an interrupted write")
+                        self.trace(
+                            "write",
+                            agent=record.writer,
+                            path=record.path,
+                            sha256=record.sha256,
+                            size=record.size,
+                            detail="completed after an interrupted write",
+                        )
                 twin = self._pending.get(record.path)
                 if twin is not None and twin != intent_file:
                     twin.unlink(missing_ok=True)  # another intent for this path and content: one is enough
@@ -536,7 +581,12 @@ class Workspace:
         if rel in self._manifest["artifacts"]:
             self.update_manifest(lambda m: m["artifacts"].pop(rel, None))
         if self._last_traced_event(rel) != "delete":
-            self.trace("delete", agent=intent.get("writer", "harness"), path=rel, detail="completed after an interrupted removal")
+            self.trace(
+                "delete",
+                agent=intent.get("writer", "harness"),
+                path=rel,
+                detail="completed after an interrupted removal",
+            )
 
     def _last_traced_event(self, rel: str) -> str | None:
         return next((e.get("event") for e in reversed(read_events(self.root)) if e.get("path") == rel), None)

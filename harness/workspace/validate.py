@@ -20,8 +20,11 @@ from harness.workspace.reader import RunReader
 
 def _pending_writes(root: Path) -> dict[str, dict]:
     """Writes whose journal intent is still kept (indexed in run.json not yet durably, or a crash cut the index update off): path -> intent."""
-    return {intent["path"]: intent for _, intent in read_journal(root)
-            if intent is not None and "path" in intent and "sha256" in intent}
+    return {
+        intent["path"]: intent
+        for _, intent in read_journal(root)
+        if intent is not None and "path" in intent and "sha256" in intent
+    }
 
 
 def _rename_pending(root: Path, rel: str, intent: dict) -> bool:
@@ -105,14 +108,30 @@ def validate_workspace(root: Path | str) -> list[Problem]:
             digest = sha256_bytes(data)
             if entry is None:
                 if pending.get(rel, {}).get("sha256") != digest:
-                    problems.append(Problem(rel, "", "artifact-index", "not in run.json's artifact index (written outside the workspace API)"))
+                    problems.append(
+                        Problem(
+                            rel,
+                            "",
+                            "artifact-index",
+                            "not in run.json's artifact index (written outside the workspace API)",
+                        )
+                    )
             elif entry.get("sha256") != digest and pending.get(rel, {}).get("sha256") != digest:
-                problems.append(Problem(rel, "", "artifact-index", "content differs from run.json's artifact index (changed outside the workspace API)"))
+                problems.append(
+                    Problem(
+                        rel,
+                        "",
+                        "artifact-index",
+                        "content differs from run.json's artifact index (changed outside the workspace API)",
+                    )
+                )
 
     present = set(files)
     for rel in index:
         if rel not in present:
-            problems.append(Problem(RUN, json_pointer(["artifacts", rel]), "artifact-exists", f"indexed artifact {rel} is missing"))
+            problems.append(
+                Problem(RUN, json_pointer(["artifacts", rel]), "artifact-exists", f"indexed artifact {rel} is missing")
+            )
     for rel in sorted(set(pending) - set(index) - present):
         # A journalled write not yet in run.json (it gets there with the next rewrite): its file
         # must exist, unless the crash came before the rename (then its temp file is still there).

@@ -15,9 +15,16 @@ from harness.contract.resources import schemas_dir
 from harness.contract.schemas import fast_accepts, jsonschema_problems, schema, schema_names, validate, validator
 
 EXAMPLES = {
-    "run": "run.schema.json", "plan": "plan.schema.json", "source": "source.schema.json", "card": "card.schema.json",
-    "claims": "claims.schema.json", "review": "review.schema.json", "trace-event": "trace-event.schema.json",
-    "metrics": "metrics.schema.json", "agent-spec": "agent-spec.schema.json", "config": "config.schema.json",
+    "run": "run.schema.json",
+    "plan": "plan.schema.json",
+    "source": "source.schema.json",
+    "card": "card.schema.json",
+    "claims": "claims.schema.json",
+    "review": "review.schema.json",
+    "trace-event": "trace-event.schema.json",
+    "metrics": "metrics.schema.json",
+    "agent-spec": "agent-spec.schema.json",
+    "config": "config.schema.json",
     "eval-case": "eval-case.schema.json",
 }
 
@@ -63,6 +70,7 @@ def test_every_field_has_a_description(name):
 
 # ---- mutations ---------------------------------------------------------------------
 
+
 def _resolve(sub, base):
     """Follow $ref (into common.schema.json or the current document's $defs); return (node, its document)."""
     while isinstance(sub, dict) and "$ref" in sub:
@@ -92,7 +100,9 @@ def mutation_sites(value, sub, base, pointer=()):
     elif isinstance(value, list) and isinstance(sub.get("items"), dict):
         for i, item in enumerate(value):
             sites += mutation_sites(item, sub["items"], base, pointer + (i,))
-    if sub.get("type") == "string" or (isinstance(sub.get("enum"), list) and all(isinstance(e, str) for e in sub["enum"])):
+    if sub.get("type") == "string" or (
+        isinstance(sub.get("enum"), list) and all(isinstance(e, str) for e in sub["enum"])
+    ):
         sites.append((pointer, ("replace", 12345)))
     if sub.get("type") == "integer":
         sites.append((pointer, ("replace", "not a number")))
@@ -132,6 +142,7 @@ def test_mutated_example_is_rejected(name, data):
 
 # ---- the fast path (jsonschema_rs) agrees with jsonschema -----------------------------
 
+
 def _property_names(node):
     names = set()
     if isinstance(node, dict):
@@ -145,17 +156,61 @@ def _property_names(node):
 
 
 # Texts where the regex dialects differ (ECMA/Rust vs Python: \s, $, .) and that the schemas' patterns care about.
-TRICKY = ["", " ", "\n", "\r", "\t", "\ufeff", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", "/", "..", "/..", "\\", "é",
-          "\U0001F600", "Q1", "C12", "src-0123456789ab", "2026-11-30T01:02:03Z", "null", ">=", "==1", "-0.5", "http://", "a:b"]
-KEYS = sorted(_property_names([schema(n) for n in schema_names()])) + ["zz_not_in_schema", "Q1\n", "a/..\n", "../x", "first", "2"]
+TRICKY = [
+    "",
+    " ",
+    "\n",
+    "\r",
+    "\t",
+    "\ufeff",
+    "\x1c",
+    "\x85",
+    "\xa0",
+    "\u2028",
+    "\u3000",
+    "/",
+    "..",
+    "/..",
+    "\\",
+    "é",
+    "\U0001f600",
+    "Q1",
+    "C12",
+    "src-0123456789ab",
+    "2026-11-30T01:02:03Z",
+    "null",
+    ">=",
+    "==1",
+    "-0.5",
+    "http://",
+    "a:b",
+]
+KEYS = sorted(_property_names([schema(n) for n in schema_names()])) + [
+    "zz_not_in_schema",
+    "Q1\n",
+    "a/..\n",
+    "../x",
+    "first",
+    "2",
+]
 # Values jsonschema_rs treats differently or cannot take; validate must still answer as jsonschema does.
 EXOTIC = [(1, 2), ("Q1",), float("nan"), float("inf"), "\ud800", {1: "x"}, Decimal("1.5"), {"a", "b"}]
 
 texts = st.sampled_from(TRICKY) | st.text(max_size=4)
-scalars = (st.none() | st.booleans() | st.integers(-3, 3) | st.integers(-2**70, 2**70) | texts
-           | st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from([0.0, -0.0, 1.0, 0.5, 2.0**64, 1e300]))
-json_values = st.recursive(scalars, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(texts | st.sampled_from(KEYS), kids, max_size=3),
-                           max_leaves=5)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.integers(-(2**70), 2**70)
+    | texts
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0.0, -0.0, 1.0, 0.5, 2.0**64, 1e300])
+)
+json_values = st.recursive(
+    scalars,
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(texts | st.sampled_from(KEYS), kids, max_size=3),
+    max_leaves=5,
+)
 
 
 def _paths(value, path=()):
@@ -178,7 +233,10 @@ def mutated(draw, doc):
     for part in path:
         parent, node = node, node[part]
     if isinstance(node, str):
-        new = draw(st.sampled_from([node + draw(texts), draw(texts) + node, node[:draw(st.integers(0, len(node)))]]) | json_values)
+        new = draw(
+            st.sampled_from([node + draw(texts), draw(texts) + node, node[: draw(st.integers(0, len(node)))]])
+            | json_values
+        )
     elif isinstance(node, bool) or node is None:
         new = draw(json_values)
     elif isinstance(node, (int, float)):
@@ -188,7 +246,9 @@ def mutated(draw, doc):
         if node and draw(st.booleans()):
             del new[draw(st.sampled_from(sorted(node)))]
         else:
-            new[draw(st.sampled_from(KEYS) | texts)] = draw(st.sampled_from(list(node.values()) or [None]) | json_values)
+            new[draw(st.sampled_from(KEYS) | texts)] = draw(
+                st.sampled_from(list(node.values()) or [None]) | json_values
+            )
     elif isinstance(node, list):
         new = list(node)
         if node and draw(st.booleans()):
@@ -230,16 +290,23 @@ def test_fast_path_agrees_with_jsonschema(name, data):
         assert reference == []
 
 
-@pytest.mark.parametrize("name, path, value", [
-    ("run", ("artifacts", "a/..\n"), {"sha256": "0" * 64, "size": 1, "writer": "planner", "written_at": "2026-11-30T01:02:04Z"}),
-    ("eval-case", ("expect", "reviews"), "\ufeff>=1"),  # Rust \s takes U+FEFF, Python's does not
-    ("eval-case", ("expect", "reviews"), "\x1c>=1"),  # Python \s takes U+001C, Rust's does not
-    ("trace-event", ("ts",), "2026-11-30T01:02:09Z\n"),  # Python $ matches before a final newline
-    ("trace-event", ("tools",), ("search",)),  # jsonschema_rs takes a tuple for an array
-    ("trace-event", ("budget", "tokens"), float("nan")),  # jsonschema_rs takes NaN and infinity for null...
-    ("trace-event", ("model",), float("inf")),  # ... jsonschema for numbers
-    ("trace-event", ("brief",), "\ud800"),  # jsonschema_rs cannot take a lone surrogate
-])
+@pytest.mark.parametrize(
+    "name, path, value",
+    [
+        (
+            "run",
+            ("artifacts", "a/..\n"),
+            {"sha256": "0" * 64, "size": 1, "writer": "planner", "written_at": "2026-11-30T01:02:04Z"},
+        ),
+        ("eval-case", ("expect", "reviews"), "\ufeff>=1"),  # Rust \s takes U+FEFF, Python's does not
+        ("eval-case", ("expect", "reviews"), "\x1c>=1"),  # Python \s takes U+001C, Rust's does not
+        ("trace-event", ("ts",), "2026-11-30T01:02:09Z\n"),  # Python $ matches before a final newline
+        ("trace-event", ("tools",), ("search",)),  # jsonschema_rs takes a tuple for an array
+        ("trace-event", ("budget", "tokens"), float("nan")),  # jsonschema_rs takes NaN and infinity for null...
+        ("trace-event", ("model",), float("inf")),  # ... jsonschema for numbers
+        ("trace-event", ("brief",), "\ud800"),  # jsonschema_rs cannot take a lone surrogate
+    ],
+)
 def test_known_engine_differences_follow_jsonschema(name, path, value):
     doc = example(name)
     node = doc

@@ -39,9 +39,17 @@ COVERAGE_SEEDS = (0, 1, 2, 3, 5, 6, 7, 9, 13, 15)  # fixed seeds that between th
 TIGHT_BUDGET_SEEDS = {6: 14}  # seed -> llm_calls: a run budget that runs out mid-pipeline
 
 # Who may have written each artifact (run.json's `writer`), by path.
-WRITERS = [("plan.json", {"planner", "harness", "human"}), ("sources/*", {"tools"}), ("source-cards/*", {"researcher"}),
-           ("claims.json", {"analyst"}), ("drafts/*", {"writer"}), ("reviews/*", {"reviewer", "harness"}),
-           ("final-report.md", {"harness"}), ("metrics.json", {"harness"}), ("README.md", {"harness"})]
+WRITERS = [
+    ("plan.json", {"planner", "harness", "human"}),
+    ("sources/*", {"tools"}),
+    ("source-cards/*", {"researcher"}),
+    ("claims.json", {"analyst"}),
+    ("drafts/*", {"writer"}),
+    ("reviews/*", {"reviewer", "harness"}),
+    ("final-report.md", {"harness"}),
+    ("metrics.json", {"harness"}),
+    ("README.md", {"harness"}),
+]
 STOP_REASONS = {"completed", "blocked", "failed", "timeout", "budget_exhausted"}
 SPECS = load_default_specs()
 
@@ -77,8 +85,18 @@ def messages_seen(models) -> dict[str, list[tuple[dict | None, ToolMessage]]]:
     return out
 
 
-def run_adversary(base: Path, seed: int, *, max_revisions: int, concurrency: int, final_gate: bool, plan_rejections: int,
-                  llm_calls: int, tokens: int, p_bad: float | None = None) -> tuple[RunResult, Adversary, dict, list[dict], dict]:
+def run_adversary(
+    base: Path,
+    seed: int,
+    *,
+    max_revisions: int,
+    concurrency: int,
+    final_gate: bool,
+    plan_rejections: int,
+    llm_calls: int,
+    tokens: int,
+    p_bad: float | None = None,
+) -> tuple[RunResult, Adversary, dict, list[dict], dict]:
     corpus = write_corpus(base / "corpus")
     adversary = Adversary(seed, base, p_bad=p_bad)
     (base / "canary.txt").write_text(adversary.canary_outside, encoding="utf-8")
@@ -96,18 +114,38 @@ def run_adversary(base: Path, seed: int, *, max_revisions: int, concurrency: int
     def plant_private_canary(ws):
         (ws.private_dir / "canary.txt").write_text(adversary.canary_private, encoding="utf-8")
 
-    cfg = build_config(QUESTION, corpus=str(corpus), runs_dir=str(base / "runs"), engine="llm", model="scripted:adversary",
-                       max_revisions=max_revisions, concurrency=concurrency, require_final_approval=final_gate,
-                       budget={"llm_calls": llm_calls, "tokens": tokens, "searches": 24, "wall_seconds": 600})
-    cfg.role_budgets = {"researcher": {"llm_calls": max(10, llm_calls // 3)}, "writer": {"tokens": tokens // 3},
-                        "reviewer": {"llm_calls": 30}}
+    cfg = build_config(
+        QUESTION,
+        corpus=str(corpus),
+        runs_dir=str(base / "runs"),
+        engine="llm",
+        model="scripted:adversary",
+        max_revisions=max_revisions,
+        concurrency=concurrency,
+        require_final_approval=final_gate,
+        budget={"llm_calls": llm_calls, "tokens": tokens, "searches": 24, "wall_seconds": 600},
+    )
+    cfg.role_budgets = {
+        "researcher": {"llm_calls": max(10, llm_calls // 3)},
+        "writer": {"tokens": tokens // 3},
+        "reviewer": {"llm_calls": 30},
+    }
     before = listing(base)
     result = start_run(cfg, models=models, approver=approver, on_created=plant_private_canary)
     return result, adversary, models, gates, before
 
 
-def check_invariants(base: Path, result: RunResult, adversary: Adversary, models: dict, gates: list[dict],
-                     before: dict, *, max_revisions: int, final_gate: bool) -> None:
+def check_invariants(
+    base: Path,
+    result: RunResult,
+    adversary: Adversary,
+    models: dict,
+    gates: list[dict],
+    before: dict,
+    *,
+    max_revisions: int,
+    final_gate: bool,
+) -> None:
     run = result.run_dir
     manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
     events = [json.loads(line) for line in (run / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -177,8 +215,10 @@ def check_invariants(base: Path, result: RunResult, adversary: Adversary, models
         plan = json.loads((run / "plan.json").read_text(encoding="utf-8"))
         sha = plan_content_sha256(plan)
         assert plan["approval"]["decision"] == "approved" and plan["approval"]["plan_sha256"] == sha
-        assert any(d["gate"] == "plan" and d["decision"] in ("approved", "edited") and d["sha256"] == sha
-                   for d in manifest["decisions"])
+        assert any(
+            d["gate"] == "plan" and d["decision"] in ("approved", "edited") and d["sha256"] == sha
+            for d in manifest["decisions"]
+        )
         assert any(g["gate"] == "plan" for g in gates)
 
     # 4-5: a completed run's report passed review: no rejected or unsupported claim, no instructions echoed
@@ -205,22 +245,41 @@ def instructions_outside_quotes(report: str) -> list[str]:
     return [f["excerpt"] for f in find_injections(re.sub(r"“[^”]*”", "“…”", report))]
 
 
-SHAPES = dict(seed=st.integers(min_value=0, max_value=2**32 - 1), max_revisions=st.integers(0, 2),
-              concurrency=st.integers(1, 3), final_gate=st.booleans(), plan_rejections=st.sampled_from([0, 0, 0, 1, 3]),
-              llm_calls=st.integers(12, 120), tokens=st.integers(400_000, 3_000_000))
+SHAPES = dict(
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    max_revisions=st.integers(0, 2),
+    concurrency=st.integers(1, 3),
+    final_gate=st.booleans(),
+    plan_rejections=st.sampled_from([0, 0, 0, 1, 3]),
+    llm_calls=st.integers(12, 120),
+    tokens=st.integers(400_000, 3_000_000),
+)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 25, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES <= 25,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(**SHAPES)
 @example(seed=20, max_revisions=1, concurrency=2, final_gate=True, plan_rejections=0, llm_calls=120, tokens=3_000_000)
 @example(seed=0, max_revisions=2, concurrency=1, final_gate=False, plan_rejections=1, llm_calls=120, tokens=3_000_000)
-def test_the_pipeline_holds_its_invariants_against_an_adversarial_model(tmp_path, seed, max_revisions, concurrency, final_gate,
-                                                                        plan_rejections, llm_calls, tokens):
+def test_the_pipeline_holds_its_invariants_against_an_adversarial_model(
+    tmp_path, seed, max_revisions, concurrency, final_gate, plan_rejections, llm_calls, tokens
+):
     base = Path(tempfile.mkdtemp(dir=tmp_path, prefix=f"seed{seed}-"))
     result, adversary, models, gates, before = run_adversary(
-        base, seed, max_revisions=max_revisions, concurrency=concurrency, final_gate=final_gate,
-        plan_rejections=plan_rejections, llm_calls=llm_calls, tokens=tokens)
+        base,
+        seed,
+        max_revisions=max_revisions,
+        concurrency=concurrency,
+        final_gate=final_gate,
+        plan_rejections=plan_rejections,
+        llm_calls=llm_calls,
+        tokens=tokens,
+    )
     check_invariants(base, result, adversary, models, gates, before, max_revisions=max_revisions, final_gate=final_gate)
 
 
@@ -230,8 +289,16 @@ def test_the_adversary_plays_every_move_and_runs_end_in_many_statuses(tmp_path):
     for seed in COVERAGE_SEEDS:
         base = Path(tempfile.mkdtemp(dir=tmp_path, prefix=f"seed{seed}-"))
         result, adversary, models, gates, before = run_adversary(
-            base, seed, max_revisions=1, concurrency=2, final_gate=False, plan_rejections=3 if seed == 2 else 0,
-            llm_calls=TIGHT_BUDGET_SEEDS.get(seed, 120), tokens=3_000_000, p_bad=0.6 if seed % 2 else 0.2)
+            base,
+            seed,
+            max_revisions=1,
+            concurrency=2,
+            final_gate=False,
+            plan_rejections=3 if seed == 2 else 0,
+            llm_calls=TIGHT_BUDGET_SEEDS.get(seed, 120),
+            tokens=3_000_000,
+            p_bad=0.6 if seed % 2 else 0.2,
+        )
         played |= set(adversary.moves)
         statuses.add(result.status)
         check_invariants(base, result, adversary, models, gates, before, max_revisions=1, final_gate=False)
@@ -241,6 +308,7 @@ def test_the_adversary_plays_every_move_and_runs_end_in_many_statuses(tmp_path):
 
 
 # ---- bugs the adversary found, now fixed: each stays as a regression test ------------------------------------
+
 
 def test_a_planner_cannot_forge_its_own_plan_approval(tmp_path):
     """A model writing its own approval record into plan.json does not get past the human plan gate."""
@@ -257,9 +325,14 @@ def test_a_planner_cannot_forge_its_own_plan_approval(tmp_path):
 
     corpus = write_corpus(tmp_path / "corpus")
     gates: list[dict] = []
-    cfg = build_config(QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model="scripted:forger")
-    result = start_run(cfg, models=scripted_models(role_policies(2, planner=forger)),
-                       approver=lambda ws, p: gates.append(p) or {"decision": "approve", "by": "tester", "version": p.get("sha256")})
+    cfg = build_config(
+        QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model="scripted:forger"
+    )
+    result = start_run(
+        cfg,
+        models=scripted_models(role_policies(2, planner=forger)),
+        approver=lambda ws, p: gates.append(p) or {"decision": "approve", "by": "tester", "version": p.get("sha256")},
+    )
     manifest = json.loads((result.run_dir / "run.json").read_text())
     assert [g["gate"] for g in gates][:1] == ["plan"], "the human plan gate was skipped"
     assert any(d["gate"] == "plan" for d in manifest["decisions"])
@@ -279,7 +352,9 @@ def test_instructions_written_into_a_claim_never_reach_the_final_report(tmp_path
         return m_claim_injection(adversary, random.Random(0), "analyst", t, action) or action
 
     corpus = write_corpus(tmp_path / "corpus")
-    cfg = build_config(QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model="scripted:x", yes=True)
+    cfg = build_config(
+        QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model="scripted:x", yes=True
+    )
     result = start_run(cfg, models=scripted_models(role_policies(2, analyst=analyst)))
     assert validate_workspace(result.run_dir) == []
     report = result.run_dir / "final-report.md"

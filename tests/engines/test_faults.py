@@ -83,37 +83,65 @@ class FaultCase:
 
 # The faults a provider throws at the harness, as the stub injects them.
 FAULTS: dict[str, FaultCase] = {
-    "429": FaultCase(lambda: http_error(429, "Quota exceeded", retry_delay=7), "rate_limit", "429 RESOURCE_EXHAUSTED: Quota exceeded", True),
-    "500": FaultCase(lambda: http_error(500, "backend exploded"), "server_error", "500 INTERNAL: backend exploded", True),
-    "503": FaultCase(lambda: http_error(503, "model overloaded"), "server_error", "503 UNAVAILABLE: model overloaded", True),
+    "429": FaultCase(
+        lambda: http_error(429, "Quota exceeded", retry_delay=7),
+        "rate_limit",
+        "429 RESOURCE_EXHAUSTED: Quota exceeded",
+        True,
+    ),
+    "500": FaultCase(
+        lambda: http_error(500, "backend exploded"), "server_error", "500 INTERNAL: backend exploded", True
+    ),
+    "503": FaultCase(
+        lambda: http_error(503, "model overloaded"), "server_error", "503 UNAVAILABLE: model overloaded", True
+    ),
     "timeout": FaultCase(lambda: delay(5.0), "timeout", "timeout: ReadTimeout", True),
     "dropped-connection": FaultCase(drop_connection, "connection", "connection failed: RemoteProtocolError", True),
-    "invalid-json": FaultCase(lambda: raw_reply("<html>bad gateway</html>"), "invalid_response", "invalid response: JSONDecodeError", True),
+    "invalid-json": FaultCase(
+        lambda: raw_reply("<html>bad gateway</html>"), "invalid_response", "invalid response: JSONDecodeError", True
+    ),
     "empty": FaultCase(empty_reply, "empty_reply", "empty reply: no text and no tool call", False),
     "empty-blocked": FaultCase(lambda: empty_reply(block_reason="SAFETY"), "empty_reply", "blocked: SAFETY", False),
-    "empty-no-parts": FaultCase(lambda: empty_reply("no_parts"), "empty_reply", "empty reply: no text and no tool call (finish_reason STOP)", False),
-    "malformed-function-call": FaultCase(malformed_function_call, "malformed_function_call", "MALFORMED_FUNCTION_CALL", False),
+    "empty-no-parts": FaultCase(
+        lambda: empty_reply("no_parts"),
+        "empty_reply",
+        "empty reply: no text and no tool call (finish_reason STOP)",
+        False,
+    ),
+    "malformed-function-call": FaultCase(
+        malformed_function_call, "malformed_function_call", "MALFORMED_FUNCTION_CALL", False
+    ),
 }
 
 # 4xx answers no retry can fix: one attempt, then the step fails.
 REJECTED: dict[str, str] = {
-    "400": "400 INVALID_ARGUMENT", "401": "401 UNAUTHENTICATED", "403": "403 PERMISSION_DENIED", "404": "404 NOT_FOUND",
+    "400": "400 INVALID_ARGUMENT",
+    "401": "401 UNAUTHENTICATED",
+    "403": "403 PERMISSION_DENIED",
+    "404": "404 NOT_FOUND",
 }
 
 # How a run ends when one role's provider never recovers.
-EXPECTED_STATUS = {"planner": "failed", "researcher": "needs_human", "analyst": "failed", "writer": "failed",
-                   "reviewer": "completed"}  # a Reviewer that cannot run leaves the verdict to the deterministic checks
+EXPECTED_STATUS = {
+    "planner": "failed",
+    "researcher": "needs_human",
+    "analyst": "failed",
+    "writer": "failed",
+    "reviewer": "completed",
+}  # a Reviewer that cannot run leaves the verdict to the deterministic checks
 
 # (fault, times) — every delegation's first call meets the fault `times` times (the most the bound lets
 # recover from), then succeeds.
 RECOVER_CASES = [(name, ATTEMPTS - 1) for name in FAULTS]
 # (fault, role) — every call of `role` meets the fault: each fault on one role, and 503 on every role.
 _ROTATION = ["analyst", "researcher", "writer", "planner", "reviewer"]
-PERSIST_CASES = [(name, _ROTATION[i % len(_ROTATION)]) for i, name in enumerate(FAULTS)] + \
-    [("503", role) for role in ROLES if role != _ROTATION[list(FAULTS).index("503") % len(_ROTATION)]]
+PERSIST_CASES = [(name, _ROTATION[i % len(_ROTATION)]) for i, name in enumerate(FAULTS)] + [
+    ("503", role) for role in ROLES if role != _ROTATION[list(FAULTS).index("503") % len(_ROTATION)]
+]
 
 
 # ---- the stub, with faults injected in front of the scripted roles ------------------------------------
+
 
 class FaultInjector:
     """A GeminiStub responder: the fault for the first `times` calls of each delegation of `roles`
@@ -159,8 +187,9 @@ def waits(monkeypatch) -> list[float]:
 def run_with(injector: FaultInjector, tmp_path: Path, corpus: Path, monkeypatch, **kw):
     with GeminiStub(responder=injector) as stub:
         point_env_at_stub(monkeypatch, stub)
-        cfg = build_config(QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model=MODEL,
-                           yes=True, **kw)
+        cfg = build_config(
+            QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model=MODEL, yes=True, **kw
+        )
         result = start_run(cfg)  # no models=: resolve_model builds the real client, pointed at the stub
         requests = stub.generate_requests
         errors = stub.errors
@@ -194,6 +223,7 @@ def assert_every_attempt_charged(run: Path, requests: list, injector: FaultInjec
 
 
 # ---- 1. a fault is retried with backoff, and the run completes ----------------------------------------
+
 
 @pytest.mark.parametrize("name, times", RECOVER_CASES, ids=[f"fault-{n}-x{t}" for n, t in RECOVER_CASES])
 def test_a_fault_is_retried_then_the_run_completes(tmp_path, corpus, monkeypatch, waits, name, times):
@@ -245,6 +275,7 @@ def retry_wait(line: str) -> tuple[int, float]:
 
 # ---- 2. a fault that never clears ends the run in a defined status, with the reason ---------------------
 
+
 @pytest.mark.parametrize("name, role", PERSIST_CASES, ids=[f"fault-{n}-{r}" for n, r in PERSIST_CASES])
 def test_a_persistent_fault_ends_the_run_cleanly(tmp_path, corpus, monkeypatch, waits, name, role):
     case = FAULTS[name]
@@ -263,8 +294,11 @@ def test_a_persistent_fault_ends_the_run_cleanly(tmp_path, corpus, monkeypatch, 
         assert (run / "final-report.md").exists()
     else:
         assert f"provider error after {ATTEMPTS} attempts: " in result.reason and case.detail in result.reason
-        assert (f"{role}: provider error" in result.reason if role != "researcher"
-                else result.reason.startswith("critical research branch failed (Q1: provider error"))
+        assert (
+            f"{role}: provider error" in result.reason
+            if role != "researcher"
+            else result.reason.startswith("critical research branch failed (Q1: provider error")
+        )
         assert not (run / "final-report.md").exists()
 
     failing = delegations(run, role)
@@ -277,13 +311,17 @@ def test_a_persistent_fault_ends_the_run_cleanly(tmp_path, corpus, monkeypatch, 
         assert e["errors"][-1].startswith(f"provider error after {ATTEMPTS} attempts: ")
     assert injector.requests[role] == ATTEMPTS * len(failing)
     # roles after the failing one never ran
-    later = ROLES[ROLES.index(role) + 1:]
+    later = ROLES[ROLES.index(role) + 1 :]
     assert not [e for e in delegations(run) if e["agent"] in later]
     if role == "reviewer":
-        assert f"provider error after {ATTEMPTS} attempts: " in failing[0]["errors"][-1] and case.detail in failing[0]["errors"][-1]
+        assert (
+            f"provider error after {ATTEMPTS} attempts: " in failing[0]["errors"][-1]
+            and case.detail in failing[0]["errors"][-1]
+        )
 
 
 # ---- 3. a rejection (4xx) is not retried -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("code", list(REJECTED), ids=[f"fault-{c}" for c in REJECTED])
 def test_a_provider_rejection_is_not_retried(tmp_path, corpus, monkeypatch, waits, code):
@@ -303,8 +341,10 @@ def test_a_provider_rejection_is_not_retried(tmp_path, corpus, monkeypatch, wait
 
 # ---- 4. the edges of the retry loop -------------------------------------------------------------------
 
+
 def test_an_empty_final_reply_after_the_outputs_landed_is_accepted_not_retried(tmp_path, corpus, monkeypatch, waits):
     """Gemini often ends a turn with nothing to say once the work is written: that is not a fault."""
+
     class EmptyAfterWrite(FaultInjector):
         def __call__(self, req):
             role = role_of_system_prompt(req.system_instruction)
@@ -321,7 +361,9 @@ def test_an_empty_final_reply_after_the_outputs_landed_is_accepted_not_retried(t
     assert_every_attempt_charged(result.run_dir, requests, injector)
 
 
-def test_the_budget_running_out_during_retries_ends_budget_exhausted_within_the_limit(tmp_path, corpus, monkeypatch, waits):
+def test_the_budget_running_out_during_retries_ends_budget_exhausted_within_the_limit(
+    tmp_path, corpus, monkeypatch, waits
+):
     monkeypatch.setenv("RESEARCH_LLM_RETRY_ATTEMPTS", "50")
     injector = FaultInjector(FAULTS["503"].reply, roles=("analyst",), times=None)
     result, requests = run_with(injector, tmp_path, corpus, monkeypatch, budget={"llm_calls": 12})
@@ -337,7 +379,9 @@ def test_the_budget_running_out_during_retries_ends_budget_exhausted_within_the_
 def _ctx(ws: Workspace, spec, *, deadline: float | None = None, run_limits: dict | None = None) -> AgentContext:
     brief = Brief(role=spec.role, task="Plan.", outputs=("plan.json",))
     budget = DelegationBudget(Budget(run_limits or {}, {spec.role: {}}), spec.role, spec.limits, deadline)
-    return AgentContext(workspace=ws, spec=spec, brief=brief, engine="llm", model=MODEL, run_id=ws.run_id, budget=budget)
+    return AgentContext(
+        workspace=ws, spec=spec, brief=brief, engine="llm", model=MODEL, run_id=ws.run_id, budget=budget
+    )
 
 
 def test_a_backoff_that_would_pass_the_time_limit_gives_up_at_once(tmp_path, specs):
@@ -346,8 +390,12 @@ def test_a_backoff_that_would_pass_the_time_limit_gives_up_at_once(tmp_path, spe
     ws = Workspace.create(tmp_path / "runs", QUESTION)
     slept: list[float] = []
     with GeminiStub(replies=[http_error(503), text_reply("never")]) as stub:
-        role = DeepAgentRole(specs["planner"], chat_model(stub), retry=RetryPolicy(base_delay=3600, max_delay=3600, jitter=0),
-                             sleep=slept.append)
+        role = DeepAgentRole(
+            specs["planner"],
+            chat_model(stub),
+            retry=RetryPolicy(base_delay=3600, max_delay=3600, jitter=0),
+            sleep=slept.append,
+        )
         ctx = _ctx(ws, specs["planner"], deadline=_time.monotonic() + 600)
         result = role.run(Brief(role="planner", task="Plan.", outputs=("plan.json",)), ctx)
         assert len(stub.generate_requests) == 1
@@ -393,6 +441,7 @@ def test_resolve_model_turns_the_client_retries_off_and_sets_a_timeout(monkeypat
 
 # ---- 5. the policy and the classifier, without a run -------------------------------------------------------
 
+
 def test_backoff_is_exponential_capped_and_jittered():
     policy = RetryPolicy(base_delay=1.0, max_delay=10.0, multiplier=2.0, jitter=0.5)
     rng = random.Random(7)
@@ -411,7 +460,11 @@ def test_backoff_is_exponential_capped_and_jittered():
 
 
 def test_the_policy_comes_from_the_environment_and_bad_values_are_named():
-    env = {"RESEARCH_LLM_RETRY_ATTEMPTS": "7", "RESEARCH_LLM_RETRY_BASE_DELAY": "0.25", "RESEARCH_LLM_RETRY_JITTER": "0"}
+    env = {
+        "RESEARCH_LLM_RETRY_ATTEMPTS": "7",
+        "RESEARCH_LLM_RETRY_BASE_DELAY": "0.25",
+        "RESEARCH_LLM_RETRY_JITTER": "0",
+    }
     assert RetryPolicy.from_env(env) == RetryPolicy(attempts=7, base_delay=0.25, jitter=0)
     with pytest.raises(UsageError, match="RESEARCH_LLM_RETRY_ATTEMPTS='many'"):
         RetryPolicy.from_env({"RESEARCH_LLM_RETRY_ATTEMPTS": "many"})
@@ -441,8 +494,13 @@ def test_the_harness_own_stops_and_unknown_errors_are_never_retried():
     from harness.runtime.budget import DelegationTimeout
     from harness.runtime.context import WriteRetriesExhausted
 
-    for exc in (BudgetExhausted("run budget"), DelegationTimeout("late"), WriteRetriesExhausted("4 refused"),
-                KeyError("bug"), RuntimeError("bug")):
+    for exc in (
+        BudgetExhausted("run budget"),
+        DelegationTimeout("late"),
+        WriteRetriesExhausted("4 refused"),
+        KeyError("bug"),
+        RuntimeError("bug"),
+    ):
         assert classify_exception(exc) is None
         retrier = Retrier(RetryPolicy(), sleep=lambda s: pytest.fail("slept"))
         with pytest.raises(type(exc)):
@@ -482,7 +540,9 @@ def test_a_bad_retry_setting_is_refused_before_any_work(tmp_path, corpus, monkey
     monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9")  # never the real API, whatever happens
     monkeypatch.setenv("RESEARCH_LLM_RETRY_JITTER", "lots")
-    cfg = build_config(QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model=MODEL, yes=True)
+    cfg = build_config(
+        QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model=MODEL, yes=True
+    )
     with pytest.raises(UsageError, match="RESEARCH_LLM_RETRY_JITTER='lots'"):
         start_run(cfg)
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -101,11 +101,15 @@ def test_stub_rejects_requests_without_api_key():
     with GeminiStub(replies=[text_reply("never")]) as stub:
         import httpx
 
-        r = httpx.post(f"{stub.base_url}/v1beta/models/gemini-3.5-flash:generateContent", json={"contents": []},
-                       trust_env=False)
+        r = httpx.post(
+            f"{stub.base_url}/v1beta/models/gemini-3.5-flash:generateContent", json={"contents": []}, trust_env=False
+        )
         assert r.status_code == 403 and r.json()["error"]["status"] == "PERMISSION_DENIED"
-        r = httpx.post(f"{stub.base_url}/v1beta/models/gemini-3.5-flash:generateContent?key=q-key",
-                       json={"contents": []}, trust_env=False)
+        r = httpx.post(
+            f"{stub.base_url}/v1beta/models/gemini-3.5-flash:generateContent?key=q-key",
+            json={"contents": []},
+            trust_env=False,
+        )
         assert r.status_code == 200 and r.json()["candidates"][0]["content"]["parts"][0]["text"] == "never"
         assert stub.requests[1].api_key == "q-key" and stub.requests[1].api_key_source == "query"
         assert stub.requests[1].api_version == "v1beta"
@@ -147,8 +151,9 @@ def test_two_function_calls_in_one_reply_give_two_tool_calls(gemini_stub):
 
 
 def test_thought_signature_round_trips_to_the_next_request(gemini_stub):
-    gemini_stub.script([function_call_reply([("add", {"a": 1, "b": 2})], thought_signature=b"sig-bytes"),
-                        text_reply("3")])
+    gemini_stub.script(
+        [function_call_reply([("add", {"a": 1, "b": 2})], thought_signature=b"sig-bytes"), text_reply("3")]
+    )
     model = chat_model(gemini_stub).bind_tools([add])
     ai = model.invoke("1+2?")
     model.invoke([HumanMessage("1+2?"), ai, ToolMessage("3", tool_call_id=ai.tool_calls[0]["id"], name="add")])
@@ -306,10 +311,12 @@ def test_malformed_function_call_returns_empty_message_not_error(gemini_stub):
     # response_metadata["finish_reason"] == "MALFORMED_FUNCTION_CALL" (finishMessage
     # is dropped), and usage with output_tokens == 0. An agent loop would therefore
     # stop as if the model had answered with nothing.
-    gemini_stub.script([
-        malformed_function_call("Malformed function call: print(default_api.add(a=1))"),
-        malformed_function_call(omit_content=True),
-    ])
+    gemini_stub.script(
+        [
+            malformed_function_call("Malformed function call: print(default_api.add(a=1))"),
+            malformed_function_call(omit_content=True),
+        ]
+    )
     model = chat_model(gemini_stub).bind_tools([add])
     for _ in range(2):
         msg = model.invoke("1+1?")
@@ -386,10 +393,12 @@ def test_concurrent_requests_are_all_recorded(gemini_stub):
 def test_create_agent_two_turn_loop(gemini_stub):
     from langchain.agents import create_agent
 
-    gemini_stub.script([
-        function_call_reply([("add", {"a": 2, "b": 3})], prompt_tokens=20, output_tokens=4),
-        text_reply("2 + 3 = 5", prompt_tokens=30, output_tokens=6),
-    ])
+    gemini_stub.script(
+        [
+            function_call_reply([("add", {"a": 2, "b": 3})], prompt_tokens=20, output_tokens=4),
+            text_reply("2 + 3 = 5", prompt_tokens=30, output_tokens=6),
+        ]
+    )
     agent = create_agent(chat_model(gemini_stub), tools=[add], system_prompt="Use the add tool for sums.")
     result = agent.invoke({"messages": [HumanMessage("What is 2+3?")]})
 
@@ -420,10 +429,12 @@ def test_create_agent_streaming_uses_sse_endpoint(gemini_stub):
 def test_deep_agent_two_turn_loop(gemini_stub):
     from deepagents import create_deep_agent
 
-    gemini_stub.script([
-        function_call_reply([("lookup", {"term": "TaskGroup"})]),
-        text_reply("A TaskGroup is a structured-concurrency helper."),
-    ])
+    gemini_stub.script(
+        [
+            function_call_reply([("lookup", {"term": "TaskGroup"})]),
+            text_reply("A TaskGroup is a structured-concurrency helper."),
+        ]
+    )
     agent = create_deep_agent(model=chat_model(gemini_stub), tools=[lookup], system_prompt="You are a glossary bot.")
     result = agent.invoke({"messages": [HumanMessage("Define TaskGroup.")]})
 

@@ -35,6 +35,7 @@ from harness.workspace.store import Workspace
 
 # ---- scripted model ------------------------------------------------------------------------------
 
+
 class ScriptedModel(GenericFakeChatModel):
     """Replies from `script` (an AIMessage, or a function of the messages); records what it was sent."""
 
@@ -75,6 +76,7 @@ def tool_messages(model: ScriptedModel) -> list[ToolMessage]:
 
 # ---- workspace and context -------------------------------------------------------------------------
 
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
@@ -98,35 +100,68 @@ def evidence_ws(ws: Workspace, specs) -> Workspace:
 
 def make_ctx(ws: Workspace, spec, brief: Brief, *, tools=None, web=None, run_limits=None) -> AgentContext:
     budget = DelegationBudget(Budget(run_limits or {}, {spec.role: {}}), spec.role, spec.limits, None)
-    return AgentContext(workspace=ws, spec=spec, brief=brief, engine="llm", model="fake", run_id=ws.run_id,
-                        budget=budget, tools=tools, web=web)
+    return AgentContext(
+        workspace=ws,
+        spec=spec,
+        brief=brief,
+        engine="llm",
+        model="fake",
+        run_id=ws.run_id,
+        budget=budget,
+        tools=tools,
+        web=web,
+    )
 
 
 def research_tools(ws: Workspace, docs: list[Document] | None = None) -> ResearchTools:
     if docs is None:
-        docs = [Document("docs/asyncio-task.md", "asyncio tasks", SOURCE_TEXT, sha256_text(SOURCE_TEXT)),
-                Document("docs/other.md", "other", "Unrelated text about sockets and files.\n",
-                         sha256_text("Unrelated text about sockets and files.\n"))]
+        docs = [
+            Document("docs/asyncio-task.md", "asyncio tasks", SOURCE_TEXT, sha256_text(SOURCE_TEXT)),
+            Document(
+                "docs/other.md",
+                "other",
+                "Unrelated text about sockets and files.\n",
+                sha256_text("Unrelated text about sockets and files.\n"),
+            ),
+        ]
     index = CorpusIndex.build(Corpus("fixture", docs), use_cache=False)
     return ResearchTools(index, SourceRegistry(ws))
 
 
 def workspace_files(ws: Workspace) -> set[str]:
-    return {p.relative_to(ws.root).as_posix() for p in ws.root.rglob("*")
-            if p.is_file() and not p.relative_to(ws.root).as_posix().startswith(".harness/")}
+    return {
+        p.relative_to(ws.root).as_posix()
+        for p in ws.root.rglob("*")
+        if p.is_file() and not p.relative_to(ws.root).as_posix().startswith(".harness/")
+    }
 
 
-CLAIMS_OK = {"claims": [{"claim_id": "C1", "statement": "A TaskGroup cancels its remaining tasks when one fails.",
-                         "question_id": "Q1", "supporting_cards": [CARD_ID], "contradicting_cards": [],
-                         "limitations": [], "status": "verified"}]}
+CLAIMS_OK = {
+    "claims": [
+        {
+            "claim_id": "C1",
+            "statement": "A TaskGroup cancels its remaining tasks when one fails.",
+            "question_id": "Q1",
+            "supporting_cards": [CARD_ID],
+            "contradicting_cards": [],
+            "limitations": [],
+            "status": "verified",
+        }
+    ]
+}
 
 
 # ---- (a) isolation and (b) the tool set ------------------------------------------------------------------
 
+
 def test_subagent_sees_only_its_system_prompt_and_the_brief(ws, specs):
     spec = specs["planner"]
-    brief = Brief(role="planner", task="Plan the research for the run question.", outputs=("plan.json",),
-                  facts={"question": "How does asyncio.TaskGroup handle failures?"})
+    brief = Brief(
+        role="planner",
+        task="Plan the research for the run question.",
+        outputs=("plan.json",),
+        facts={"question": "How does asyncio.TaskGroup handle failures?"},
+    )
     model = ScriptedModel(script=[AIMessage("2 research questions")])
     result = DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
 
@@ -142,9 +177,13 @@ def test_subagent_sees_only_its_system_prompt_and_the_brief(ws, specs):
 def test_the_model_is_offered_exactly_the_spec_tools(ws, specs, role):
     spec = specs[role]
     brief = Brief(role=role, task="Do your job.", question_id="Q1")
-    model = ScriptedModel(script=[tool_reply("task", {"description": "do it for me", "subagent_type": "general-purpose"}, "t1"),
-                                  tool_reply("write_todos", {"todos": []}, "t2"),
-                                  AIMessage("done")])
+    model = ScriptedModel(
+        script=[
+            tool_reply("task", {"description": "do it for me", "subagent_type": "general-purpose"}, "t1"),
+            tool_reply("write_todos", {"todos": []}, "t2"),
+            AIMessage("done"),
+        ]
+    )
     ctx = make_ctx(ws, spec, brief, tools=research_tools(ws) if role == "researcher" else None)
     role_impl = DeepAgentRole(spec, model)
     role_impl.run(brief, ctx)
@@ -161,20 +200,29 @@ def test_the_model_is_offered_exactly_the_spec_tools(ws, specs, role):
 
 # ---- (c)-(f) writes and reads ---------------------------------------------------------------------------
 
+
 def test_schema_invalid_write_is_refused_with_the_pointer_then_the_fix_lands(evidence_ws, specs):
     ws = evidence_ws
     spec = specs["analyst"]
     bad = json.loads(json.dumps(CLAIMS_OK))
     bad["claims"][0]["status"] = "probably"
-    brief = Brief(role="analyst", task="Write the claim table.", inputs=("plan.json", "source-cards/"), outputs=("claims.json",))
-    model = ScriptedModel(script=[tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(bad)}, "w1"),
-                                  tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(CLAIMS_OK)}, "w2"),
-                                  AIMessage("1 verified")])
+    brief = Brief(
+        role="analyst", task="Write the claim table.", inputs=("plan.json", "source-cards/"), outputs=("claims.json",)
+    )
+    model = ScriptedModel(
+        script=[
+            tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(bad)}, "w1"),
+            tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(CLAIMS_OK)}, "w2"),
+            AIMessage("1 verified"),
+        ]
+    )
     ctx = make_ctx(ws, spec, brief)
     result = DeepAgentRole(spec, model).run(brief, ctx)
 
     refused, landed = tool_messages(model)
-    assert refused.status == "error" and "claims.json:/claims/0/status" in refused.content and "[enum]" in refused.content
+    assert (
+        refused.status == "error" and "claims.json:/claims/0/status" in refused.content and "[enum]" in refused.content
+    )
     assert landed.status == "success" and "passed validation" in landed.content
     assert result.status == "completed"
     assert json.loads((ws.root / "claims.json").read_text()) == CLAIMS_OK
@@ -189,8 +237,12 @@ def test_a_plan_missing_a_field_is_refused_and_nothing_changes(ws, specs):
     plan = make_plan()
     del plan["deliverable"]
     brief = Brief(role="planner", task="Plan.", outputs=("plan.json",))
-    model = ScriptedModel(script=[tool_reply("write_file", {"file_path": "/plan.json", "content": json.dumps(plan)}, "w1"),
-                                  AIMessage("gave up")])
+    model = ScriptedModel(
+        script=[
+            tool_reply("write_file", {"file_path": "/plan.json", "content": json.dumps(plan)}, "w1"),
+            AIMessage("gave up"),
+        ]
+    )
     DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
     (msg,) = tool_messages(model)
     assert msg.status == "error" and "plan.json:/: 'deliverable' is a required property" in msg.content
@@ -202,11 +254,19 @@ def test_writes_outside_the_role_permission_are_refused(evidence_ws, specs):
     spec = specs["analyst"]
     plan_before = (ws.root / "plan.json").read_bytes()
     brief = Brief(role="analyst", task="Write the claim table.", outputs=("claims.json",))
-    model = ScriptedModel(script=[
-        AIMessage("", tool_calls=[call("write_file", {"file_path": "/plan.json", "content": json.dumps(make_plan("x"))}, "w1"),
-                                  call("write_file", {"file_path": "/drafts/draft-1.md", "content": "# hi\n"}, "w2"),
-                                  call("write_file", {"file_path": "/../escape.json", "content": "{}"}, "w3")]),
-        AIMessage("stopped")])
+    model = ScriptedModel(
+        script=[
+            AIMessage(
+                "",
+                tool_calls=[
+                    call("write_file", {"file_path": "/plan.json", "content": json.dumps(make_plan("x"))}, "w1"),
+                    call("write_file", {"file_path": "/drafts/draft-1.md", "content": "# hi\n"}, "w2"),
+                    call("write_file", {"file_path": "/../escape.json", "content": "{}"}, "w3"),
+                ],
+            ),
+            AIMessage("stopped"),
+        ]
+    )
     before = workspace_files(ws)
     DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
 
@@ -222,13 +282,21 @@ def test_reads_outside_the_role_reads_are_refused(evidence_ws, specs):
     ws = evidence_ws
     spec = specs["writer"]
     brief = Brief(role="writer", task="Write the draft.", outputs=("drafts/draft-1.md",))
-    model = ScriptedModel(script=[
-        AIMessage("", tool_calls=[call("read_file", {"file_path": f"/sources/{SOURCE_ID}.txt"}, "r1"),
-                                  call("read_file", {"file_path": "/run.json"}, "r2"),
-                                  call("read_file", {"file_path": "/.harness/journal"}, "r3"),
-                                  call("read_file", {"file_path": f"/source-cards/{CARD_ID}.json"}, "r4"),
-                                  call("ls", {"path": "/"}, "r5")]),
-        AIMessage("done")])
+    model = ScriptedModel(
+        script=[
+            AIMessage(
+                "",
+                tool_calls=[
+                    call("read_file", {"file_path": f"/sources/{SOURCE_ID}.txt"}, "r1"),
+                    call("read_file", {"file_path": "/run.json"}, "r2"),
+                    call("read_file", {"file_path": "/.harness/journal"}, "r3"),
+                    call("read_file", {"file_path": f"/source-cards/{CARD_ID}.json"}, "r4"),
+                    call("ls", {"path": "/"}, "r5"),
+                ],
+            ),
+            AIMessage("done"),
+        ]
+    )
     DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
 
     source_msg, run_msg, private_msg, card_msg, ls_msg = tool_messages(model)
@@ -237,14 +305,18 @@ def test_reads_outside_the_role_reads_are_refused(evidence_ws, specs):
     assert SOURCE_TEXT[:20] not in source_msg.content
     assert card_msg.status == "success" and QUOTE[:30] in card_msg.content
     listed = ls_msg.content
-    assert "/plan.json" in listed and "/run.json" not in listed and "/sources" not in listed and ".harness" not in listed
+    assert (
+        "/plan.json" in listed and "/run.json" not in listed and "/sources" not in listed and ".harness" not in listed
+    )
 
 
 def test_write_retries_past_the_spec_bound_fail_the_step(ws, specs):
     spec = specs["planner"]
     bound = spec.limits["write_retries"]
     brief = Brief(role="planner", task="Plan.", outputs=("plan.json",))
-    script = [tool_reply("write_file", {"file_path": "/plan.json", "content": "{not json"}, f"w{i}") for i in range(bound + 1)]
+    script = [
+        tool_reply("write_file", {"file_path": "/plan.json", "content": "{not json"}, f"w{i}") for i in range(bound + 1)
+    ]
     model = ScriptedModel(script=script + [AIMessage("never reached")])
     ctx = make_ctx(ws, spec, brief)
     with pytest.raises(WriteRetriesExhausted, match=f"limit {bound}"):
@@ -256,10 +328,21 @@ def test_edit_file_is_applied_to_the_current_content_then_validated(ws, specs):
     spec = dataclasses.replace(specs["planner"], tools=("read_file", "write_file", "edit_file"))
     brief = Brief(role="planner", task="Refine.", outputs=("plan.json",))
     old = '"deliverable": "A short answer with citations."'
-    model = ScriptedModel(script=[
-        tool_reply("edit_file", {"file_path": "/plan.json", "old_string": "A short answer", "new_string": "A long answer"}, "e1"),
-        tool_reply("edit_file", {"file_path": "/plan.json", "old_string": '"revision": 1', "new_string": '"revision": 0'}, "e2"),
-        AIMessage("edited")])
+    model = ScriptedModel(
+        script=[
+            tool_reply(
+                "edit_file",
+                {"file_path": "/plan.json", "old_string": "A short answer", "new_string": "A long answer"},
+                "e1",
+            ),
+            tool_reply(
+                "edit_file",
+                {"file_path": "/plan.json", "old_string": '"revision": 1', "new_string": '"revision": 0'},
+                "e2",
+            ),
+            AIMessage("edited"),
+        ]
+    )
     assert old in (ws.root / "plan.json").read_text()
     DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
     ok, refused = tool_messages(model)
@@ -276,29 +359,41 @@ HIT = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) .*?start=(\d+) end=(\d+)\n(.*?)\
 def card_from_last_hit(messages: list[BaseMessage], *, quote: str | None = None, number: int = 1) -> AIMessage:
     last = [m for m in messages if isinstance(m, ToolMessage) and "<<<SOURCE" in m.content][-1]
     source_id, start, end, text = HIT.search(last.content).groups()
-    card = {"card_id": f"q1-{source_id}-{number}", "source_id": source_id, "question_id": "Q1",
-            "quote": quote if quote is not None else text, "span": {"start": int(start), "end": int(end)},
-            "evidence_summary": "A TaskGroup cancels the rest when one task fails.", "confidence": "high",
-            "limitations": [], "extracted_by": {"role": "researcher", "engine": "llm", "model": "fake"}}
-    return tool_reply("write_file", {"file_path": f"/source-cards/{card['card_id']}.json", "content": json.dumps(card)}, f"c{number}")
+    card = {
+        "card_id": f"q1-{source_id}-{number}",
+        "source_id": source_id,
+        "question_id": "Q1",
+        "quote": quote if quote is not None else text,
+        "span": {"start": int(start), "end": int(end)},
+        "evidence_summary": "A TaskGroup cancels the rest when one task fails.",
+        "confidence": "high",
+        "limitations": [],
+        "extracted_by": {"role": "researcher", "engine": "llm", "model": "fake"},
+    }
+    return tool_reply(
+        "write_file", {"file_path": f"/source-cards/{card['card_id']}.json", "content": json.dumps(card)}, f"c{number}"
+    )
 
 
 def test_researcher_searches_and_writes_a_card_quoted_from_the_hit(ws, specs):
     spec = specs["researcher"]
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1", outputs=("source-cards/",))
-    model = ScriptedModel(script=[
-        tool_reply("search", {"query": "TaskGroup tasks cancelled exception", "k": 3}, "s1"),
-        lambda msgs: card_from_last_hit(msgs, number=1),
-        lambda msgs: card_from_last_hit(msgs, quote="A TaskGroup never cancels anything, ever.", number=2),
-        tool_reply("read_source", {"source_id": "src-000000000000"}, "s2"),
-        AIMessage("1 card")])
+    model = ScriptedModel(
+        script=[
+            tool_reply("search", {"query": "TaskGroup tasks cancelled exception", "k": 3}, "s1"),
+            lambda msgs: card_from_last_hit(msgs, number=1),
+            lambda msgs: card_from_last_hit(msgs, quote="A TaskGroup never cancels anything, ever.", number=2),
+            tool_reply("read_source", {"source_id": "src-000000000000"}, "s2"),
+            AIMessage("1 card"),
+        ]
+    )
     ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
     result = DeepAgentRole(spec, model).run(brief, ctx)
 
     search_msg, card_ok, card_bad, read_msg = tool_messages(model)
     source_id, start, end, text = HIT.search(search_msg.content).groups()
     assert (ws.root / f"sources/{source_id}.json").is_file() and (ws.root / f"sources/{source_id}.txt").is_file()
-    assert (ws.root / f"sources/{source_id}.txt").read_text()[int(start):int(end)] == text
+    assert (ws.root / f"sources/{source_id}.txt").read_text()[int(start) : int(end)] == text
     assert card_ok.status == "success"
     card = json.loads((ws.root / f"source-cards/q1-{source_id}-1.json").read_text())
     assert card["quote"] == text and card["source_id"] == source_id
@@ -311,8 +406,12 @@ def test_researcher_searches_and_writes_a_card_quoted_from_the_hit(ws, specs):
 def test_blocked_reply_becomes_a_blocked_result(ws, specs):
     spec = specs["researcher"]
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
-    model = ScriptedModel(script=[tool_reply("search", {"query": "zebra migration"}, "s1"),
-                                  AIMessage("BLOCKED: no_evidence; tried: zebra migration")])
+    model = ScriptedModel(
+        script=[
+            tool_reply("search", {"query": "zebra migration"}, "s1"),
+            AIMessage("BLOCKED: no_evidence; tried: zebra migration"),
+        ]
+    )
     result = DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief, tools=research_tools(ws)))
     assert result.status == "blocked" and result.blocked_reason == "no_evidence; tried: zebra migration"
     assert "No passages matched" in tool_messages(model)[0].content
@@ -324,18 +423,30 @@ def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
     plan = make_plan()
     plan["questions"][0].update(allowed_sources=["corpus", "web"], allowed_domains=["example.org"])
     ws.write("plan.json", plan, specs["planner"].policy)
-    page = "<html><head><title>TaskGroup notes</title></head><body><p>" + "The remaining tasks in the group are cancelled. " * 5 + "</p></body></html>"
+    page = (
+        "<html><head><title>TaskGroup notes</title></head><body><p>"
+        + "The remaining tasks in the group are cancelled. " * 5
+        + "</p></body></html>"
+    )
     transport = httpx.MockTransport(lambda req: httpx.Response(200, headers={"content-type": "text/html"}, text=page))
+
     def backend(q, n):
-        return [{"title": "Notes", "href": "https://example.org/notes", "body": "TaskGroup cancels"},
-                {"title": "Elsewhere", "href": "https://elsewhere.net/x", "body": "not allowed"}]
+        return [
+            {"title": "Notes", "href": "https://example.org/notes", "body": "TaskGroup cancels"},
+            {"title": "Elsewhere", "href": "https://elsewhere.net/x", "body": "not allowed"},
+        ]
+
     web = WebTools(SourceRegistry(ws), search_backend=backend, transport=transport)
     spec = dataclasses.replace(specs["researcher"], tools=("web_search", "fetch_url", "read_file", "write_file"))
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
-    model = ScriptedModel(script=[tool_reply("web_search", {"query": "TaskGroup"}, "w1"),
-                                  tool_reply("fetch_url", {"url": "https://example.org/notes"}, "w2"),
-                                  tool_reply("fetch_url", {"url": "https://elsewhere.net/x"}, "w3"),
-                                  AIMessage("0 cards")])
+    model = ScriptedModel(
+        script=[
+            tool_reply("web_search", {"query": "TaskGroup"}, "w1"),
+            tool_reply("fetch_url", {"url": "https://example.org/notes"}, "w2"),
+            tool_reply("fetch_url", {"url": "https://elsewhere.net/x"}, "w3"),
+            AIMessage("0 cards"),
+        ]
+    )
     ctx = make_ctx(ws, spec, brief, web=web)
     DeepAgentRole(spec, model).run(brief, ctx)
 
@@ -348,6 +459,7 @@ def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
 
 
 # ---- (h) budgets -----------------------------------------------------------------------------------------
+
 
 def test_llm_call_budget_refuses_the_call_past_the_limit(ws, specs):
     spec = dataclasses.replace(specs["planner"], limits={**specs["planner"].limits, "llm_calls": 2})
@@ -421,19 +533,34 @@ def test_usage_metadata_is_charged_when_reported(ws, specs):
 
 # ---- (j) library scratch stays out of the workspace ----------------------------------------------------------
 
+
 def test_large_tool_results_are_evicted_to_scratch_not_the_workspace(ws, specs):
     spec = specs["researcher"]
-    long_text = "\n\n".join(f"Paragraph {i}: the TaskGroup cancels the remaining tasks when one task fails." for i in range(60))
-    docs = [Document(f"docs/tg-{i}.md", f"tg {i}", long_text + f"\n\nDoc {i}.\n", sha256_text(long_text + f"\n\nDoc {i}.\n"))
-            for i in range(4)]
+    long_text = "\n\n".join(
+        f"Paragraph {i}: the TaskGroup cancels the remaining tasks when one task fails." for i in range(60)
+    )
+    docs = [
+        Document(
+            f"docs/tg-{i}.md", f"tg {i}", long_text + f"\n\nDoc {i}.\n", sha256_text(long_text + f"\n\nDoc {i}.\n")
+        )
+        for i in range(4)
+    ]
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
 
     def read_evicted(msgs):
-        path = re.search(r"(/scratch/large_tool_results/\S+?)[\s`'\"]", [m for m in msgs if isinstance(m, ToolMessage)][-1].content + " ").group(1)
+        path = re.search(
+            r"(/scratch/large_tool_results/\S+?)[\s`'\"]",
+            [m for m in msgs if isinstance(m, ToolMessage)][-1].content + " ",
+        ).group(1)
         return tool_reply("read_file", {"file_path": path}, "r1")
 
-    model = ScriptedModel(script=[tool_reply("search", {"query": "TaskGroup cancels remaining tasks", "k": 20}, "s1"),
-                                  read_evicted, AIMessage("0 cards")])
+    model = ScriptedModel(
+        script=[
+            tool_reply("search", {"query": "TaskGroup cancels remaining tasks", "k": 20}, "s1"),
+            read_evicted,
+            AIMessage("0 cards"),
+        ]
+    )
     before = workspace_files(ws)
     ctx = make_ctx(ws, spec, brief, tools=research_tools(ws, docs))
     DeepAgentRole(spec, model, evict_tokens=200).run(brief, ctx)
@@ -464,10 +591,14 @@ def test_summarization_calls_are_charged_and_history_stays_out_of_the_workspace(
 
 # ---- prompt pieces -------------------------------------------------------------------------------------------
 
+
 def test_output_contract_comes_from_the_schema():
     claims = output_contract("claims")
-    assert "`claims[].status` (required): one of \"verified\"" in claims
-    assert "when `status` is \"conflicted\", then `supporting_cards` min items 1; `contradicting_cards` min items 1" in claims
+    assert '`claims[].status` (required): one of "verified"' in claims
+    assert (
+        'when `status` is "conflicted", then `supporting_cards` min items 1; `contradicting_cards` min items 1'
+        in claims
+    )
     assert "`span.start` (required): integer" in output_contract("card")
     draft = output_contract("draft")
     assert "[@C1]" in draft and "[@C1; @C3]" in draft
@@ -483,11 +614,15 @@ def test_permission_rules_follow_the_spec(specs):
 
 # ---- models ----------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("spec, needle", [
-    ("gemini-3.5-flash", "provider:name"),
-    (":gemini", "provider:name"),
-    ("mistral:large", "unknown provider 'mistral'"),
-])
+
+@pytest.mark.parametrize(
+    "spec, needle",
+    [
+        ("gemini-3.5-flash", "provider:name"),
+        (":gemini", "provider:name"),
+        ("mistral:large", "unknown provider 'mistral'"),
+    ],
+)
 def test_preflight_refuses_malformed_or_unknown_specs(spec, needle):
     with pytest.raises(UsageError, match=re.escape(needle)) as info:
         preflight(spec)
@@ -496,8 +631,9 @@ def test_preflight_refuses_malformed_or_unknown_specs(spec, needle):
 
 def test_preflight_names_the_package_to_install(monkeypatch):
     real = llm_models.importlib.util.find_spec
-    monkeypatch.setattr(llm_models.importlib.util, "find_spec",
-                        lambda name, *a: None if name == "langchain_openai" else real(name, *a))
+    monkeypatch.setattr(
+        llm_models.importlib.util, "find_spec", lambda name, *a: None if name == "langchain_openai" else real(name, *a)
+    )
     monkeypatch.setenv("OPENAI_API_KEY", "x")
     with pytest.raises(UsageError, match=re.escape("pip install langchain-openai")):
         preflight("openai:gpt-5-mini")

@@ -12,7 +12,9 @@ class UncitedWriter(OfflineWriter):
     def run(self, brief, ctx):
         result = OfflineWriter.run(self, brief, ctx)
         draft = brief.outputs[0]
-        text = ctx.read_text(draft).replace("## Limitations", "The fastest parser is always the best choice for every service.\n\n## Limitations")
+        text = ctx.read_text(draft).replace(
+            "## Limitations", "The fastest parser is always the best choice for every service.\n\n## Limitations"
+        )
         ctx.write(draft, text)
         return result
 
@@ -29,6 +31,7 @@ class FailingResearcher:
 
     def __init__(self, spec=None):
         from harness.engines.offline import OfflineResearcher
+
         self.inner = OfflineResearcher(spec)
 
     def run(self, brief, ctx):
@@ -42,9 +45,11 @@ class SlowPlanner:
 
     def __init__(self, spec=None):
         from harness.engines.offline import OfflinePlanner
+
         self.inner = OfflinePlanner(spec)
 
     def run(self, brief, ctx):
         import time
+
         time.sleep(3)
         return self.inner.run(brief, ctx)

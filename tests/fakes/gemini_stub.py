@@ -566,8 +566,9 @@ class GeminiStub:
         server = _Server((self._host, 0), _Handler)
         server.stub = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="gemini-stub", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="gemini-stub", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -671,9 +672,19 @@ class GeminiStub:
         version, model, action = _parse_route(split.path)
         with self._new_request:
             req = StubRequest(
-                index=len(self._requests), method=h.command, path=h.path, route=split.path, query=query,
-                headers=headers, raw_body=raw, body=body, api_version=version, model=model, action=action,
-                api_key=key, api_key_source=src,
+                index=len(self._requests),
+                method=h.command,
+                path=h.path,
+                route=split.path,
+                query=query,
+                headers=headers,
+                raw_body=raw,
+                body=body,
+                api_version=version,
+                model=model,
+                action=action,
+                api_key=key,
+                api_key_source=src,
             )
             self._requests.append(req)
             self._new_request.notify_all()
@@ -685,9 +696,13 @@ class GeminiStub:
 
     def _reply_for(self, req: StubRequest) -> StubReply:
         if self.require_api_key and not req.api_key:
-            return http_error(403, "Method doesn't allow unregistered callers (callers without established "
-                                   "identity). Please use API Key or other form of API consumer identity to call "
-                                   "this API.", status_name="PERMISSION_DENIED")
+            return http_error(
+                403,
+                "Method doesn't allow unregistered callers (callers without established "
+                "identity). Please use API Key or other form of API consumer identity to call "
+                "this API.",
+                status_name="PERMISSION_DENIED",
+            )
         if self.expected_api_key is not None and req.api_key != self.expected_api_key:
             return http_error(400, "API key not valid. Please pass a valid API key.", status_name="INVALID_ARGUMENT")
         if req.method != "POST" or not req.is_generate:

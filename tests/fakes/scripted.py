@@ -49,6 +49,7 @@ IDENTITY = re.compile(r"Record yourself as (\{.*?\}) wherever")
 
 # ---- what a model is sent, and what it answers --------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ToolResult:
     name: str
@@ -134,22 +135,58 @@ def file_text(tool_output: str) -> str:
 # ---- the five roles ---------------------------------------------------------------------------------
 
 TOPICS = [
-    ("asyncio.TaskGroup", "Find how asyncio.TaskGroup handles a failing task.", ["TaskGroup remaining tasks cancelled"]),
-    ("asyncio.timeout", "Find what asyncio.timeout does when the block takes too long.", ["timeout delay TimeoutError"]),
-    ("asyncio.gather", "Find how asyncio.gather propagates the first exception.", ["gather return_exceptions propagated"]),
+    (
+        "asyncio.TaskGroup",
+        "Find how asyncio.TaskGroup handles a failing task.",
+        ["TaskGroup remaining tasks cancelled"],
+    ),
+    (
+        "asyncio.timeout",
+        "Find what asyncio.timeout does when the block takes too long.",
+        ["timeout delay TimeoutError"],
+    ),
+    (
+        "asyncio.gather",
+        "Find how asyncio.gather propagates the first exception.",
+        ["gather return_exceptions propagated"],
+    ),
 ]
 
 
 def make_plan(question: str, n_research: int = 2) -> dict:
-    questions = [{"id": f"Q{i + 1}", "text": text, "kind": "research", "critical": True,
-                  "allowed_sources": ["corpus"], "search_terms": terms, "tag": None}
-                 for i, (_topic, text, terms) in enumerate(TOPICS[:n_research])]
-    questions.append({"id": f"Q{n_research + 1}", "text": "Answer the question from the evidence.",
-                      "kind": "deliverable", "critical": True, "tag": None})
-    return {"schema_version": 1, "question": question, "revision": 1,
-            "scope": {"in_scope": [t for t, _, _ in TOPICS[:n_research]], "out_of_scope": []},
-            "deliverable": "A short answer with citations.", "criteria": [], "questions": questions,
-            "stop_conditions": ["No primary source for a critical question."], "refinement": None, "approval": None}
+    questions = [
+        {
+            "id": f"Q{i + 1}",
+            "text": text,
+            "kind": "research",
+            "critical": True,
+            "allowed_sources": ["corpus"],
+            "search_terms": terms,
+            "tag": None,
+        }
+        for i, (_topic, text, terms) in enumerate(TOPICS[:n_research])
+    ]
+    questions.append(
+        {
+            "id": f"Q{n_research + 1}",
+            "text": "Answer the question from the evidence.",
+            "kind": "deliverable",
+            "critical": True,
+            "tag": None,
+        }
+    )
+    return {
+        "schema_version": 1,
+        "question": question,
+        "revision": 1,
+        "scope": {"in_scope": [t for t, _, _ in TOPICS[:n_research]], "out_of_scope": []},
+        "deliverable": "A short answer with citations.",
+        "criteria": [],
+        "questions": questions,
+        "stop_conditions": ["No primary source for a critical question."],
+        "refinement": None,
+        "approval": None,
+    }
 
 
 def planner_policy(n_research: int = 2) -> Policy:
@@ -158,6 +195,7 @@ def planner_policy(n_research: int = 2) -> Policy:
             question = t.brief_line("question") or "the question"
             return call("write_file", file_path="/plan.json", content=json.dumps(make_plan(question, n_research)))
         return Say(f"{n_research} research questions")
+
     return policy
 
 
@@ -174,11 +212,19 @@ def researcher_policy() -> Policy:
         if not hits:
             return Say("BLOCKED: no_evidence (searched once)")
         source_id, _attrs, start, end, text = hits[0]
-        card = {"card_id": f"{qid.lower()}-{source_id}-1", "source_id": source_id, "question_id": qid,
-                "quote": text, "span": {"start": int(start), "end": int(end)},
-                "evidence_summary": f"Evidence for {qid} from source {source_id}", "confidence": "high",
-                "limitations": [], "extracted_by": t.identity}
+        card = {
+            "card_id": f"{qid.lower()}-{source_id}-1",
+            "source_id": source_id,
+            "question_id": qid,
+            "quote": text,
+            "span": {"start": int(start), "end": int(end)},
+            "evidence_summary": f"Evidence for {qid} from source {source_id}",
+            "confidence": "high",
+            "limitations": [],
+            "extracted_by": t.identity,
+        }
         return call("write_file", file_path=f"/source-cards/{card['card_id']}.json", content=json.dumps(card))
+
     return policy
 
 
@@ -187,9 +233,17 @@ def analyst_policy(*, bad_status_first: bool = False) -> Policy:
         out = []
         for i, card in enumerate(sorted(card_ids), 1):
             qid = card.split("-", 1)[0].upper()
-            out.append({"claim_id": f"C{i}", "statement": f"Evidence card {i} answers research question {qid} directly",
-                        "question_id": qid, "supporting_cards": [card], "contradicting_cards": [],
-                        "limitations": [], "status": status})
+            out.append(
+                {
+                    "claim_id": f"C{i}",
+                    "statement": f"Evidence card {i} answers research question {qid} directly",
+                    "question_id": qid,
+                    "supporting_cards": [card],
+                    "contradicting_cards": [],
+                    "limitations": [],
+                    "status": status,
+                }
+            )
         return json.dumps({"claims": out})
 
     def policy(t: Turn):
@@ -204,6 +258,7 @@ def analyst_policy(*, bad_status_first: bool = False) -> Policy:
         if bad_status_first and not writes:
             return call("write_file", file_path="/claims.json", content=claims(cards, status="probably"))
         return call("write_file", file_path="/claims.json", content=claims(cards))
+
     return policy
 
 
@@ -213,7 +268,14 @@ UNCITED = "TaskGroup is clearly the best choice for every production service tod
 def writer_policy(*, uncited_sentence: bool = False, forbidden_first: bool = False) -> Policy:
     def draft(t: Turn) -> str:
         doc = json.loads(file_text(t.all_results("read_file")[-1].content))
-        lines = ["# Report", "", "*Drafted from the claim table; every factual sentence cites a claim.*", "", "## Findings", ""]
+        lines = [
+            "# Report",
+            "",
+            "*Drafted from the claim table; every factual sentence cites a claim.*",
+            "",
+            "## Findings",
+            "",
+        ]
         lines += [f"{c['statement']} [@{c['claim_id']}]." for c in doc["claims"]]
         if uncited_sentence:
             lines.append(UNCITED)
@@ -228,9 +290,14 @@ def writer_policy(*, uncited_sentence: bool = False, forbidden_first: bool = Fal
         if t.last_write_landed("/" + target):
             return Say(target)
         if forbidden_first and not writes:
-            return Call([("write_file", {"file_path": "/final-report.md", "content": "# Written by the writer\n"}),
-                         ("write_file", {"file_path": "/claims.json", "content": json.dumps({"claims": []})})])
+            return Call(
+                [
+                    ("write_file", {"file_path": "/final-report.md", "content": "# Written by the writer\n"}),
+                    ("write_file", {"file_path": "/claims.json", "content": json.dumps({"claims": []})}),
+                ]
+            )
         return call("write_file", file_path="/" + target, content=draft(t))
+
     return policy
 
 
@@ -244,17 +311,24 @@ def reviewer_policy() -> Policy:
         n = re.search(r"draft-(\d+)\.md", draft).group(1)
         review = {"draft": draft, "draft_sha256": sha, "verdict": "pass", "defects": [], "reviewed_by": t.identity}
         return call("write_file", file_path=f"/reviews/review-{n}.json", content=json.dumps(review))
+
     return policy
 
 
 def role_policies(n_research: int = 2, **overrides: Policy) -> dict[str, Policy]:
-    policies = {"planner": planner_policy(n_research), "researcher": researcher_policy(), "analyst": analyst_policy(),
-                "writer": writer_policy(), "reviewer": reviewer_policy()}
+    policies = {
+        "planner": planner_policy(n_research),
+        "researcher": researcher_policy(),
+        "analyst": analyst_policy(),
+        "writer": writer_policy(),
+        "reviewer": reviewer_policy(),
+    }
     policies.update(overrides)
     return policies
 
 
 # ---- adapter 1: a scripted LangChain chat model ---------------------------------------------------
+
 
 def turn_from_messages(messages: list[BaseMessage]) -> Turn:
     system = next((str(m.content) for m in messages if isinstance(m, SystemMessage)), "")
@@ -273,8 +347,12 @@ def turn_from_messages(messages: list[BaseMessage]) -> Turn:
 def to_ai_message(action: Call | Say) -> AIMessage:
     if isinstance(action, Say):
         return AIMessage(action.text)
-    return AIMessage("", tool_calls=[{"name": n, "args": a, "id": f"call-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
-                                     for n, a in action.calls])
+    return AIMessage(
+        "",
+        tool_calls=[
+            {"name": n, "args": a, "id": f"call-{uuid.uuid4().hex[:12]}", "type": "tool_call"} for n, a in action.calls
+        ],
+    )
 
 
 class ScriptedChatModel(GenericFakeChatModel):
@@ -309,11 +387,14 @@ class ScriptedChatModel(GenericFakeChatModel):
         return out
 
 
-def scripted_models(policies: dict[str, Policy], *, delays: dict[str, float] | None = None) -> dict[str, ScriptedChatModel]:
+def scripted_models(
+    policies: dict[str, Policy], *, delays: dict[str, float] | None = None
+) -> dict[str, ScriptedChatModel]:
     return {role: ScriptedChatModel(policy=p, delay=(delays or {}).get(role, 0.0)) for role, p in policies.items()}
 
 
 # ---- adapter 2: a GeminiStub responder ------------------------------------------------------------
+
 
 def _response_text(response: Any) -> str:
     if isinstance(response, dict) and set(response) == {"output"}:
@@ -365,6 +446,7 @@ class GeminiDispatch:
 # ---- custom (python:) agents that misuse the paths their spec allows --------------------------------
 # Loaded with --agent ROLE=python:fakes.scripted:Class; they go through the same AgentContext as every engine.
 
+
 class NonCanonicalPathReviewer:
     """Writes a clean 'pass' review through a non-canonical path (reviews/./review-N.json)."""
 
@@ -373,8 +455,16 @@ class NonCanonicalPathReviewer:
 
         draft = brief.facts["draft"]
         n = re.search(r"draft-(\d+)\.md", draft).group(1)
-        ctx.write(f"reviews/./review-{n}.json", {"draft": draft, "draft_sha256": brief.facts["draft_sha256"], "verdict": "pass",
-                                                "defects": [], "reviewed_by": {"role": "reviewer", "engine": "custom", "model": None}})
+        ctx.write(
+            f"reviews/./review-{n}.json",
+            {
+                "draft": draft,
+                "draft_sha256": brief.facts["draft_sha256"],
+                "verdict": "pass",
+                "defects": [],
+                "reviewed_by": {"role": "reviewer", "engine": "custom", "model": None},
+            },
+        )
         return AgentResult("completed", "pass")
 
 

@@ -45,22 +45,48 @@ def make_plan(question: str = "How does asyncio.TaskGroup handle failures?") -> 
 
 
 def source_record(text: str = SOURCE_TEXT, source_id: str = SOURCE_ID) -> dict:
-    return {"source_id": source_id, "path": "fixture:asyncio-task.md", "corpus": "fixture", "title": "asyncio tasks",
-            "retrieved_at": "2026-11-30T01:02:03Z", "sha256": sha256_text(text), "size": len(text),
-            "kind": "primary", "flags": []}
+    return {
+        "source_id": source_id,
+        "path": "fixture:asyncio-task.md",
+        "corpus": "fixture",
+        "title": "asyncio tasks",
+        "retrieved_at": "2026-11-30T01:02:03Z",
+        "sha256": sha256_text(text),
+        "size": len(text),
+        "kind": "primary",
+        "flags": [],
+    }
 
 
 def make_card(text: str = SOURCE_TEXT, quote: str = QUOTE, card_id: str = CARD_ID) -> dict:
     start = text.index("The first time")
     end = text.index("cancelled.") + len("cancelled.")
-    return {"card_id": card_id, "source_id": SOURCE_ID, "question_id": "Q1", "quote": quote,
-            "span": {"start": start, "end": end}, "evidence_summary": "A TaskGroup cancels the rest when one task fails.",
-            "confidence": "high", "limitations": [], "extracted_by": {"role": "researcher", "engine": "offline", "model": None}}
+    return {
+        "card_id": card_id,
+        "source_id": SOURCE_ID,
+        "question_id": "Q1",
+        "quote": quote,
+        "span": {"start": start, "end": end},
+        "evidence_summary": "A TaskGroup cancels the rest when one task fails.",
+        "confidence": "high",
+        "limitations": [],
+        "extracted_by": {"role": "researcher", "engine": "offline", "model": None},
+    }
 
 
-CLAIMS = {"claims": [{"claim_id": "C1", "statement": "A TaskGroup cancels its remaining tasks when one fails.",
-                      "question_id": "Q1", "supporting_cards": [CARD_ID], "contradicting_cards": [],
-                      "limitations": [], "status": "verified"}]}
+CLAIMS = {
+    "claims": [
+        {
+            "claim_id": "C1",
+            "statement": "A TaskGroup cancels its remaining tasks when one fails.",
+            "question_id": "Q1",
+            "supporting_cards": [CARD_ID],
+            "contradicting_cards": [],
+            "limitations": [],
+            "status": "verified",
+        }
+    ]
+}
 
 
 DRAFT = "# TaskGroup failures\n\nWhen one task fails, a TaskGroup cancels the remaining tasks [@C1].\n"
@@ -68,8 +94,12 @@ DRAFT = "# TaskGroup failures\n\nWhen one task fails, a TaskGroup cancels the re
 
 def approve(plan: dict) -> dict:
     plan = dict(plan)
-    plan["approval"] = {"decision": "approved", "by": "tester", "at": "2026-11-30T01:02:03Z",
-                        "plan_sha256": plan_content_sha256(plan)}
+    plan["approval"] = {
+        "decision": "approved",
+        "by": "tester",
+        "at": "2026-11-30T01:02:03Z",
+        "plan_sha256": plan_content_sha256(plan),
+    }
     return plan
 
 
@@ -117,14 +147,14 @@ def write_fixture_corpus(root: Path) -> Path:
 
 ASYNCIO_DOCS = {
     "taskgroup.md": "# asyncio.TaskGroup\n\nAn asynchronous context manager holding a group of tasks.\n\n"
-                    "The first time any of the tasks belonging to the group fails with an exception other than "
-                    "asyncio.CancelledError, the remaining tasks in the group are cancelled.\n",
+    "The first time any of the tasks belonging to the group fails with an exception other than "
+    "asyncio.CancelledError, the remaining tasks in the group are cancelled.\n",
     "timeout.md": "# asyncio.timeout\n\nThe timeout context manager limits the time spent waiting on something.\n\n"
-                  "If the block takes longer than the delay, the current task is cancelled and the exception is "
-                  "transformed into TimeoutError.\n",
+    "If the block takes longer than the delay, the current task is cancelled and the exception is "
+    "transformed into TimeoutError.\n",
     "gather.md": "# asyncio.gather\n\nRun awaitable objects in the sequence concurrently.\n\n"
-                 "If return_exceptions is False, the first raised exception is immediately propagated to the task "
-                 "that awaits on gather.\n",
+    "If return_exceptions is False, the first raised exception is immediately propagated to the task "
+    "that awaits on gather.\n",
 }
 
 

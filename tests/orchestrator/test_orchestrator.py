@@ -33,11 +33,17 @@ def events(root: Path) -> list[dict]:
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=300,
-                          env={**__import__("os").environ, "PYTHONPATH": str(TESTS)})
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "PYTHONPATH": str(TESTS)},
+    )
 
 
 # ---- plan approval -----------------------------------------------------------------------
+
 
 def test_plan_approved_by_a_human_is_recorded_and_bound(fixture_corpus, tmp_path):
     seen = []
@@ -45,6 +51,7 @@ def test_plan_approved_by_a_human_is_recorded_and_bound(fixture_corpus, tmp_path
     def approver(ws, payload):
         seen.append(payload)
         return {"decision": "approve", "by": "alice"}
+
     result = start_run(cfg(fixture_corpus, tmp_path, yes=False), approver=approver)
     assert result.status == "completed"
     assert seen[0]["gate"] == "plan" and len(seen[0]["plan_sha256"]) == 64
@@ -59,6 +66,7 @@ def test_plan_edited_by_a_human_is_revalidated_and_used(fixture_corpus, tmp_path
         plan = json.loads((ws.root / "plan.json").read_text())
         plan["questions"] = [q for q in plan["questions"] if q["id"] != "Q3"]  # drop ghostlib
         return {"decision": "edit", "plan_text": json.dumps(plan), "by": "bob"}
+
     result = start_run(cfg(fixture_corpus, tmp_path, yes=False), approver=approver)
     assert result.status == "completed"
     run = load(result.run_dir, "run.json")
@@ -74,13 +82,18 @@ def test_an_invalid_edit_is_refused_with_the_field_named(fixture_corpus, tmp_pat
         plan = json.loads((ws.root / "plan.json").read_text())
         plan["questions"][0]["kind"] = "essay"
         return {"decision": "edit", "plan_text": json.dumps(plan)}
+
     with pytest.raises(Exception, match=r"plan.json:/questions/0/kind"):
         start_run(cfg(fixture_corpus, tmp_path, yes=False), approver=approver)
 
 
 def test_plan_rejected_with_feedback_is_refined_with_tags(fixture_corpus, tmp_path):
-    answers = iter([{"decision": "reject", "feedback": "Also cover licensing.", "by": "carol"},
-                    {"decision": "approve", "by": "carol"}])
+    answers = iter(
+        [
+            {"decision": "reject", "feedback": "Also cover licensing.", "by": "carol"},
+            {"decision": "approve", "by": "carol"},
+        ]
+    )
     result = start_run(cfg(fixture_corpus, tmp_path, yes=False), approver=lambda ws, p: next(answers))
     assert result.status == "completed"
     plan = load(result.run_dir, "plan.json")
@@ -94,7 +107,9 @@ def test_plan_rejected_with_feedback_is_refined_with_tags(fixture_corpus, tmp_pa
 
 
 def test_plan_rejected_without_feedback_ends_the_run(fixture_corpus, tmp_path):
-    result = start_run(cfg(fixture_corpus, tmp_path, yes=False), approver=lambda ws, p: {"decision": "reject", "feedback": ""})
+    result = start_run(
+        cfg(fixture_corpus, tmp_path, yes=False), approver=lambda ws, p: {"decision": "reject", "feedback": ""}
+    )
     assert result.status == "rejected" and result.exit_code == 3
     assert not (result.run_dir / "claims.json").exists()
 
@@ -135,6 +150,7 @@ def test_final_sign_off_in_process(fixture_corpus, tmp_path):
         if payload["gate"] == "final":
             return {"decision": "approve", "version": payload["sha256"], "by": "frank"}
         return {"decision": "approve"}
+
     result = start_run(cfg(fixture_corpus, tmp_path, yes=False, require_final_approval=True), approver=approver)
     assert result.status == "completed"
     assert load(result.run_dir, "run.json")["final_approval"]["by"] == "frank"
@@ -142,11 +158,18 @@ def test_final_sign_off_in_process(fixture_corpus, tmp_path):
 
 # ---- the revise loop ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("max_revisions", [0, 2])
 def test_review_defects_drive_a_bounded_number_of_revisions(fixture_corpus, tmp_path, monkeypatch, max_revisions):
     monkeypatch.syspath_prepend(str(TESTS))
-    result = start_run(cfg(fixture_corpus, tmp_path, max_revisions=max_revisions,
-                           agents=["writer=python:fakes.custom_agents:UncitedWriter"]))
+    result = start_run(
+        cfg(
+            fixture_corpus,
+            tmp_path,
+            max_revisions=max_revisions,
+            agents=["writer=python:fakes.custom_agents:UncitedWriter"],
+        )
+    )
     assert result.status == "needs_human" and result.exit_code == 3
     assert "max_revisions" in result.reason
     root = result.run_dir
@@ -171,12 +194,15 @@ def test_custom_agent_without_constructor_arguments(fixture_corpus, tmp_path, mo
     assert run["config"]["engines"]["researcher"] == "custom"
 
 
-@pytest.mark.parametrize("value,message", [
-    ("writer=python:nope.module:X", "cannot import nope.module"),
-    ("writer=python:harness.errors:Missing", "has no Missing"),
-    ("poet=offline", "unknown role 'poet'"),
-    ("writer", "expected ROLE=VALUE"),
-])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("writer=python:nope.module:X", "cannot import nope.module"),
+        ("writer=python:harness.errors:Missing", "has no Missing"),
+        ("poet=offline", "unknown role 'poet'"),
+        ("writer", "expected ROLE=VALUE"),
+    ],
+)
 def test_bad_agent_flags_fail_with_one_line(fixture_corpus, tmp_path, value, message):
     with pytest.raises(UsageError, match=message):
         start_run(cfg(fixture_corpus, tmp_path, agents=[value]))
@@ -188,12 +214,13 @@ def test_swapped_spec_file_must_fill_the_role(fixture_corpus, tmp_path):
     (tmp_path / "my_writer.md").write_text(spec)
     with pytest.raises(UsageError, match=r"my_writer.md: front matter field /role is 'analyst'"):
         cfg(fixture_corpus, tmp_path, agents=[f"writer={tmp_path / 'my_writer.md'}"])
-    (tmp_path / "broken.md").write_text(spec.replace("tools: [\"read_file\"", "tools: [\"shell\""))
+    (tmp_path / "broken.md").write_text(spec.replace('tools: ["read_file"', 'tools: ["shell"'))
     with pytest.raises(UsageError, match=r"broken.md: front matter field /tools/0"):
         cfg(fixture_corpus, tmp_path, agents=[f"analyst={tmp_path / 'broken.md'}"])
 
 
 # ---- budgets ----------------------------------------------------------------------------
+
 
 def test_too_small_budget_is_refused_before_anything_is_created(fixture_corpus, tmp_path):
     runs = tmp_path / "runs"
@@ -213,6 +240,7 @@ def test_budget_exhaustion_stops_cleanly_without_exceeding_it(fixture_corpus, tm
 
 # ---- resume after a crash at each stage -------------------------------------------------------
 
+
 class Crash(BaseException):
     """Escapes every handler, like a kill."""
 
@@ -224,6 +252,7 @@ def test_resume_after_a_crash_at_each_stage(fixture_corpus, tmp_path, monkeypatc
     state = {"crashed": False}
     if role == "finalize":
         import harness.orchestrator.nodes as nodes
+
         real = nodes.render_report
 
         def crashing(*a, **k):
@@ -231,6 +260,7 @@ def test_resume_after_a_crash_at_each_stage(fixture_corpus, tmp_path, monkeypatc
                 state["crashed"] = True
                 raise Crash()
             return real(*a, **k)
+
         monkeypatch.setattr(nodes, "render_report", crashing)
     else:
         base = offline.OFFLINE_AGENTS[role]
@@ -242,6 +272,7 @@ def test_resume_after_a_crash_at_each_stage(fixture_corpus, tmp_path, monkeypatc
                     state["crashed"] = True
                     raise Crash()
                 return result
+
         monkeypatch.setitem(offline.OFFLINE_AGENTS, role, Crashing)
     with pytest.raises(Crash):
         start_run(cfg(fixture_corpus, tmp_path / "runs"))
@@ -273,17 +304,24 @@ def test_resume_of_a_finished_run_changes_nothing(fixture_corpus, tmp_path):
 
 # ---- the terminal approver and approve --plan FILE ------------------------------------------
 
+
 def test_terminal_approver_edits_in_editor_and_rejects(fixture_corpus, tmp_path):
     from rich.console import Console
 
     from harness.surfaces.interactive import TerminalApprover
+
     editor = tmp_path / "editor.py"
-    editor.write_text("import json, sys\np = sys.argv[1]\nplan = json.load(open(p))\n"
-                      "plan['questions'] = [q for q in plan['questions'] if q['id'] != 'Q3']\n"
-                      "json.dump(plan, open(p, 'w'))\n")
+    editor.write_text(
+        "import json, sys\np = sys.argv[1]\nplan = json.load(open(p))\n"
+        "plan['questions'] = [q for q in plan['questions'] if q['id'] != 'Q3']\n"
+        "json.dump(plan, open(p, 'w'))\n"
+    )
     answers = iter(["e"])
-    approver = TerminalApprover(Console(file=open(tmp_path / "shown.txt", "w")), ask=lambda prompt: next(answers),
-                                editor=f"{sys.executable} {editor}")
+    approver = TerminalApprover(
+        Console(file=open(tmp_path / "shown.txt", "w")),
+        ask=lambda prompt: next(answers),
+        editor=f"{sys.executable} {editor}",
+    )
     result = start_run(cfg(fixture_corpus, tmp_path / "runs", yes=False), approver=approver)
     assert result.status == "completed"
     decision = load(result.run_dir, "run.json")["decisions"][0]
@@ -316,9 +354,12 @@ def test_approve_plan_with_an_edited_file_from_another_process(fixture_corpus, t
 
 # ---- partial success and role budgets -----------------------------------------------------
 
+
 def test_a_failed_critical_branch_ends_in_needs_human(fixture_corpus, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(TESTS))
-    result = start_run(cfg(fixture_corpus, tmp_path, agents=["researcher=python:fakes.custom_agents:FailingResearcher"]))
+    result = start_run(
+        cfg(fixture_corpus, tmp_path, agents=["researcher=python:fakes.custom_agents:FailingResearcher"])
+    )
     assert result.status == "needs_human" and "Q1" in result.reason and "search backend is down" in result.reason
     run = load(result.run_dir, "run.json")
     assert run["branches"]["Q1"]["status"] == "failed" and run["branches"]["Q2"]["status"] == "completed"
@@ -328,7 +369,15 @@ def test_a_failed_critical_branch_ends_in_needs_human(fixture_corpus, tmp_path, 
 
 def test_a_role_budget_stops_that_role(fixture_corpus, tmp_path):
     (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
-    result = start_run(build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(tmp_path / "runs"),
-                                    yes=True, concurrency=1, config_file=tmp_path / "research.yaml"))
+    result = start_run(
+        build_config(
+            FIXTURE_QUESTION,
+            corpus=str(fixture_corpus),
+            runs_dir=str(tmp_path / "runs"),
+            yes=True,
+            concurrency=1,
+            config_file=tmp_path / "research.yaml",
+        )
+    )
     assert result.status == "budget_exhausted" and "researcher budget for searches" in result.reason
     assert load(result.run_dir, "run.json")["budget"]["roles"]["researcher"]["spent"]["searches"] <= 2

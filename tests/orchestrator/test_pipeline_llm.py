@@ -93,6 +93,7 @@ def assert_clean(run_dir: Path) -> None:
 
 # ---- 1. the happy path --------------------------------------------------------------------------------
 
+
 def test_every_role_on_scripted_llm_models_completes_a_valid_audited_run(tmp_path, corpus, specs):
     models = scripted_models(role_policies(n_research=2))
     gates: list[dict] = []
@@ -125,14 +126,15 @@ def test_every_role_on_scripted_llm_models_completes_a_valid_audited_run(tmp_pat
         for card_id in claims[cid]["supporting_cards"]:
             card = json.loads((run / f"source-cards/{card_id}.json").read_text())
             snapshot = (run / f"sources/{card['source_id']}.txt").read_text()
-            assert snapshot[card["span"]["start"]:card["span"]["end"]] == card["quote"]
+            assert snapshot[card["span"]["start"] : card["span"]["end"]] == card["quote"]
             assert card["extracted_by"] == {"role": "researcher", "engine": "llm", "model": MODEL}
             assert f"sources/{card['source_id']}.txt" in report
 
     # one delegation event per delegation, all on the llm engine, fully described
     events = delegations(run)
     assert sorted(e["delegation_id"] for e in events) == sorted(
-        ["planner-1", "researcher-Q1-r0", "researcher-Q2-r0", "analyst-r0", "writer-1", "reviewer-1"])
+        ["planner-1", "researcher-Q1-r0", "researcher-Q2-r0", "analyst-r0", "writer-1", "reviewer-1"]
+    )
     for e in events:
         spec = specs[e["agent"]]
         assert e["engine"] == "llm" and e["model"] == MODEL
@@ -147,10 +149,14 @@ def test_every_role_on_scripted_llm_models_completes_a_valid_audited_run(tmp_pat
     by_id = {e["delegation_id"]: e for e in events}
     artifacts = manifest(run)["artifacts"]
     assert by_id["analyst-r0"]["outputs"] == [{"path": "claims.json", "sha256": artifacts["claims.json"]["sha256"]}]
-    assert by_id["writer-1"]["outputs"] == [{"path": "drafts/draft-1.md", "sha256": artifacts["drafts/draft-1.md"]["sha256"]}]
+    assert by_id["writer-1"]["outputs"] == [
+        {"path": "drafts/draft-1.md", "sha256": artifacts["drafts/draft-1.md"]["sha256"]}
+    ]
     writer_inputs = {i["path"]: i["sha256"] for i in by_id["writer-1"]["inputs"]}
     assert writer_inputs["claims.json"] == artifacts["claims.json"]["sha256"]
-    assert [o["path"] for o in by_id["researcher-Q1-r0"]["outputs"]] == [p for p in artifacts if p.startswith("source-cards/q1-")]
+    assert [o["path"] for o in by_id["researcher-Q1-r0"]["outputs"]] == [
+        p for p in artifacts if p.startswith("source-cards/q1-")
+    ]
 
     # each model was offered exactly its spec's tools, and the run's spend adds up
     for role, model in models.items():
@@ -161,6 +167,7 @@ def test_every_role_on_scripted_llm_models_completes_a_valid_audited_run(tmp_pat
 
 
 # ---- 2. a schema-invalid write is corrected on retry ----------------------------------------------------
+
 
 def test_a_schema_invalid_claims_write_is_refused_with_its_pointer_then_corrected(tmp_path, corpus):
     models = scripted_models(role_policies(analyst=analyst_policy(bad_status_first=True)))
@@ -184,11 +191,15 @@ def test_a_schema_invalid_claims_write_is_refused_with_its_pointer_then_correcte
     (analyst,) = delegations(result.run_dir, "analyst")
     assert analyst["stop_reason"] == "completed" and analyst["retries"] >= 1
     assert any("claims.json:/claims/0/status" in err for err in analyst["errors"])
-    assert [e for e in trace(result.run_dir) if e["event"] == "write" and e["path"] == "claims.json"
-            and e["agent"] == "analyst"] and len(analyst["outputs"]) == 1
+    assert [
+        e
+        for e in trace(result.run_dir)
+        if e["event"] == "write" and e["path"] == "claims.json" and e["agent"] == "analyst"
+    ] and len(analyst["outputs"]) == 1
 
 
 # ---- 3. a write outside the role's permission is refused ------------------------------------------------
+
 
 def test_writes_outside_the_writer_permission_are_refused_and_nothing_lands(tmp_path, corpus):
     models = scripted_models(role_policies(writer=writer_policy(forbidden_first=True)))
@@ -216,6 +227,7 @@ def test_writes_outside_the_writer_permission_are_refused_and_nothing_lands(tmp_
 
 # ---- 3b. a role writes only the outputs its brief names, through canonical paths -----------------------
 
+
 def test_an_llm_reviewer_cannot_bypass_the_review_guard_with_a_non_canonical_path(tmp_path, corpus):
     """`/reviews/./review-1.json` is reviews/review-1.json: the deterministic defects are merged into it all the same."""
     base = reviewer_policy()
@@ -224,7 +236,9 @@ def test_an_llm_reviewer_cannot_bypass_the_review_guard_with_a_non_canonical_pat
         action = base(t)
         if isinstance(action, Call) and action.calls[0][0] == "write_file":
             args = action.calls[0][1]
-            return call("write_file", file_path=args["file_path"].replace("/reviews/", "/reviews/./"), content=args["content"])
+            return call(
+                "write_file", file_path=args["file_path"].replace("/reviews/", "/reviews/./"), content=args["content"]
+            )
         return action
 
     models = scripted_models(role_policies(reviewer=sneaky, writer=writer_policy(uncited_sentence=True)))
@@ -265,12 +279,18 @@ def _writes_other_branch_card(t: Turn):
 @pytest.mark.parametrize("role", ["writer", "reviewer", "researcher"])
 def test_an_llm_role_writes_only_the_outputs_its_brief_names(tmp_path, corpus, role):
     """The spec's globs (drafts/*.md, reviews/*.json, source-cards/*.json) are wider than one step's outputs."""
-    policy = {"writer": _writes_earlier_draft, "reviewer": _writes_first_review, "researcher": _writes_other_branch_card}[role]
+    policy = {
+        "writer": _writes_earlier_draft,
+        "reviewer": _writes_first_review,
+        "researcher": _writes_other_branch_card,
+    }[role]
     overrides = {role: policy}
     if role == "reviewer":
         overrides["writer"] = writer_policy(uncited_sentence=True)
     models = scripted_models(role_policies(**overrides))
-    result = start_run(config(tmp_path, corpus, max_revisions=0 if role == "researcher" else 1, concurrency=1), models=models)
+    result = start_run(
+        config(tmp_path, corpus, max_revisions=0 if role == "researcher" else 1, concurrency=1), models=models
+    )
     run = result.run_dir
     assert result.status == "needs_human"
 
@@ -288,8 +308,9 @@ def test_an_llm_role_writes_only_the_outputs_its_brief_names(tmp_path, corpus, r
         assert json.loads((run / "reviews/review-2.json").read_text())["reviewed_by"]["role"] == "harness"
         assert approvals.final_candidate(Workspace.open(run)) is None  # no forged "pass" for a failing draft
     else:
-        assert sorted(p.name for p in (run / "source-cards").iterdir()) == [o["path"].split("/")[1] for o in
-                                                                         delegations(run, "researcher")[0]["outputs"]]
+        assert sorted(p.name for p in (run / "source-cards").iterdir()) == [
+            o["path"].split("/")[1] for o in delegations(run, "researcher")[0]["outputs"]
+        ]
         assert all(not e["outputs"] for e in events if e["question_id"] == "Q2")
     assert_clean(run)
 
@@ -318,6 +339,7 @@ def test_a_custom_writer_cannot_overwrite_a_reviewed_draft(tmp_path, corpus):
 
 def test_a_review_is_bound_to_the_draft_its_brief_names(tmp_path, corpus):
     """A Reviewer cannot land a 'pass' for an earlier draft by copying its header."""
+
     def writer(t: Turn):  # draft-1 has an uncited sentence, draft-2 is clean
         return writer_policy(uncited_sentence=t.brief_line("draft") == "drafts/draft-1.md")(t)
 
@@ -329,8 +351,13 @@ def test_a_review_is_bound_to_the_draft_its_brief_names(tmp_path, corpus):
         if t.writes():
             return Say("pass, 0 defects")
         old = json.loads(file_text(t.all_results("read_file")[-1].content))
-        review = {"draft": old["draft"], "draft_sha256": old["draft_sha256"], "verdict": "pass", "defects": [],
-                  "reviewed_by": t.identity}
+        review = {
+            "draft": old["draft"],
+            "draft_sha256": old["draft_sha256"],
+            "verdict": "pass",
+            "defects": [],
+            "reviewed_by": t.identity,
+        }
         return call("write_file", file_path="/reviews/review-2.json", content=json.dumps(review))
 
     def approver(ws, payload):
@@ -347,6 +374,7 @@ def test_a_review_is_bound_to_the_draft_its_brief_names(tmp_path, corpus):
 
 
 # ---- 4. review defects drive a bounded revise loop ------------------------------------------------------
+
 
 @pytest.mark.parametrize("max_revisions", [0, 2])
 def test_a_writer_that_never_cites_ends_in_needs_human_after_max_revisions(tmp_path, corpus, max_revisions):
@@ -379,13 +407,20 @@ def test_a_writer_that_never_cites_ends_in_needs_human_after_max_revisions(tmp_p
 
 # ---- 5. isolation: each subagent sees its system prompt and its brief, nothing else ---------------------
 
+
 def test_each_subagent_sees_only_its_system_prompt_and_its_own_brief(tmp_path, corpus, specs):
     models = scripted_models(role_policies(n_research=3))
     result = start_run(config(tmp_path, corpus), models=models)
     assert result.status == "completed"
 
     briefs = {role: set(m.conversations()) for role, m in models.items()}
-    assert {r: len(b) for r, b in briefs.items()} == {"planner": 1, "researcher": 3, "analyst": 1, "writer": 1, "reviewer": 1}
+    assert {r: len(b) for r, b in briefs.items()} == {
+        "planner": 1,
+        "researcher": 3,
+        "analyst": 1,
+        "writer": 1,
+        "reviewer": 1,
+    }
     all_briefs = set().union(*briefs.values())
     for role, model in models.items():
         prompt = specs[role].prompt.strip()
@@ -408,6 +443,7 @@ def test_each_subagent_sees_only_its_system_prompt_and_its_own_brief(tmp_path, c
 
 
 # ---- 6. budgets --------------------------------------------------------------------------------------
+
 
 def test_an_llm_call_budget_too_small_for_one_pass_is_refused_before_a_workspace_exists(tmp_path, corpus):
     models = scripted_models(role_policies())
@@ -442,6 +478,7 @@ def test_an_llm_call_budget_that_runs_out_mid_run_ends_budget_exhausted_within_t
 
 
 # ---- 7. research branches run concurrently ------------------------------------------------------------
+
 
 def _research_intervals(run_dir: Path) -> list[tuple[datetime, datetime]]:
     return sorted((ts(e["started_at"]), ts(e["ended_at"])) for e in delegations(run_dir, "researcher"))
@@ -479,12 +516,16 @@ def test_concurrent_branches_share_one_compiled_agent_and_keep_their_own_delegat
     result = start_run(config(tmp_path, corpus, concurrency=3), models=models)
     assert result.status == "completed"
     assert sorted(compiled) == sorted(f"{r}-llm" for r in ROLES)  # once per role, although 3 branches ran at once
-    assert max(s for s, _ in _research_intervals(result.run_dir)) < min(e for _, e in _research_intervals(result.run_dir))
+    assert max(s for s, _ in _research_intervals(result.run_dir)) < min(
+        e for _, e in _research_intervals(result.run_dir)
+    )
     branches = delegations(result.run_dir, "researcher")
     assert len(branches) == 3
     for e in branches:  # each branch is charged its own 3 calls and owns exactly its own question's card
         assert e["llm_calls"] == 3 and e["tokens"] > 0 and e["errors"] == []
-        assert len(e["outputs"]) == 1 and e["outputs"][0]["path"].startswith(f"source-cards/{e['question_id'].lower()}-")
+        assert len(e["outputs"]) == 1 and e["outputs"][0]["path"].startswith(
+            f"source-cards/{e['question_id'].lower()}-"
+        )
         card = json.loads((result.run_dir / e["outputs"][0]["path"]).read_text())
         assert card["question_id"] == e["question_id"]
     assert sum(e["llm_calls"] for e in delegations(result.run_dir)) == sum(len(m.calls) for m in models.values())
@@ -516,6 +557,7 @@ def test_later_roles_are_compiled_while_the_planner_waits_on_its_model(tmp_path,
 
 
 # ---- 8. the real Gemini client against the local stub ---------------------------------------------------
+
 
 def test_all_five_roles_through_the_real_gemini_client_against_the_stub(tmp_path, corpus, specs):
     from fakes.gemini_stub import GeminiStub, chat_model

@@ -35,7 +35,15 @@ def completed(fixture_corpus, tmp_path):
 
 def test_full_offline_run_produces_a_complete_valid_workspace(completed):
     root = completed
-    for rel in ("plan.json", "claims.json", "drafts/draft-1.md", "reviews/review-1.json", "final-report.md", "metrics.json", "trace.jsonl"):
+    for rel in (
+        "plan.json",
+        "claims.json",
+        "drafts/draft-1.md",
+        "reviews/review-1.json",
+        "final-report.md",
+        "metrics.json",
+        "trace.jsonl",
+    ):
         assert (root / rel).is_file(), rel
     assert list((root / "sources").glob("src-*.txt")) and list((root / "source-cards").glob("*.json"))
     assert validate_workspace(root) == []
@@ -61,7 +69,9 @@ def test_every_citation_of_the_final_report_resolves_to_cards_and_sources(comple
         card = load(completed, card_path)
         assert card["card_id"] in claims[claim_id]["supporting_cards"] + claims[claim_id]["contradicting_cards"]
         snapshot = (completed / f"sources/{card['source_id']}.txt").read_text()
-        assert " ".join(snapshot[card["span"]["start"]:card["span"]["end"]].split()) == " ".join(card["quote"].split())
+        assert " ".join(snapshot[card["span"]["start"] : card["span"]["end"]].split()) == " ".join(
+            card["quote"].split()
+        )
     assert "[@" not in report
     for sid in set(re.findall(r"\(sources/(src-[0-9a-f]{12})\.json\)", report)):
         assert (completed / f"sources/{sid}.json").is_file()
@@ -81,7 +91,10 @@ def test_disagreeing_versions_make_a_conflicted_claim_shown_with_both_sides(comp
     conflicted = [c for c in claims if c["status"] == "conflicted"]
     assert len(conflicted) == 1
     claim = conflicted[0]
-    quotes = {load(completed, f"source-cards/{cid}.json")["quote"] for cid in claim["supporting_cards"] + claim["contradicting_cards"]}
+    quotes = {
+        load(completed, f"source-cards/{cid}.json")["quote"]
+        for cid in claim["supporting_cards"] + claim["contradicting_cards"]
+    }
     assert any("2.4" in q for q in quotes) and any("3.0" in q for q in quotes)
     draft = (completed / "drafts/draft-1.md").read_text()
     line = next(line for line in draft.splitlines() if f"[@{claim['claim_id']}]" in line)
@@ -104,20 +117,38 @@ def test_same_question_and_corpus_give_identical_artifacts(fixture_corpus, tmp_p
 
 
 def test_main_command_prints_the_offline_notice_and_the_report_path(fixture_corpus, tmp_path):
-    env_cmd = [sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
-               "--runs-dir", str(tmp_path / "runs"), "--yes"]
+    env_cmd = [
+        sys.executable,
+        "-m",
+        "harness",
+        "run",
+        FIXTURE_QUESTION,
+        "--corpus",
+        str(fixture_corpus),
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--yes",
+    ]
     r = subprocess.run(env_cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert r.stderr.splitlines()[0] == "research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine."
+    assert (
+        r.stderr.splitlines()[0]
+        == "research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine."
+    )
     report = re.search(r"final report: (\S+)", r.stdout).group(1)
     assert Path(report).is_file()
-    check = subprocess.run([sys.executable, "-m", "harness", "validate", str(Path(report).parent)], capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "harness", "validate", str(Path(report).parent)], capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stdout
 
 
 def test_built_in_python_docs_corpus_runs_offline(tmp_path):
-    result = run_offline("python-docs", tmp_path / "runs",
-                         question="How do asyncio.TaskGroup and asyncio.gather differ in error handling and cancellation?")
+    result = run_offline(
+        "python-docs",
+        tmp_path / "runs",
+        question="How do asyncio.TaskGroup and asyncio.gather differ in error handling and cancellation?",
+    )
     assert result.status == "completed", result.reason
     assert validate_workspace(result.run_dir) == []
     sources = [load(result.run_dir, f"sources/{p.name}") for p in (result.run_dir / "sources").glob("*.json")]

@@ -32,8 +32,11 @@ from harness.workspace.store import Workspace
 from harness.workspace.validate import validate_workspace
 
 PG_URL = os.environ.get("RESEARCH_TEST_PG_URL")
-needs_pg = pytest.mark.skipif(not PG_URL, reason="RESEARCH_TEST_PG_URL is not set (the postgresql:// URL of a scratch "
-                                                 "database; .ci/run starts one on 127.0.0.1)")
+needs_pg = pytest.mark.skipif(
+    not PG_URL,
+    reason="RESEARCH_TEST_PG_URL is not set (the postgresql:// URL of a scratch "
+    "database; .ci/run starts one on 127.0.0.1)",
+)
 
 
 # ---- what needs no database ---------------------------------------------------------------------
@@ -49,7 +52,9 @@ def test_no_url_is_the_workspace_sqlite_file_as_before(runs_dir):
         assert isinstance(saver, SqliteSaver)
 
 
-@pytest.mark.parametrize("url", ["mysql://u:secret@h/db", "sqlite:///x.db", "postgresql://u:secret@h:notaport/db", "localhost"])
+@pytest.mark.parametrize(
+    "url", ["mysql://u:secret@h/db", "sqlite:///x.db", "postgresql://u:secret@h:notaport/db", "localhost"]
+)
 def test_a_url_that_is_not_postgres_is_refused_without_its_password(url):
     with pytest.raises(UsageError, match="--checkpoint-db") as err:
         check_url(url)
@@ -59,7 +64,10 @@ def test_a_url_that_is_not_postgres_is_refused_without_its_password(url):
 def test_passwords_never_reach_messages_or_the_marker():
     assert redact("postgresql://me:s3cret@db.internal:5432/research") == "postgresql://me:***@db.internal:5432/research"
     assert "s3cret" not in redact("postgresql://me@h/db?sslmode=require&password=s3cret")
-    assert describe("postgres://me:s3cret@h:5433/research") == {"kind": "postgres", "where": "postgresql://me@h:5433/research"}
+    assert describe("postgres://me:s3cret@h:5433/research") == {
+        "kind": "postgres",
+        "where": "postgresql://me@h:5433/research",
+    }
 
 
 def test_a_run_is_bound_to_the_store_that_holds_its_checkpoints(runs_dir):
@@ -78,6 +86,7 @@ def test_a_run_is_bound_to_the_store_that_holds_its_checkpoints(runs_dir):
 def test_an_unreachable_database_fails_with_one_line(runs_dir):
     pytest.importorskip("langgraph.checkpoint.postgres")
     import socket
+
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -113,6 +122,7 @@ def pg_url():
 
 def _rows(url: str, sql: str, *args):
     import psycopg
+
     with psycopg.connect(url) as conn:
         return conn.execute(sql, args).fetchall()
 
@@ -120,7 +130,9 @@ def _rows(url: str, sql: str, *args):
 def _start_paused(cfg, url):
     """runner.start_run with the checkpointer from open_checkpointer(ws, url), stopped at the plan gate."""
     corpus = load_corpus(cfg.corpus)
-    ws = Workspace.create(cfg.runs_dir, cfg.question, config=cfg.snapshot(), budget={"limits": dict(cfg.budget), "spent": {}})
+    ws = Workspace.create(
+        cfg.runs_dir, cfg.question, config=cfg.snapshot(), budget={"limits": dict(cfg.budget), "spent": {}}
+    )
     ws.acquire_run_lock()
     try:
         run = run_context(ws, cfg, corpus)
@@ -176,8 +188,13 @@ def test_a_run_paused_at_the_plan_gate_resumes_from_postgres_in_a_new_process(pg
     # the pause lives in Postgres, under the run id as thread id
     assert _rows(pg_url, "SELECT count(*) FROM checkpoints WHERE thread_id = %s", ws.run_id)[0][0] > 0
 
-    proc = subprocess.run([sys.executable, "-c", RESUME_SCRIPT, str(ws.root), pg_url], capture_output=True, text=True,
-                          timeout=600, env=os.environ.copy())
+    proc = subprocess.run(
+        [sys.executable, "-c", RESUME_SCRIPT, str(ws.root), pg_url],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=os.environ.copy(),
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["next"] == ["approve_plan"] and [f["gate"] for f in out["found"]] == ["plan"]  # read back from Postgres
@@ -208,9 +225,19 @@ def test_many_runs_share_one_database_and_setup_is_safe_to_race(pg_url, runs_dir
         try:
             barrier.wait()
             with open_checkpointer(ws, pg_url) as saver:
-                saver.put({"configurable": {"thread_id": ws.run_id, "checkpoint_ns": ""}},
-                          {"v": 1, "id": f"00000000-0000-0000-0000-{secrets.token_hex(6)}", "ts": "2026-11-30T00:00:00+00:00",
-                           "channel_values": {}, "channel_versions": {}, "versions_seen": {}}, {"source": "input", "step": -1}, {})
+                saver.put(
+                    {"configurable": {"thread_id": ws.run_id, "checkpoint_ns": ""}},
+                    {
+                        "v": 1,
+                        "id": f"00000000-0000-0000-0000-{secrets.token_hex(6)}",
+                        "ts": "2026-11-30T00:00:00+00:00",
+                        "channel_values": {},
+                        "channel_versions": {},
+                        "versions_seen": {},
+                    },
+                    {"source": "input", "step": -1},
+                    {},
+                )
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -228,13 +255,16 @@ def test_many_runs_share_one_database_and_setup_is_safe_to_race(pg_url, runs_dir
 def test_the_runner_takes_a_checkpoint_db_url(pg_url, fixture_corpus, tmp_path):
     """Once runner.start_run/resume_run accept checkpoint_db (see docs/scale-out.md), the CLI path is covered too."""
     from harness.orchestrator import runner
+
     if "checkpoint_db" not in inspect.signature(start_run).parameters:
         pytest.skip("runner.start_run does not take checkpoint_db yet")
     cfg = build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(tmp_path / "runs"), yes=False)
     paused = start_run(cfg, approver=None, checkpoint_db=pg_url)
     assert paused.status == "awaiting_plan_approval"
     assert not (paused.run_dir / ".harness" / "checkpoints.sqlite").exists()
-    done = runner.resume_run(paused.run_dir, approver=lambda ws, p: {"decision": "approve", "by": "runner"}, checkpoint_db=pg_url)
+    done = runner.resume_run(
+        paused.run_dir, approver=lambda ws, p: {"decision": "approve", "by": "runner"}, checkpoint_db=pg_url
+    )
     assert done.status == "completed"
     assert validate_workspace(paused.run_dir) == []
 

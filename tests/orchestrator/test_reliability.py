@@ -26,17 +26,31 @@ from harness.workspace.validate import validate_workspace
 
 TESTS = Path(__file__).resolve().parents[1]  # tests/: where `fakes` is importable from
 KILL_AFTER_EVENTS = [2, 4, 6, 8, 10, 12, 14, 16]
-CRASH_POINTS = ["write:temp:2", "write:renamed:5", "write:indexed:9", "write:renamed:14", "write:temp:18", "write:renamed:21"]
+CRASH_POINTS = [
+    "write:temp:2",
+    "write:renamed:5",
+    "write:indexed:9",
+    "write:renamed:14",
+    "write:temp:18",
+    "write:renamed:21",
+]
 
 
 def research(*args, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(TESTS), **(env or {})}, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(TESTS), **(env or {})},
+        **kw,
+    )
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     from fakes.workspaces import write_fixture_corpus
+
     base = tmp_path_factory.mktemp("reference")
     corpus = write_fixture_corpus(base / "corpus")
     r = research("run", FIXTURE_QUESTION, "--corpus", str(corpus), "--runs-dir", str(base / "runs"), "--yes", "--json")
@@ -78,9 +92,25 @@ def test_sigkill_between_steps_then_resume(reference, tmp_path, k):
     if k >= n_events - 1:
         pytest.skip(f"the reference run has only {n_events} events")
     runs = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(corpus),
-                             "--runs-dir", str(runs), "--yes", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, env={**os.environ, "PYTHONPATH": str(TESTS)})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "run",
+            FIXTURE_QUESTION,
+            "--corpus",
+            str(corpus),
+            "--runs-dir",
+            str(runs),
+            "--yes",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(TESTS)},
+    )
     for _ in range(k):
         assert proc.stdout.readline()
     proc.send_signal(signal.SIGKILL)
@@ -96,8 +126,17 @@ def test_sigkill_inside_a_write_then_resume(reference, tmp_path, point):
     if int(point.rsplit(":", 1)[1]) > n_writes:
         pytest.skip(f"the reference run makes only {n_writes} writes")
     runs = tmp_path / "runs"
-    r = research("run", FIXTURE_QUESTION, "--corpus", str(corpus), "--runs-dir", str(runs), "--yes", "--quiet",
-                 env={"RESEARCH_CRASH_AT": point})
+    r = research(
+        "run",
+        FIXTURE_QUESTION,
+        "--corpus",
+        str(corpus),
+        "--runs-dir",
+        str(runs),
+        "--yes",
+        "--quiet",
+        env={"RESEARCH_CRASH_AT": point},
+    )
     assert r.returncode == -signal.SIGKILL, r.stderr
     root = _resume_and_compare(runs, ref_dir)
     assert not list((root / ".harness" / "journal").glob("*.json"))
@@ -107,9 +146,26 @@ def test_sigkill_inside_a_write_then_resume(reference, tmp_path, point):
 def test_many_runs_at_once_in_one_runs_folder(fixture_corpus, tmp_path):
     """Five runs started at once in one runs folder: distinct workspaces, all complete and valid."""
     runs = tmp_path / "runs"
-    procs = [subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
-                               "--runs-dir", str(runs), "--yes", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for _ in range(5)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "harness",
+                "run",
+                FIXTURE_QUESTION,
+                "--corpus",
+                str(fixture_corpus),
+                "--runs-dir",
+                str(runs),
+                "--yes",
+                "--quiet",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(5)
+    ]
     assert [p.wait(timeout=300) for p in procs] == [0] * 5
     dirs = [p for p in runs.iterdir()]
     assert len(dirs) == 5 and len({d.name for d in dirs}) == 5
@@ -120,9 +176,27 @@ def test_many_runs_at_once_in_one_runs_folder(fixture_corpus, tmp_path):
 def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path):
     """A second process resuming a run that is running is refused in one line; the lock of a SIGKILLed run is recovered at once."""
     runs = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
-                             "--runs-dir", str(runs), "--yes", "--json", "--agent", "planner=python:fakes.custom_agents:SlowPlanner"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(TESTS)})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "run",
+            FIXTURE_QUESTION,
+            "--corpus",
+            str(fixture_corpus),
+            "--runs-dir",
+            str(runs),
+            "--yes",
+            "--json",
+            "--agent",
+            "planner=python:fakes.custom_agents:SlowPlanner",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(TESTS)},
+    )
     first = json.loads(proc.stdout.readline())
     assert first["event"] == "run_started"
     r = research("resume", first["path"])
@@ -131,10 +205,27 @@ def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path)
     proc.stdout.read()
     assert proc.wait(timeout=120) == 0
     # the lock died with its holder: after a SIGKILL the run can be resumed at once
-    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
-                             "--runs-dir", str(tmp_path / "runs2"), "--yes", "--json", "--agent",
-                             "planner=python:fakes.custom_agents:SlowPlanner"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(TESTS)})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "run",
+            FIXTURE_QUESTION,
+            "--corpus",
+            str(fixture_corpus),
+            "--runs-dir",
+            str(tmp_path / "runs2"),
+            "--yes",
+            "--json",
+            "--agent",
+            "planner=python:fakes.custom_agents:SlowPlanner",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(TESTS)},
+    )
     path = json.loads(proc.stdout.readline())["path"]
     proc.kill()
     proc.wait()
@@ -152,6 +243,7 @@ def test_a_failing_disk_gives_one_line_and_no_corrupt_file(fixture_corpus, tmp_p
         if calls["n"] >= 15:
             raise OSError(code, os.strerror(code))
         return real(path, data)
+
     monkeypatch.setattr(workspace_mod, "write_temp", failing)
     cfg = build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(tmp_path / "runs"), yes=True)
     with pytest.raises(StorageError) as info:
@@ -169,21 +261,40 @@ def test_the_cli_reports_a_failing_disk_in_one_line(fixture_corpus, tmp_path):
     """A full disk through the command line: exactly one error line and exit code 2."""
     runs = tmp_path / "runs"
     runs.mkdir()
-    script = ("import errno, os, sys, harness.workspace.store as w\n"
-              "real = w.write_temp\n"
-              "def failing(p, d):\n"
-              "    if p.name.startswith('claims'): raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))\n"
-              "    return real(p, d)\n"
-              "w.write_temp = failing\n"
-              "from harness.surfaces.cli import main\n"
-              "sys.argv = ['research'] + sys.argv[1:]\n"
-              "main()\n")
-    r = subprocess.run([sys.executable, "-c", script, "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
-                        "--runs-dir", str(runs), "--yes", "--quiet"], capture_output=True, text=True, timeout=300)
+    script = (
+        "import errno, os, sys, harness.workspace.store as w\n"
+        "real = w.write_temp\n"
+        "def failing(p, d):\n"
+        "    if p.name.startswith('claims'): raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))\n"
+        "    return real(p, d)\n"
+        "w.write_temp = failing\n"
+        "from harness.surfaces.cli import main\n"
+        "sys.argv = ['research'] + sys.argv[1:]\n"
+        "main()\n"
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            "run",
+            FIXTURE_QUESTION,
+            "--corpus",
+            str(fixture_corpus),
+            "--runs-dir",
+            str(runs),
+            "--yes",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         "research: error: claims.json: cannot write to the workspace (No space left on device); "
-        "nothing was half-written — free space or fix permissions, then `research resume`"]
+        "nothing was half-written — free space or fix permissions, then `research resume`"
+    ]
 
 
 def test_api_keys_never_land_in_the_workspace(tmp_path, monkeypatch):
@@ -206,6 +317,7 @@ def test_api_keys_never_land_in_the_workspace(tmp_path, monkeypatch):
         assert set(stub.api_keys) == {secret}  # the key was really used...
     assert result.status == "completed", result.reason
     from harness.surfaces.viewer import build_viewer  # noqa: PLC0415 - the viewer is part of what a run leaves
+
     build_viewer(result.run_dir)
     leaked = [p for p in result.run_dir.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert leaked == []  # ...and is in no file of the run: run.json, trace, checkpoints, viewer

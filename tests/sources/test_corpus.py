@@ -70,8 +70,10 @@ BAD_FILES: dict[str, str | bytes] = {
     "blob.txt": b"looks like text\x00\x01\x02 but is not",
     "picture.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64,
 }
-GOOD_DOC = ("# Quokkas\n\nThe quokka is a small marsupial that lives on Rottnest Island.\n\n"
-            "Quokkas are mostly nocturnal and eat grasses and leaves.\n")
+GOOD_DOC = (
+    "# Quokkas\n\nThe quokka is a small marsupial that lives on Rottnest Island.\n\n"
+    "Quokkas are mostly nocturnal and eat grasses and leaves.\n"
+)
 
 
 # ---- passage splitting ---------------------------------------------------------------------
@@ -97,8 +99,26 @@ def check_passages(text: str) -> list[tuple[int, int]]:
 
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789_,;:'\"()é", min_size=1, max_size=14)
-GAP = st.sampled_from([" ", " ", " ", "  ", "\n", "\n\n", "\n \n", "\n\t\n\n", "\t", ". ", ".\n", ".  ", " \n\n ",
-                       "\u00a0", "\r\n", "\u2028"])
+GAP = st.sampled_from(
+    [
+        " ",
+        " ",
+        " ",
+        "  ",
+        "\n",
+        "\n\n",
+        "\n \n",
+        "\n\t\n\n",
+        "\t",
+        ". ",
+        ".\n",
+        ".  ",
+        " \n\n ",
+        "\u00a0",
+        "\r\n",
+        "\u2028",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -139,7 +159,7 @@ def test_long_paragraph_is_cut_at_sentence_ends():
     spans = check_passages(text)
     assert len(spans) > 2
     for s, e in spans[:-1]:
-        assert text[s:e].endswith("."), text[e - 20:e]
+        assert text[s:e].endswith("."), text[e - 20 : e]
 
 
 def test_passages_of_a_document_without_text():
@@ -199,11 +219,14 @@ def test_a_real_pdf_is_extracted_and_searchable(tmp_path, cache):
 
 
 def test_html_is_reduced_to_text_and_an_empty_page_is_skipped(tmp_path, cache):
-    folder = write(tmp_path / "c", {
-        "page.html": "<html><head><title>T</title><style>p{}</style></head><body><p>Visible &amp; kept.</p>"
-                     "<script>var hidden = 1;</script></body></html>",
-        "empty.html": "<html><head><title>Nothing</title></head><body><script>x()</script></body></html>",
-    })
+    folder = write(
+        tmp_path / "c",
+        {
+            "page.html": "<html><head><title>T</title><style>p{}</style></head><body><p>Visible &amp; kept.</p>"
+            "<script>var hidden = 1;</script></body></html>",
+            "empty.html": "<html><head><title>Nothing</title></head><body><script>x()</script></body></html>",
+        },
+    )
     corpus = load_folder(folder, warn=lambda _m: None)
     [doc] = corpus.documents
     assert doc.title == "T" and "Visible & kept." in doc.text and "hidden" not in doc.text
@@ -226,7 +249,7 @@ def test_missing_or_empty_folder_is_a_usage_error(tmp_path, cache):
 
 DOCS = {
     "asyncio/taskgroup.md": "# TaskGroup\n\nasyncio.TaskGroup cancels the remaining tasks when one task fails.\n\n"
-                            "The zephyrine flag is documented here.\n",
+    "The zephyrine flag is documented here.\n",
     "asyncio/gather.md": "# gather\n\nasyncio.gather returns the results of awaitables in order.\n",
     "notes/garden.txt": "Tomatoes need six hours of sun.\n",
 }
@@ -306,7 +329,7 @@ def test_every_hit_is_a_passage_of_its_document(tmp_path, cache):
         for h in hits:
             text = corpus.documents[h.doc].text
             assert (h.start, h.end) in split_passages(text)
-            assert text[h.start:h.end].strip() == text[h.start:h.end]
+            assert text[h.start : h.end].strip() == text[h.start : h.end]
 
 
 def test_search_edge_cases(tmp_path, cache):
@@ -365,8 +388,15 @@ def research(args: list[str], cwd: Path, cache: Path) -> subprocess.CompletedPro
     env = {k: v for k, v in os.environ.items() if k not in ("GOOGLE_API_KEY", "GEMINI_API_KEY")}
     env["RESEARCH_CACHE_DIR"] = str(cache)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "harness", "run", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "harness", "run", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.mark.parametrize("kind", ["missing", "empty", "only-unreadable"])
@@ -377,7 +407,9 @@ def test_bad_corpus_exits_2_without_creating_a_workspace(tmp_path, cache, kind):
     elif kind == "only-unreadable":
         write(corpus, BAD_FILES)
     runs = tmp_path / "runs"
-    proc = research(["What do quokkas eat?", "--corpus", str(corpus), "--yes", "--runs-dir", str(runs)], tmp_path, cache)
+    proc = research(
+        ["What do quokkas eat?", "--corpus", str(corpus), "--yes", "--runs-dir", str(runs)], tmp_path, cache
+    )
     assert proc.returncode == 2, proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("research: error:")]
     assert len(errors) == 1 and "--corpus" in errors[0] and str(corpus) in errors[0]
@@ -387,7 +419,9 @@ def test_bad_corpus_exits_2_without_creating_a_workspace(tmp_path, cache, kind):
 def test_skipped_files_are_recorded_in_run_json(tmp_path, cache):
     corpus = write(tmp_path / "corpus", {"quokka.md": GOOD_DOC, **BAD_FILES})
     runs = tmp_path / "runs"
-    proc = research(["What do quokkas eat?", "--corpus", str(corpus), "--yes", "--runs-dir", str(runs)], tmp_path, cache)
+    proc = research(
+        ["What do quokkas eat?", "--corpus", str(corpus), "--yes", "--runs-dir", str(runs)], tmp_path, cache
+    )
     assert proc.returncode in (0, 3), proc.stderr  # completed, or stopped short by the offline engine: not an error
     [run_dir] = [p for p in runs.iterdir() if not p.name.startswith(".")]
     manifest = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))

@@ -34,7 +34,9 @@ class UncitedWriter:
 
 def test_run_with_a_reviewer_object_completes_and_records_it(fixture_corpus, tmp_path):
     reviewer = PassEverything()
-    result = harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=tmp_path / "runs", agents={"reviewer": reviewer})
+    result = harness.run(
+        FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=tmp_path / "runs", agents={"reviewer": reviewer}
+    )
     assert result.status == "completed" and result.exit_code == 0
     assert reviewer.calls >= 1
     run = harness.open_run(result.run_dir)
@@ -47,8 +49,13 @@ def test_run_with_a_reviewer_object_completes_and_records_it(fixture_corpus, tmp
 
 
 def test_a_lenient_reviewer_object_cannot_pass_a_defective_draft(fixture_corpus, tmp_path):
-    result = harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=tmp_path / "runs", max_revisions=0,
-                         agents={"writer": UncitedWriter(), "reviewer": PassEverything()})
+    result = harness.run(
+        FIXTURE_QUESTION,
+        corpus=fixture_corpus,
+        runs_dir=tmp_path / "runs",
+        max_revisions=0,
+        agents={"writer": UncitedWriter(), "reviewer": PassEverything()},
+    )
     assert result.status == "needs_human"
     run = harness.open_run(result.run_dir)
     review = run.read_json(run.reviews()[-1])

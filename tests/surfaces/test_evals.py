@@ -15,8 +15,14 @@ from harness.contract.schemas import validate
 from harness.surfaces.evals import SUMMARY_FILE, compare, eval_command, load_suite, run_suite
 
 SUITE = Path(__file__).resolve().parents[2] / "evals"
-REQUIRED_CASES = {"sources-sufficient", "no-primary-source", "version-conflict", "branch-timeout", "prompt-injection",
-                  "citation-not-supporting"}
+REQUIRED_CASES = {
+    "sources-sufficient",
+    "no-primary-source",
+    "version-conflict",
+    "branch-timeout",
+    "prompt-injection",
+    "citation-not-supporting",
+}
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +37,11 @@ def suite(tmp_path_factory):
 
 def test_every_case_of_the_suite_holds_on_the_offline_engine(suite):
     assert REQUIRED_CASES <= {c.name for c in suite.cases}
-    problems = {c.name: c.error or [f"{k.name}: expected {k.expected}, got {k.actual}" for k in c.checks if not k.ok]
-                for c in suite.cases if not c.ok}
+    problems = {
+        c.name: c.error or [f"{k.name}: expected {k.expected}, got {k.actual}" for k in c.checks if not k.ok]
+        for c in suite.cases
+        if not c.ok
+    }
     assert suite.ok and suite.exit_code == 0, problems
     for case in suite.cases:
         assert case.status in ("pass", "xfail"), case.name
@@ -71,8 +80,11 @@ def test_the_summary_is_written_next_to_the_workspaces(suite):
 
 
 def test_custom_agents_of_a_case_are_forgotten_after_it_ran(suite):
-    leftovers = [name for name, m in sys.modules.items()
-                 if getattr(m, "__file__", None) and Path(m.__file__).resolve().is_relative_to(SUITE)]
+    leftovers = [
+        name
+        for name, m in sys.modules.items()
+        if getattr(m, "__file__", None) and Path(m.__file__).resolve().is_relative_to(SUITE)
+    ]
     assert leftovers == []
     assert not list(SUITE.rglob("__pycache__"))
     assert not any(str(SUITE) in p for p in sys.path)
@@ -85,6 +97,7 @@ def test_every_case_file_and_the_schema_example_validate():
 
 
 # ---- the command on small suites made for the test ------------------------------------------
+
 
 def _suite_with(tmp_path: Path, case: str, edit=None) -> Path:
     """A one-case suite: a copy of evals/<case>, with case.yaml changed by `edit`."""
@@ -143,15 +156,21 @@ def test_a_known_failure_for_another_engine_does_not_apply(tmp_path, capsys):
     assert case["status"] == "fail" and case["known_failure"] is None
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda d: d["expect"].__setitem__("claims", {"verified": "lots"}), "/expect/claims/verified"),
-    (lambda d: d["expect"].__setitem__("metrics", {"citation_cover": ">=1"}), "/expect/metrics"),
-    (lambda d: d["expect"].__setitem__("status", "done"), "/expect/status"),
-    (lambda d: d.pop("question"), "field /:"),
-    (lambda d: d.__setitem__("config", {"agents": {"writer": "python:no_such_module:Writer"}}), "/config/agents/writer"),
-    (lambda d: d.__setitem__("config", {"budget": {"searches": 0}}), "/config/budget"),
-    (lambda d: d.__setitem__("corpus", "missing"), "/corpus"),
-])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda d: d["expect"].__setitem__("claims", {"verified": "lots"}), "/expect/claims/verified"),
+        (lambda d: d["expect"].__setitem__("metrics", {"citation_cover": ">=1"}), "/expect/metrics"),
+        (lambda d: d["expect"].__setitem__("status", "done"), "/expect/status"),
+        (lambda d: d.pop("question"), "field /:"),
+        (
+            lambda d: d.__setitem__("config", {"agents": {"writer": "python:no_such_module:Writer"}}),
+            "/config/agents/writer",
+        ),
+        (lambda d: d.__setitem__("config", {"budget": {"searches": 0}}), "/config/budget"),
+        (lambda d: d.__setitem__("corpus", "missing"), "/corpus"),
+    ],
+)
 def test_a_malformed_case_exits_2_with_one_line_naming_file_and_field(tmp_path, capsys, edit, field):
     rc = eval_command(_suite_with(tmp_path, "version-conflict", edit), "offline", False, tmp_path / "runs")
     captured = capsys.readouterr()
@@ -177,10 +196,23 @@ def test_a_suite_folder_without_cases_exits_2(tmp_path, capsys):
     assert "no cases" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("actual, spec, ok", [
-    (1, ">=1", True), (0, ">=1", False), (0.5, "<1", True), (1.0, "==1", True), (1, 1, True), (2, "!=2", False),
-    (0.9, ">0.9", False), (None, "==1", False), (None, "==null", True), (None, "<1", False), (0.0, "==null", False),
-    (None, "!=null", False), (3, "!=null", True),
-])
+@pytest.mark.parametrize(
+    "actual, spec, ok",
+    [
+        (1, ">=1", True),
+        (0, ">=1", False),
+        (0.5, "<1", True),
+        (1.0, "==1", True),
+        (1, 1, True),
+        (2, "!=2", False),
+        (0.9, ">0.9", False),
+        (None, "==1", False),
+        (None, "==null", True),
+        (None, "<1", False),
+        (0.0, "==null", False),
+        (None, "!=null", False),
+        (3, "!=null", True),
+    ],
+)
 def test_compare(actual, spec, ok):
     assert compare(actual, spec) is ok

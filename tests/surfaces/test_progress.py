@@ -16,8 +16,24 @@ from harness.surfaces.progress import LiveProgress
 
 
 def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
-                        "--runs-dir", str(tmp_path / "runs"), "--yes", "--json"], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "run",
+            FIXTURE_QUESTION,
+            "--corpus",
+            str(fixture_corpus),
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--yes",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     events = [json.loads(line) for line in r.stdout.splitlines()]
     kinds = [e["event"] for e in events]
@@ -31,8 +47,24 @@ def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):
 
 
 def test_quiet_prints_only_the_result(fixture_corpus, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "harness", "run", FIXTURE_QUESTION, "--corpus", str(fixture_corpus),
-                        "--runs-dir", str(tmp_path / "runs"), "--yes", "--quiet"], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "run",
+            FIXTURE_QUESTION,
+            "--corpus",
+            str(fixture_corpus),
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--yes",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0 and r.stderr == ""
     assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["final report", "workspace"]
 
@@ -49,10 +81,14 @@ def test_live_panel_shows_stage_branches_and_counts(fixture_corpus, tmp_path):
         capture.print(frame)
         frames.append(capture.file.getvalue())
         return frame
+
     display._render = spy
     try:
-        result = start_run(build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(tmp_path / "runs"), yes=True),
-                           events=display, on_created=display.attach)
+        result = start_run(
+            build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(tmp_path / "runs"), yes=True),
+            events=display,
+            on_created=display.attach,
+        )
     finally:
         display.close()
     assert result.status == "completed"
@@ -61,5 +97,7 @@ def test_live_panel_shows_stage_branches_and_counts(fixture_corpus, tmp_path):
     assert "stage: completed" in last and "in flight: -" in last
     claims = json.loads((result.run_dir / "claims.json").read_text())["claims"]
     cards = list((result.run_dir / "source-cards").glob("*.json"))
-    assert f"claims {len(claims)}" in last and f"cards {len(cards)}" in last and "drafts 1" in last and "searches" in last
+    assert (
+        f"claims {len(claims)}" in last and f"cards {len(cards)}" in last and "drafts 1" in last and "searches" in last
+    )
     assert "researcher Q1: completed" in buffer.getvalue() and "completed" in buffer.getvalue()

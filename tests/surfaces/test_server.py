@@ -93,7 +93,9 @@ def test_factory_graph_with_yes_runs_through_and_a_bad_request_fails_clearly(fix
     with pytest.raises(Exception, match="question"):
         graph.invoke({"question": "  ", "runs_dir": str(tmp_path / "runs")}, {"configurable": {"thread_id": "t-bad"}})
     with pytest.raises(Exception, match="max-revisions"):
-        graph.invoke(_request(fixture_corpus, tmp_path / "runs", max_revisions=-1), {"configurable": {"thread_id": "t-bad2"}})
+        graph.invoke(
+            _request(fixture_corpus, tmp_path / "runs", max_revisions=-1), {"configurable": {"thread_id": "t-bad2"}}
+        )
 
 
 # ---- `langgraph dev` over HTTP ------------------------------------------------------------------
@@ -114,17 +116,22 @@ def _free_port() -> int:
 
 def _offline_env(tmp_path: Path) -> dict[str, str]:
     """The server's environment: no keys, no tracing, no analytics, no version check."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LANGSMITH_", "LANGCHAIN_", "LANGGRAPH_", "GOOGLE_", "GEMINI_", "OPENAI_", "ANTHROPIC_"))}
-    env.update({
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGGRAPH_NO_VERSION_CHECK": "true",
-        "LANGSMITH_TRACING": "false",
-        "LANGCHAIN_TRACING_V2": "false",
-        "DO_NOT_TRACK": "1",
-        "PYTHONUNBUFFERED": "1",
-        "RESEARCH_CACHE_DIR": os.environ.get("RESEARCH_CACHE_DIR", str(tmp_path / "cache")),
-    })
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LANGSMITH_", "LANGCHAIN_", "LANGGRAPH_", "GOOGLE_", "GEMINI_", "OPENAI_", "ANTHROPIC_"))
+    }
+    env.update(
+        {
+            "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+            "LANGGRAPH_NO_VERSION_CHECK": "true",
+            "LANGSMITH_TRACING": "false",
+            "LANGCHAIN_TRACING_V2": "false",
+            "DO_NOT_TRACK": "1",
+            "PYTHONUNBUFFERED": "1",
+            "RESEARCH_CACHE_DIR": os.environ.get("RESEARCH_CACHE_DIR", str(tmp_path / "cache")),
+        }
+    )
     return env
 
 
@@ -138,23 +145,43 @@ def dev_server(tmp_path):
     home.mkdir()
     log = (tmp_path / "server.log").open("wb")
     proc = subprocess.Popen(
-        [cli, "dev", "--config", str(REPO / "langgraph.json"), "--host", "127.0.0.1", "--port", str(port),
-         "--no-browser", "--no-reload"],
-        cwd=home, env=_offline_env(tmp_path), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            cli,
+            "dev",
+            "--config",
+            str(REPO / "langgraph.json"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-browser",
+            "--no-reload",
+        ],
+        cwd=home,
+        env=_offline_env(tmp_path),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         import httpx
+
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"langgraph dev exited with {proc.returncode}:\n{(tmp_path / 'server.log').read_text()[-3000:]}")
+                pytest.fail(
+                    f"langgraph dev exited with {proc.returncode}:\n{(tmp_path / 'server.log').read_text()[-3000:]}"
+                )
             try:
                 if httpx.get(f"{base}/ok", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"langgraph dev did not answer in {START_TIMEOUT}s:\n{(tmp_path / 'server.log').read_text()[-3000:]}")
+                pytest.fail(
+                    f"langgraph dev did not answer in {START_TIMEOUT}s:\n{(tmp_path / 'server.log').read_text()[-3000:]}"
+                )
             time.sleep(0.5)
         yield base
     finally:
@@ -188,8 +215,12 @@ def test_langgraph_dev_serves_the_graph_with_plan_approval_over_http(dev_server,
 
     # resume: approve the plan through the server's interrupt API, watching progress as it streams
     statuses, done = [], None
-    for part in client.runs.stream(tid, "research", command={"resume": {"decision": "approve", "by": "http-client"}},
-                                   stream_mode=["custom", "values"]):
+    for part in client.runs.stream(
+        tid,
+        "research",
+        command={"resume": {"decision": "approve", "by": "http-client"}},
+        stream_mode=["custom", "values"],
+    ):
         if part.event == "custom" and part.data.get("event") == "status":
             statuses.append(part.data["status"])
         elif part.event == "values":

@@ -53,6 +53,7 @@ DATA_BLOCK = re.compile(r'<script type="application/json" id="v-data">(.*?)</scr
 
 # ---- a real offline run over a corpus with an XSS payload ------------------------------------
 
+
 @pytest.fixture(scope="module")
 def xss_run(tmp_path_factory) -> Path:
     """One offline run for the whole module (its environment isolated like conftest's autouse fixture)."""
@@ -90,6 +91,7 @@ def _card(root: Path, card_id: str) -> dict:
 
 # ---- the page without a browser ----------------------------------------------------------------
 
+
 def test_view_writes_index_html_as_a_validated_indexed_artifact(xss_run):
     page = xss_run / "index.html"
     assert page.is_file()
@@ -101,7 +103,9 @@ def test_view_writes_index_html_as_a_validated_indexed_artifact(xss_run):
 
 def test_page_is_self_contained(xss_run):
     html = (xss_run / "index.html").read_text(encoding="utf-8")
-    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html), "the page must not load anything from the network"
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html), (
+        "the page must not load anything from the network"
+    )
     assert "<link" not in html and "@import" not in html
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
 
@@ -183,7 +187,9 @@ def test_timeline_shows_each_delegation_with_its_figures(xss_run):
     html = (xss_run / "index.html").read_text(encoding="utf-8")
     delegations = [e for e in read_events(xss_run) if e["event"] == "delegation"]
     assert len(re.findall(r'<tr class="ev ev-delegation', html)) == len(delegations)
-    assert len(re.findall(r'<tr class="ev ev-decision', html)) == sum(e["event"] == "decision" for e in read_events(xss_run))
+    assert len(re.findall(r'<tr class="ev ev-decision', html)) == sum(
+        e["event"] == "decision" for e in read_events(xss_run)
+    )
     assert html.count('<span class="badge b-completed">completed</span>') >= 1
     assert 'id="v-show-writes"' in html
 
@@ -194,20 +200,44 @@ def test_defects_link_to_draft_lines_and_revisions_show_a_diff(built_ws, specs):
     plan = make_plan()
     plan["revision"] = 2
     plan["questions"][0]["tag"] = "MODIFIED"
-    plan["questions"].insert(1, {"id": "Q3", "text": "Find how gather handles a failing task.", "kind": "research",
-                                 "critical": False, "tag": "NEW"})
-    plan["refinement"] = {"feedback": "Also cover <b>gather</b>.", "changes": [
-        {"question_id": "Q3", "tag": "NEW", "note": "added at the reviewer's request"},
-        {"question_id": "Q1", "tag": "MODIFIED", "note": "narrowed"}]}
+    plan["questions"].insert(
+        1,
+        {
+            "id": "Q3",
+            "text": "Find how gather handles a failing task.",
+            "kind": "research",
+            "critical": False,
+            "tag": "NEW",
+        },
+    )
+    plan["refinement"] = {
+        "feedback": "Also cover <b>gather</b>.",
+        "changes": [
+            {"question_id": "Q3", "tag": "NEW", "note": "added at the reviewer's request"},
+            {"question_id": "Q1", "tag": "MODIFIED", "note": "narrowed"},
+        ],
+    }
     ws.write("plan.json", plan, HARNESS)
     decide_plan(ws, "approved", "tester")  # recorded in run.json and bound to the plan's hash
     draft2 = DRAFT + "\nA second paragraph [@C1].\n"
     ws.write("drafts/draft-2.md", draft2, specs["writer"].policy)
-    review = {"draft": "drafts/draft-2.md", "draft_sha256": sha256_text(draft2), "verdict": "revise",
-              "defects": [{"code": "missing_citation", "severity": "error", "location": {"line": 3, "excerpt": "When one task fails"},
-                           "refs": {"claims": ["C1"], "cards": [], "sources": [], "questions": ["Q1"]},
-                           "message": "Cite <this> & that.", "route": "writer", "origin": "deterministic"}],
-              "reviewed_by": {"role": "reviewer", "engine": "offline", "model": None}}
+    review = {
+        "draft": "drafts/draft-2.md",
+        "draft_sha256": sha256_text(draft2),
+        "verdict": "revise",
+        "defects": [
+            {
+                "code": "missing_citation",
+                "severity": "error",
+                "location": {"line": 3, "excerpt": "When one task fails"},
+                "refs": {"claims": ["C1"], "cards": [], "sources": [], "questions": ["Q1"]},
+                "message": "Cite <this> & that.",
+                "route": "writer",
+                "origin": "deterministic",
+            }
+        ],
+        "reviewed_by": {"role": "reviewer", "engine": "offline", "model": None},
+    }
     ws.write("reviews/review-2.json", review, specs["reviewer"].policy)
 
     html = (build_viewer(ws.root)).read_text(encoding="utf-8")
@@ -216,11 +246,19 @@ def test_defects_link_to_draft_lines_and_revisions_show_a_diff(built_ws, specs):
     assert 'href="#v-d2-L3"' in html and 'href="#v-rv2-d0"' in html  # defect -> line and line -> defect
     assert "Cite &lt;this&gt; &amp; that." in html
     diff = data["diffs"][0]
-    assert (diff["from"], diff["to"], diff["added"], diff["removed"]) == ("drafts/draft-1.md", "drafts/draft-2.md", 2, 0)
+    assert (diff["from"], diff["to"], diff["added"], diff["removed"]) == (
+        "drafts/draft-1.md",
+        "drafts/draft-2.md",
+        2,
+        0,
+    )
     assert "+A second paragraph [@C1]." in diff["lines"]
     assert '<span class="dl add">+A second paragraph [@C1].</span>' in html
     # the plan with its approval record and refinement tags
-    assert html.count('<span class="badge b-tag">NEW</span>') == 2 and html.count('<span class="badge b-tag">MODIFIED</span>') == 2
+    assert (
+        html.count('<span class="badge b-tag">NEW</span>') == 2
+        and html.count('<span class="badge b-tag">MODIFIED</span>') == 2
+    )
     assert '<span class="badge b-approved">approved</span>' in html and "by tester" in html
     assert "Also cover &lt;b&gt;gather&lt;/b&gt;." in html
     assert validate_workspace(ws.root) == []
@@ -241,40 +279,121 @@ def test_a_workspace_without_drafts_still_renders(runs_dir):
 
 # ---- the Markdown renderer --------------------------------------------------------------------
 
-@pytest.mark.parametrize("source, expected", [
-    ("# Title", "<h1>Title</h1>"),
-    ("Some *em*, **strong**, `co<de>` and [a link](source-cards/c-1.json).",
-     '<p>Some <em>em</em>, <strong>strong</strong>, <code>co&lt;de&gt;</code> and <a href="source-cards/c-1.json">a link</a>.</p>'),
-    ("If *return_exceptions* is False, return_exceptions stays.", "<p>If <em>return_exceptions</em> is False, return_exceptions stays.</p>"),
-    ("calling ``gather.cancel()`` here", "<p>calling <code>gather.cancel()</code> here</p>"),
-    ("- one\n- two [@C1]\n  continued", "<ul><li>one</li>\n<li>two [@C1]\ncontinued</li></ul>"),
-    ("1. first\n2. second\n   - nested", "<ol><li>first</li>\n<li>second\n<ul><li>nested</li></ul></li></ol>"),
-    ("| a | b |\n|---|--:|\n| `x|y` | 2 |",
-     '<table><thead><tr><th>a</th><th class="align-right">b</th></tr></thead>'
-     '<tbody><tr><td><code>x|y</code></td><td class="align-right">2</td></tr></tbody></table>'),
-    ("<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"),
-    ('<img src=x onerror="alert(1)">', "<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;</p>"),
-    ("[click](javascript:alert(1))", "<p>[click](javascript:alert(1))</p>"),
-    ("[click](JavaScript:void) [d](data:text/html,x)",
-     '<p><span class="unsafe-link" title="link removed: unsafe target">click</span> '
-     '<span class="unsafe-link" title="link removed: unsafe target">d</span></p>'),
-    ('[x](https://example.org/a "t")', '<p><a href="https://example.org/a" rel="noopener noreferrer" target="_blank">x</a></p>'),
-    ('<a id="c1"></a>**C1** see [C1](#c1)', '<p><a id="md-c1" class="anchor"></a><strong>C1</strong> see <a href="#md-c1">C1</a></p>'),
-    ('<a id="c1" onclick="x()"></a>', "<p>&lt;a id=&quot;c1&quot; onclick=&quot;x()&quot;&gt;&lt;/a&gt;</p>"),
-    ("para\n\n---\n\n> quoted *text*", "<p>para</p>\n<hr>\n<blockquote><p>quoted <em>text</em></p></blockquote>"),
-    ("```python\nx = '<b>'\n```", "<pre><code class=\"language-python\">x = &#x27;&lt;b&gt;&#x27;</code></pre>"),
-    (r"not \*em\* and 2 * 3 * 4", "<p>not *em* and 2 * 3 * 4</p>"),
-])
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("# Title", "<h1>Title</h1>"),
+        (
+            "Some *em*, **strong**, `co<de>` and [a link](source-cards/c-1.json).",
+            '<p>Some <em>em</em>, <strong>strong</strong>, <code>co&lt;de&gt;</code> and <a href="source-cards/c-1.json">a link</a>.</p>',
+        ),
+        (
+            "If *return_exceptions* is False, return_exceptions stays.",
+            "<p>If <em>return_exceptions</em> is False, return_exceptions stays.</p>",
+        ),
+        ("calling ``gather.cancel()`` here", "<p>calling <code>gather.cancel()</code> here</p>"),
+        ("- one\n- two [@C1]\n  continued", "<ul><li>one</li>\n<li>two [@C1]\ncontinued</li></ul>"),
+        ("1. first\n2. second\n   - nested", "<ol><li>first</li>\n<li>second\n<ul><li>nested</li></ul></li></ol>"),
+        (
+            "| a | b |\n|---|--:|\n| `x|y` | 2 |",
+            '<table><thead><tr><th>a</th><th class="align-right">b</th></tr></thead>'
+            '<tbody><tr><td><code>x|y</code></td><td class="align-right">2</td></tr></tbody></table>',
+        ),
+        ("<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"),
+        ('<img src=x onerror="alert(1)">', "<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;</p>"),
+        ("[click](javascript:alert(1))", "<p>[click](javascript:alert(1))</p>"),
+        (
+            "[click](JavaScript:void) [d](data:text/html,x)",
+            '<p><span class="unsafe-link" title="link removed: unsafe target">click</span> '
+            '<span class="unsafe-link" title="link removed: unsafe target">d</span></p>',
+        ),
+        (
+            '[x](https://example.org/a "t")',
+            '<p><a href="https://example.org/a" rel="noopener noreferrer" target="_blank">x</a></p>',
+        ),
+        (
+            '<a id="c1"></a>**C1** see [C1](#c1)',
+            '<p><a id="md-c1" class="anchor"></a><strong>C1</strong> see <a href="#md-c1">C1</a></p>',
+        ),
+        ('<a id="c1" onclick="x()"></a>', "<p>&lt;a id=&quot;c1&quot; onclick=&quot;x()&quot;&gt;&lt;/a&gt;</p>"),
+        ("para\n\n---\n\n> quoted *text*", "<p>para</p>\n<hr>\n<blockquote><p>quoted <em>text</em></p></blockquote>"),
+        ("```python\nx = '<b>'\n```", '<pre><code class="language-python">x = &#x27;&lt;b&gt;&#x27;</code></pre>'),
+        (r"not \*em\* and 2 * 3 * 4", "<p>not *em* and 2 * 3 * 4</p>"),
+    ],
+)
 def test_markdown_renderer(source, expected):
     assert render_markdown(source) == expected
 
 
-_FRAGMENTS = ["<script>", "</script>", "<img src=x onerror=alert(1)>", '<a id="c1"></a>', '<a id="x" onclick="y">', "<b>", "&amp;",
-              "[l](", "javascript:alert", "data:text/html,", "https://e.org", "<https://e.org/a>", "](#c1)", ")", "]", "[",
-              "*", "**", "_", "`", "``", "\\", "|", "| a | b |\n|---|---|\n", "---", "# ", "- ", "1. ", "> ", "```\n",
-              "\n", "\n\n", "  ", "word", "\"", "'", "=", "onerror", "<", ">"]
-_ALLOWED_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "em", "strong", "code", "pre", "a", "span",
-                 "table", "thead", "tbody", "tr", "th", "td", "hr", "blockquote"}
+_FRAGMENTS = [
+    "<script>",
+    "</script>",
+    "<img src=x onerror=alert(1)>",
+    '<a id="c1"></a>',
+    '<a id="x" onclick="y">',
+    "<b>",
+    "&amp;",
+    "[l](",
+    "javascript:alert",
+    "data:text/html,",
+    "https://e.org",
+    "<https://e.org/a>",
+    "](#c1)",
+    ")",
+    "]",
+    "[",
+    "*",
+    "**",
+    "_",
+    "`",
+    "``",
+    "\\",
+    "|",
+    "| a | b |\n|---|---|\n",
+    "---",
+    "# ",
+    "- ",
+    "1. ",
+    "> ",
+    "```\n",
+    "\n",
+    "\n\n",
+    "  ",
+    "word",
+    '"',
+    "'",
+    "=",
+    "onerror",
+    "<",
+    ">",
+]
+_ALLOWED_TAGS = {
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "ul",
+    "ol",
+    "li",
+    "em",
+    "strong",
+    "code",
+    "pre",
+    "a",
+    "span",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "hr",
+    "blockquote",
+}
 
 
 @settings(max_examples=400, deadline=None)
@@ -301,6 +420,7 @@ def test_embedded_json_cannot_close_its_script_element():
 
 # ---- the read-only server -----------------------------------------------------------------------
 
+
 def _request(url_host: str, port: int, method: str, path: str) -> tuple[int, dict, bytes]:
     conn = http.client.HTTPConnection(url_host, port, timeout=30)
     try:
@@ -322,7 +442,11 @@ def test_server_serves_the_run_folder_read_only(xss_run):
             assert resp.read() == (xss_run / "index.html").read_bytes()
         sid = _xss_source_id(xss_run)
         status, headers, body = _request("127.0.0.1", port, "GET", f"/sources/{sid}.txt")
-        assert status == 200 and headers["Content-Type"].startswith("text/plain") and headers["X-Content-Type-Options"] == "nosniff"
+        assert (
+            status == 200
+            and headers["Content-Type"].startswith("text/plain")
+            and headers["X-Content-Type-Options"] == "nosniff"
+        )
         assert IMG_PAYLOAD.encode() in body
         card = next((xss_run / "source-cards").glob("*.json")).name
         assert _request("127.0.0.1", port, "GET", f"/source-cards/{card}")[0] == 200
@@ -339,8 +463,15 @@ def test_server_serves_the_run_folder_read_only(xss_run):
 
 # ---- in headless Chromium ---------------------------------------------------------------------------
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _chromium() -> str | None:
@@ -392,14 +523,22 @@ def page(browser):
 def _in_viewport(pg, locator) -> bool:
     box = locator.bounding_box()
     view = pg.viewport_size
-    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= view["height"] and box["x"] >= 0 and box["x"] < view["width"]
+    return (
+        box is not None
+        and box["y"] >= 0
+        and box["y"] + box["height"] <= view["height"]
+        and box["x"] >= 0
+        and box["x"] < view["width"]
+    )
 
 
 def test_clicking_a_citation_opens_the_claim_with_the_quote_highlighted(xss_run, page):
     page.goto((xss_run / "index.html").as_uri())
     links = page.locator('.report a[href^="source-cards/"]')
     citations = [a for a in links.all() if re.fullmatch(r"C\d+.*", a.inner_text())]  # [C1](...), [C1 contra](...)
-    evidence_links = [a for a in links.all() if not re.fullmatch(r"C\d+.*", a.inner_text())]  # card ids in the Evidence list
+    evidence_links = [
+        a for a in links.all() if not re.fullmatch(r"C\d+.*", a.inner_text())
+    ]  # card ids in the Evidence list
     assert citations and evidence_links
     panel = page.locator("#v-panel")
     for link in (citations[0], citations[-1], evidence_links[0]):
@@ -426,13 +565,15 @@ def test_xss_payload_in_a_source_is_shown_as_text_and_never_runs(xss_run, page):
     page.goto((xss_run / "index.html").as_uri())
     assert page.title() == title
     # the citation whose card quotes the <script> sentence: its highlighted quote holds the payload as text
-    xss_cards = [p.stem for p in (xss_run / "source-cards").glob("*.json") if SCRIPT_PAYLOAD in _card(xss_run, p.stem)["quote"]]
+    xss_cards = [
+        p.stem for p in (xss_run / "source-cards").glob("*.json") if SCRIPT_PAYLOAD in _card(xss_run, p.stem)["quote"]
+    ]
     assert xss_cards, "the offline Researcher did not quote the <script> sentence"
     page.locator(f'.report a[href="source-cards/{xss_cards[0]}.json"]').first.click()
     assert SCRIPT_PAYLOAD in page.locator("#v-panel mark.quote").text_content()
     # the whole source, opened from the sources table
     sid = _xss_source_id(xss_run)
-    page.locator(f'#v-source-{sid} a.source-link').click()
+    page.locator(f"#v-source-{sid} a.source-link").click()
     source_text = page.locator("#v-panel pre.source-text")
     assert IMG_PAYLOAD in source_text.text_content() and source_text.is_visible()
     assert page.locator("#v-panel .badge.b-flagged").count() == 1
@@ -444,7 +585,9 @@ def test_xss_payload_in_a_source_is_shown_as_text_and_never_runs(xss_run, page):
     assert page.get_by_text(IMG_PAYLOAD, exact=False).first.is_visible()
     assert page.errors == [] and page.offsite == []
     # and the page's Content-Security-Policy would stop an injected inline script anyway
-    page.evaluate("() => { const s = document.createElement('script'); s.textContent = 'window.__csp = 1'; document.body.append(s); }")
+    page.evaluate(
+        "() => { const s = document.createElement('script'); s.textContent = 'window.__csp = 1'; document.body.append(s); }"
+    )
     assert page.evaluate("typeof window.__csp") == "undefined"
     assert any("Content Security Policy" in e for e in page.errors)
 
@@ -477,17 +620,23 @@ def test_served_viewer_filters_claims_by_status_and_question(xss_run, page):
 def test_anchor_links_and_astral_characters_highlight_the_right_span(built_ws, specs, page):
     """`[C2](#c2)` links open the claim, and a span after non-BMP characters (🎉: two UTF-16 units) lands on the quote."""
     ws = built_ws
-    text = "🎉🎉 party notes 🎉\n\nThe first time any of the tasks belonging to the group fails with an exception\n" \
-           "other than asyncio.CancelledError, the remaining tasks in the group are cancelled.\n"
+    text = (
+        "🎉🎉 party notes 🎉\n\nThe first time any of the tasks belonging to the group fails with an exception\n"
+        "other than asyncio.CancelledError, the remaining tasks in the group are cancelled.\n"
+    )
     sid = "src-00000000000e"
     ws.write(f"sources/{sid}.txt", text, TOOLS)
     ws.write(f"sources/{sid}.json", {**source_record(text, sid), "path": "fixture:emoji.md"}, TOOLS)
     card = {**make_card(text, card_id="q1-src-00000000000e-1"), "source_id": sid}
     ws.write(f"source-cards/{card['card_id']}.json", card, specs["researcher"].policy)
-    claims = {"claims": CLAIMS["claims"] + [{**CLAIMS["claims"][0], "claim_id": "C2", "supporting_cards": [card["card_id"]]}]}
+    claims = {
+        "claims": CLAIMS["claims"] + [{**CLAIMS["claims"][0], "claim_id": "C2", "supporting_cards": [card["card_id"]]}]
+    }
     ws.write("claims.json", claims, specs["analyst"].policy)
-    report = ("# Report\n\nA TaskGroup cancels the rest ([C2](#c2)).\n\n## Evidence\n\n"
-              f'<a id="c2"></a>**C2** (verified) — cancels the rest.\n- [{card["card_id"]}](source-cards/{card["card_id"]}.json) supports\n')
+    report = (
+        "# Report\n\nA TaskGroup cancels the rest ([C2](#c2)).\n\n## Evidence\n\n"
+        f'<a id="c2"></a>**C2** (verified) — cancels the rest.\n- [{card["card_id"]}](source-cards/{card["card_id"]}.json) supports\n'
+    )
     ws.write("final-report.md", report, HARNESS)
     page.goto(build_viewer(ws.root).as_uri())
     assert page.locator("#r-c2").count() == 1

@@ -11,7 +11,9 @@ from harness.contract.formats import sha256_text
 
 
 def research(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def test_clean_workspace_validates(built_ws):
@@ -35,7 +37,8 @@ def test_fabricated_quote_is_reported(built_ws):
     card_path.write_text(json.dumps(card, indent=2))
     problems = _problems(built_ws.root)
     assert {"file": f"source-cards/{CARD_ID}.json", "pointer": "/quote", "rule": "quote-in-source"} in [
-        {k: p[k] for k in ("file", "pointer", "rule")} for p in problems]
+        {k: p[k] for k in ("file", "pointer", "rule")} for p in problems
+    ]
     r = research("validate", str(built_ws.root))
     assert f"source-cards/{CARD_ID}.json:/quote:" in r.stdout and "[quote-in-source]" in r.stdout
 
@@ -80,7 +83,8 @@ def test_schema_violation_names_pointer_and_rule(built_ws):
     (built_ws.root / "claims.json").write_text(json.dumps(claims))
     problems = _problems(built_ws.root)
     assert {"file": "claims.json", "pointer": "/claims/0/status", "rule": "enum"} in [
-        {k: p[k] for k in ("file", "pointer", "rule")} for p in problems]
+        {k: p[k] for k in ("file", "pointer", "rule")} for p in problems
+    ]
 
 
 def test_unexpected_and_missing_files_are_reported(built_ws):
@@ -106,6 +110,7 @@ def test_a_journalled_write_whose_file_is_gone_is_reported(built_ws):
 def test_an_approval_claimed_without_a_decision_is_reported(built_ws):
     from fakes.workspaces import approve, make_plan
     from harness.contract.policy import HARNESS
+
     built_ws.write("plan.json", approve(make_plan()), HARNESS)  # approval record, but no decision in run.json
     rules = {(p["file"], p["rule"]) for p in _problems(built_ws.root)}
     assert ("run.json", "approval-recorded") in rules
@@ -113,6 +118,7 @@ def test_an_approval_claimed_without_a_decision_is_reported(built_ws):
 
 def test_plan_edited_after_approval_is_reported(built_ws, specs):
     from harness.orchestrator.approvals import decide_plan
+
     decide_plan(built_ws, "approved", "tester")
     assert research("validate", str(built_ws.root)).returncode == 0
     plan = load(built_ws, "plan.json")

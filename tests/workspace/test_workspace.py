@@ -59,8 +59,19 @@ def test_concurrent_creations_never_collide(runs_dir):
     assert ids[:64] != [] and sorted(ids) == sorted(ids, key=lambda i: i.split("-")[0] + i)
 
 
-@pytest.mark.parametrize("bad", ["../escape.json", "/etc/passwd", "sources/../../escape.txt", "~/x.json",
-                                 "C:/x.json", "sources\\x.txt", "", "sources/\x00.txt"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../escape.json",
+        "/etc/passwd",
+        "sources/../../escape.txt",
+        "~/x.json",
+        "C:/x.json",
+        "sources\\x.txt",
+        "",
+        "sources/\x00.txt",
+    ],
+)
 def test_paths_outside_the_workspace_are_refused(runs_dir, bad):
     ws = Workspace.create(runs_dir, "q")
     with pytest.raises(PathRefused):
@@ -140,8 +151,19 @@ def test_cross_file_checks_run_on_write(built_ws, specs):
         built_ws.write(f"source-cards/{CARD_ID}.json", wrong_q, researcher)
     with pytest.raises(ArtifactInvalid, match="citation-resolves"):
         built_ws.write("drafts/draft-2.md", "A fact [@C7].\n", specs["writer"].policy)
-    claims = {"claims": [{"claim_id": "C1", "statement": "x", "question_id": "Q1", "supporting_cards": ["nope"],
-                          "contradicting_cards": [], "limitations": [], "status": "verified"}]}
+    claims = {
+        "claims": [
+            {
+                "claim_id": "C1",
+                "statement": "x",
+                "question_id": "Q1",
+                "supporting_cards": ["nope"],
+                "contradicting_cards": [],
+                "limitations": [],
+                "status": "verified",
+            }
+        ]
+    }
     with pytest.raises(ArtifactInvalid, match="card-exists"):
         built_ws.write("claims.json", claims, specs["analyst"].policy)
     tampered = source_record()
@@ -152,8 +174,14 @@ def test_cross_file_checks_run_on_write(built_ws, specs):
 
 def test_every_write_is_indexed_and_traced(built_ws):
     manifest = built_ws.manifest
-    for rel in ("plan.json", f"sources/{SOURCE_ID}.txt", f"source-cards/{CARD_ID}.json", "claims.json",
-                "drafts/draft-1.md", "reviews/review-1.json"):
+    for rel in (
+        "plan.json",
+        f"sources/{SOURCE_ID}.txt",
+        f"source-cards/{CARD_ID}.json",
+        "claims.json",
+        "drafts/draft-1.md",
+        "reviews/review-1.json",
+    ):
         entry = manifest["artifacts"][rel]
         assert entry["sha256"] == sha256_bytes((built_ws.root / rel).read_bytes())
         assert entry["size"] == (built_ws.root / rel).stat().st_size
@@ -161,8 +189,15 @@ def test_every_write_is_indexed_and_traced(built_ws):
     assert manifest["artifacts"][f"sources/{SOURCE_ID}.json"]["writer"] == "tools"
     events = [json.loads(line) for line in (built_ws.root / "trace.jsonl").read_text().splitlines()]
     writes = [e["path"] for e in events if e["event"] == "write"]
-    assert writes == ["plan.json", f"sources/{SOURCE_ID}.txt", f"sources/{SOURCE_ID}.json",
-                      f"source-cards/{CARD_ID}.json", "claims.json", "drafts/draft-1.md", "reviews/review-1.json"]
+    assert writes == [
+        "plan.json",
+        f"sources/{SOURCE_ID}.txt",
+        f"sources/{SOURCE_ID}.json",
+        f"source-cards/{CARD_ID}.json",
+        "claims.json",
+        "drafts/draft-1.md",
+        "reviews/review-1.json",
+    ]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 
 
@@ -173,6 +208,7 @@ def test_a_crash_before_the_rename_leaves_the_old_file_and_index(built_ws, specs
 
     def crash(*_a, **_k):
         raise OSError("simulated power cut")
+
     monkeypatch.setattr(workspace_mod, "commit_temp", crash)
     new = json.loads(old_bytes)
     new["claims"][0]["statement"] = "Changed."
@@ -189,6 +225,7 @@ def test_a_crash_before_the_rename_leaves_the_old_file_and_index(built_ws, specs
 def test_a_crash_between_rename_and_index_is_completed_by_the_next_lock_holder(built_ws, specs, monkeypatch):
     def crash(self, record):
         raise KeyboardInterrupt("killed between rename and index update")
+
     monkeypatch.setattr(Workspace, "_index", crash)
     new = json.loads((built_ws.root / "claims.json").read_text())
     new["claims"][0]["statement"] = "A TaskGroup cancels the other tasks when one task fails."
@@ -198,9 +235,13 @@ def test_a_crash_between_rename_and_index_is_completed_by_the_next_lock_holder(b
     # validate already understands the journalled write; reopening completes the index.
     assert validate_workspace(built_ws.root) == []
     reopened = Workspace.open(built_ws.root)
-    assert reopened.manifest["artifacts"]["claims.json"]["sha256"] != sha256_bytes((built_ws.root / "claims.json").read_bytes())
+    assert reopened.manifest["artifacts"]["claims.json"]["sha256"] != sha256_bytes(
+        (built_ws.root / "claims.json").read_bytes()
+    )
     reopened.acquire_run_lock()  # the lock holder completes the interrupted write
-    assert reopened.manifest["artifacts"]["claims.json"]["sha256"] == sha256_bytes((built_ws.root / "claims.json").read_bytes())
+    assert reopened.manifest["artifacts"]["claims.json"]["sha256"] == sha256_bytes(
+        (built_ws.root / "claims.json").read_bytes()
+    )
     assert not list((built_ws.root / ".harness" / "journal").iterdir())
     assert validate_workspace(built_ws.root) == []
 
@@ -243,6 +284,7 @@ def test_run_lock_refuses_a_second_holder(built_ws):
 
 # ---- run.json layout, and index updates made durable lazily ------------------------------------
 
+
 def _intents(ws: Workspace) -> list[dict]:
     journal = ws.root / ".harness" / "journal"
     return [json.loads(p.read_text()) for p in journal.glob("*.json")] if journal.is_dir() else []
@@ -255,6 +297,7 @@ def _count_fsyncs(monkeypatch) -> list[int]:
     def counting(fd):
         calls[0] += 1
         real(fd)
+
     monkeypatch.setattr(os, "fsync", counting)
     return calls
 
@@ -283,20 +326,28 @@ def _assert_one_line_per_entry(text: str, manifest: dict) -> None:
     assert len(lines) == 1 + len(manifest) + (len(index) + 1 if index else 0) + 1
     if index:
         start = lines.index('  "artifacts": {') + 1
-        for line, (key, value) in zip(lines[start:start + len(index)], index.items()):
+        for line, (key, value) in zip(lines[start : start + len(index)], index.items()):
             assert json.loads("{" + line.rstrip(",") + "}") == {key: value}
 
 
-@pytest.mark.parametrize("index", [
-    {},
-    {"a": {"x": 1}},
-    {"odd}, ": {"w": "ends with }, "}, "b": {"y": "}, \""}, "c}, \"d": {"q": "}, \"e\": {"}},
-    {"a": {"nested": {"x": 1}, "y": 2}, "b": {}},
-    {"a": "}, ", "b": {}, "c": 3},  # entries that are not objects
-    {"é/ü.md": {"sha256": "0" * 64, "size": 1, "writer": "tools", "written_at": "t"}},
-])
+@pytest.mark.parametrize(
+    "index",
+    [
+        {},
+        {"a": {"x": 1}},
+        {"odd}, ": {"w": "ends with }, "}, "b": {"y": '}, "'}, 'c}, "d': {"q": '}, "e": {'}},
+        {"a": {"nested": {"x": 1}, "y": 2}, "b": {}},
+        {"a": "}, ", "b": {}, "c": 3},  # entries that are not objects
+        {"é/ü.md": {"sha256": "0" * 64, "size": 1, "writer": "tools", "written_at": "t"}},
+    ],
+)
 def test_dump_manifest_round_trips_any_index_with_one_line_per_entry(index):
-    manifest = {"schema_version": 1, "question": 'a "quoted" }, "question"', "artifacts": index, "decisions": [{"diff": "x\ny"}]}
+    manifest = {
+        "schema_version": 1,
+        "question": 'a "quoted" }, "question"',
+        "artifacts": index,
+        "decisions": [{"diff": "x\ny"}],
+    }
     _assert_one_line_per_entry(dump_manifest(manifest), manifest)
 
 
@@ -381,7 +432,9 @@ def test_an_index_update_lost_to_a_power_cut_is_redone_from_the_kept_intent(buil
     assert json.loads((ws.root / "run.json").read_text())["artifacts"] == ws.manifest["artifacts"]
     assert _intents(ws) == []
     # both writes were traced before the power cut: re-indexing them adds no second write event
-    writes = [json.loads(line) for line in (ws.root / "trace.jsonl").read_text().splitlines() if '"event": "write"' in line]
+    writes = [
+        json.loads(line) for line in (ws.root / "trace.jsonl").read_text().splitlines() if '"event": "write"' in line
+    ]
     for rel in ("claims.json", "sources/src-aaaaaaaaaaaa.txt"):
         digest = sha256_bytes((ws.root / rel).read_bytes())
         assert [e["sha256"] for e in writes if e["path"] == rel].count(digest) == 1
@@ -392,8 +445,14 @@ def test_an_index_update_lost_to_a_power_cut_is_redone_from_the_kept_intent(buil
 def test_recover_drops_intents_for_content_no_longer_there_and_torn_intents(built_ws, specs):
     built_ws.flush()
     journal = built_ws.root / ".harness" / "journal"
-    old = {"path": "claims.json", "sha256": "0" * 64, "size": 1, "writer": "analyst",
-           "written_at": "2026-11-30T01:02:03.000000Z", "tmp": ".claims.json.gone.tmp"}
+    old = {
+        "path": "claims.json",
+        "sha256": "0" * 64,
+        "size": 1,
+        "writer": "analyst",
+        "written_at": "2026-11-30T01:02:03.000000Z",
+        "tmp": ".claims.json.gone.tmp",
+    }
     (journal / "old.json").write_text(json.dumps(old))  # the file was rewritten since
     (journal / "torn.json").write_text('{"path": "claims.js')  # cut off before its rename
     before = built_ws.manifest["artifacts"]
@@ -420,21 +479,33 @@ ws.write("sources/src-bbbbbbbbbbbb.txt", "second", TOOLS)  # killed right after 
 @pytest.mark.parametrize("crash_at", ["write:renamed:2", "write:indexed:2"])
 def test_sigkill_after_a_non_durable_index_update_is_recovered(built_ws, crash_at):
     built_ws.flush()
-    r = subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(built_ws.root)], capture_output=True, text=True,
-                       timeout=120, env={**os.environ, "RESEARCH_CRASH_AT": crash_at})
+    r = subprocess.run(
+        [sys.executable, "-c", _KILLED_WRITER, str(built_ws.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RESEARCH_CRASH_AT": crash_at},
+    )
     assert r.returncode == -signal.SIGKILL, r.stderr
-    assert sorted(i["path"] for i in _intents(built_ws)) == ["sources/src-aaaaaaaaaaaa.txt", "sources/src-bbbbbbbbbbbb.txt"]
+    assert sorted(i["path"] for i in _intents(built_ws)) == [
+        "sources/src-aaaaaaaaaaaa.txt",
+        "sources/src-bbbbbbbbbbbb.txt",
+    ]
     assert validate_workspace(built_ws.root) == []
     ws = Workspace.open(built_ws.root)
     ws.acquire_run_lock()
     assert _intents(ws) == []
-    writes = [json.loads(line) for line in (ws.root / "trace.jsonl").read_text().splitlines() if '"event": "write"' in line]
+    writes = [
+        json.loads(line) for line in (ws.root / "trace.jsonl").read_text().splitlines() if '"event": "write"' in line
+    ]
     for rel in ("sources/src-aaaaaaaaaaaa.txt", "sources/src-bbbbbbbbbbbb.txt"):
         digest = sha256_bytes((ws.root / rel).read_bytes())
         assert ws.manifest["artifacts"][rel]["sha256"] == digest
         # exactly one write event each: the killed write's is added by recovery, the first one's is not repeated
         assert [e["sha256"] for e in writes if e["path"] == rel] == [digest]
-    assert [e["path"] for e in writes if e.get("detail") == "completed after an interrupted write"] == ["sources/src-bbbbbbbbbbbb.txt"]
+    assert [e["path"] for e in writes if e.get("detail") == "completed after an interrupted write"] == [
+        "sources/src-bbbbbbbbbbbb.txt"
+    ]
     ws.release_run_lock()
     assert validate_workspace(ws.root) == []
 
@@ -473,13 +544,20 @@ def test_sigkill_inside_a_removal_is_finished_by_the_next_lock_holder(built_ws, 
     rel = "sources/src-aaaaaaaaaaaa.txt"
     built_ws.write(rel, "to be removed", TOOLS)
     built_ws.release_run_lock()
-    r = subprocess.run([sys.executable, "-c", _KILLED_REMOVER, str(built_ws.root)], capture_output=True, text=True,
-                       timeout=120, env={**os.environ, "RESEARCH_CRASH_AT": crash_at})
+    r = subprocess.run(
+        [sys.executable, "-c", _KILLED_REMOVER, str(built_ws.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RESEARCH_CRASH_AT": crash_at},
+    )
     assert r.returncode == -signal.SIGKILL, r.stderr
     assert not (built_ws.root / rel).exists()
     ws = Workspace.open(built_ws.root)
     ws.acquire_run_lock()
-    assert rel not in ws.manifest["artifacts"] and rel not in json.loads((ws.root / "run.json").read_text())["artifacts"]
+    assert (
+        rel not in ws.manifest["artifacts"] and rel not in json.loads((ws.root / "run.json").read_text())["artifacts"]
+    )
     assert not list((ws.root / ".harness" / "journal").glob("*.json"))
     events = [json.loads(line) for line in (ws.root / "trace.jsonl").read_text().splitlines()]
     assert [e["event"] for e in events if e.get("path") == rel] == ["write", "delete"]  # the delete traced once

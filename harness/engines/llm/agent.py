@@ -56,6 +56,7 @@ BLOCKED = "BLOCKED:"
 
 # ---- permissions ----------------------------------------------------------------------------
 
+
 def _dirs_of(glob: str) -> list[str]:
     """Literal folders above a glob's first wildcard: 'sources/*.json' -> ['/', '/sources']."""
     out, prefix = ["/"], ""
@@ -89,6 +90,7 @@ def permission_rules(spec: AgentSpec) -> list:
 
 # ---- the role ---------------------------------------------------------------------------------
 
+
 def _final_text(messages: list[Any]) -> str:
     for m in reversed(messages):
         if isinstance(m, AIMessage):
@@ -107,9 +109,16 @@ class DeepAgentRole:
     `empty_attempts - 1`), `sleep` (how backoff waits; tests pass a recorder).
     """
 
-    def __init__(self, spec: AgentSpec, model: BaseChatModel | str, *, evict_tokens: int | None = 20000,
-                 empty_retries: int | None = None, retry: RetryPolicy | None = None,
-                 sleep: Any = None):
+    def __init__(
+        self,
+        spec: AgentSpec,
+        model: BaseChatModel | str,
+        *,
+        evict_tokens: int | None = 20000,
+        empty_retries: int | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Any = None,
+    ):
         self.spec = spec
         self.model = resolve_model(model) if isinstance(model, str) else model
         self.evict_tokens = evict_tokens
@@ -118,7 +127,9 @@ class DeepAgentRole:
             policy = dataclasses.replace(policy, empty_attempts=empty_retries + 1)
         self.retry = policy
         self.sleep = sleep
-        self.retrier: Retrier | None = None  # the most recently started delegation's (for tests; branches run concurrently)
+        self.retrier: Retrier | None = (
+            None  # the most recently started delegation's (for tests; branches run concurrently)
+        )
         self._compiled: tuple[tuple[str, str, str | None], Any] | None = None  # (workspace, run id, model) -> graph
         self._compile_lock = threading.Lock()
 
@@ -132,8 +143,7 @@ class DeepAgentRole:
         identity = json.dumps({"role": spec.role, "engine": "llm", "model": model})
         workspace = [
             "## Workspace",
-            "Paths are relative to the run workspace, whose root is `/` for the file tools "
-            "(e.g. `/plan.json`).",
+            "Paths are relative to the run workspace, whose root is `/` for the file tools (e.g. `/plan.json`).",
             f"You may read: {', '.join(spec.reads) or 'nothing'}. You may write: {', '.join(spec.writes) or 'nothing'}.",
             f"Every write is validated before it lands; after {spec.limits.get('write_retries', 3)} refused writes the step fails.",
             f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, `reviewed_by`); "
@@ -173,15 +183,21 @@ class DeepAgentRole:
         from langchain_core.runnables import RunnableLambda
 
         spec = self.spec
-        backend = CompositeBackend(default=FilesystemBackend(root_dir=root, virtual_mode=True),
-                                   routes={SCRATCH: StateBackend()}, artifacts_root=SCRATCH.rstrip("/"))
+        backend = CompositeBackend(
+            default=FilesystemBackend(root_dir=root, virtual_mode=True),
+            routes={SCRATCH: StateBackend()},
+            artifacts_root=SCRATCH.rstrip("/"),
+        )
         fs_tools = [t for t in FS_TOOLS if t in spec.tools]
         if "read_file" not in fs_tools:  # deepagents requires it; ToolAllowlist hides it when the spec omits it
             fs_tools.insert(0, "read_file")
         # A placeholder "general-purpose" entry stops create_deep_agent from building the default
         # general-purpose subagent; NoSubagents then takes the SubAgentMiddleware slot, so no `task` tool.
-        placeholder = {"name": "general-purpose", "description": "unused",
-                       "runnable": RunnableLambda(lambda _state: {"messages": []})}
+        placeholder = {
+            "name": "general-purpose",
+            "description": "unused",
+            "runnable": RunnableLambda(lambda _state: {"messages": []}),
+        }
         middleware = [
             FilesystemMiddleware(backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens),
             NoSubagents(),
@@ -209,8 +225,9 @@ class DeepAgentRole:
 
     def new_retrier(self, ctx: AgentContext) -> Retrier:
         """One delegation's retry loop. An empty reply after the step wrote its outputs is its final word."""
-        return Retrier(self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.outputs),
-                       label=self.spec.role)
+        return Retrier(
+            self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.outputs), label=self.spec.role
+        )
 
     def recursion_limit(self) -> int:
         calls = int(self.spec.limits.get("llm_calls") or 50)
@@ -222,18 +239,22 @@ class DeepAgentRole:
         self.retrier = retrier
         agent = self.build(ctx)
         try:
-            result = agent.invoke({"messages": [HumanMessage(brief.render())]},
-                                  config={"recursion_limit": self.recursion_limit()},
-                                  context=Delegation(ctx, retrier))
+            result = agent.invoke(
+                {"messages": [HumanMessage(brief.render())]},
+                config={"recursion_limit": self.recursion_limit()},
+                context=Delegation(ctx, retrier),
+            )
         except GraphRecursionError:
-            raise BudgetExhausted(f"{self.spec.role}: the agent ran past its step limit ({self.recursion_limit()} steps)") from None
+            raise BudgetExhausted(
+                f"{self.spec.role}: the agent ran past its step limit ({self.recursion_limit()} steps)"
+            ) from None
         except ProviderError as exc:  # the provider kept failing past the retry bound: the step fails, with why
             return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
         finally:
             record_faults(ctx, retrier.faults)  # after the agent stopped: never counted as refused writes
         text = _final_text(result.get("messages", []))
         if text.startswith(BLOCKED):
-            reason = text[len(BLOCKED):].strip() or "blocked (no reason given)"
+            reason = text[len(BLOCKED) :].strip() or "blocked (no reason given)"
             return AgentResult("blocked", summary=text[:SUMMARY_CHARS], blocked_reason=reason)
         if not text and not ctx.outputs:
             return AgentResult("failed", summary="the model returned an empty reply and wrote nothing")

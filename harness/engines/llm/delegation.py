@@ -28,8 +28,9 @@ def of(runtime: Any) -> Delegation:
     """The delegation a middleware hook or tool call belongs to (from `request.runtime` or a `ToolRuntime`)."""
     context = getattr(runtime, "context", None)
     if not isinstance(context, Delegation):
-        raise HarnessError("llm engine: the agent was invoked without its delegation "
-                           "(pass context=Delegation(ctx, retrier) to invoke)")
+        raise HarnessError(
+            "llm engine: the agent was invoked without its delegation (pass context=Delegation(ctx, retrier) to invoke)"
+        )
     return context
 
 

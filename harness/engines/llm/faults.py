@@ -108,11 +108,32 @@ def _names(exc: BaseException) -> set[str]:
     return {c.__name__ for c in type(exc).__mro__}
 
 
-_TIMEOUT_NAMES = {"TimeoutException", "ReadTimeout", "WriteTimeout", "ConnectTimeout", "PoolTimeout",
-                  "APITimeoutError", "ModelTimeoutError", "Timeout", "DeadlineExceeded"}
-_CONNECTION_NAMES = {"NetworkError", "ConnectError", "ReadError", "WriteError", "RemoteProtocolError", "LocalProtocolError",
-                     "APIConnectionError", "ModelConnectionError", "ServerDisconnectedError", "ClientConnectionError",
-                     "IncompleteRead", "ChunkedEncodingError", "ConnectionError"}
+_TIMEOUT_NAMES = {
+    "TimeoutException",
+    "ReadTimeout",
+    "WriteTimeout",
+    "ConnectTimeout",
+    "PoolTimeout",
+    "APITimeoutError",
+    "ModelTimeoutError",
+    "Timeout",
+    "DeadlineExceeded",
+}
+_CONNECTION_NAMES = {
+    "NetworkError",
+    "ConnectError",
+    "ReadError",
+    "WriteError",
+    "RemoteProtocolError",
+    "LocalProtocolError",
+    "APIConnectionError",
+    "ModelConnectionError",
+    "ServerDisconnectedError",
+    "ClientConnectionError",
+    "IncompleteRead",
+    "ChunkedEncodingError",
+    "ConnectionError",
+}
 
 
 def classify_exception(exc: BaseException) -> Fault | None:
@@ -132,7 +153,9 @@ def classify_exception(exc: BaseException) -> Fault | None:
     if code == 408 or isinstance(exc, TimeoutError) or _names(exc) & _TIMEOUT_NAMES:
         return Fault("timeout", _one_line(f"timeout: {name}: {exc}" if str(exc) else f"timeout: {name}"))
     if isinstance(exc, ConnectionError) or _names(exc) & _CONNECTION_NAMES:
-        return Fault("connection", _one_line(f"connection failed: {name}: {exc}" if str(exc) else f"connection failed: {name}"))
+        return Fault(
+            "connection", _one_line(f"connection failed: {name}: {exc}" if str(exc) else f"connection failed: {name}")
+        )
     if isinstance(exc, json.JSONDecodeError):
         return Fault("invalid_response", _one_line(f"invalid response: {name}: {exc}"))
     if isinstance(exc, ModelError) and exc.is_retryable:
@@ -166,27 +189,39 @@ def is_empty_message(message: Any) -> bool:
     """No text and no tool call."""
     if message is None:
         return True
-    return not getattr(message, "tool_calls", None) and not getattr(message, "invalid_tool_calls", None) \
+    return (
+        not getattr(message, "tool_calls", None)
+        and not getattr(message, "invalid_tool_calls", None)
         and not (getattr(message, "text", "") or "").strip()
+    )
 
 
 def classify_reply(message: Any) -> Fault | None:
     """The content fault a model reply stands for (MALFORMED_FUNCTION_CALL, empty), or None when usable."""
     reason = _finish_reason(message)
-    if message is not None and reason and "MALFORMED_FUNCTION_CALL" in reason and not getattr(message, "tool_calls", None):
-        return Fault("malformed_function_call", "MALFORMED_FUNCTION_CALL: the model's tool call could not be parsed "
-                                                "(empty content, no tool call)")
+    if (
+        message is not None
+        and reason
+        and "MALFORMED_FUNCTION_CALL" in reason
+        and not getattr(message, "tool_calls", None)
+    ):
+        return Fault(
+            "malformed_function_call",
+            "MALFORMED_FUNCTION_CALL: the model's tool call could not be parsed (empty content, no tool call)",
+        )
     if not is_empty_message(message):
         return None
     why = []
     if reason:
         why.append(f"finish_reason {reason}")
-    feedback = ((getattr(message, "response_metadata", None) or {}).get("prompt_feedback") or {}) if message is not None else {}
+    feedback = (
+        ((getattr(message, "response_metadata", None) or {}).get("prompt_feedback") or {})
+        if message is not None
+        else {}
+    )
     if isinstance(feedback, dict) and feedback.get("block_reason"):
         why.append(f"blocked: {getattr(feedback['block_reason'], 'name', feedback['block_reason'])}")
     return Fault("empty_reply", "empty reply: no text and no tool call" + (f" ({', '.join(why)})" if why else ""))
-
-
 
 
 def ai_message(response: Any) -> AIMessage | None:

@@ -44,6 +44,7 @@ TOOL_SCHEMA_ALLOWANCE = 150  # tokens per offered tool schema, on top of its des
 
 # ---- helpers --------------------------------------------------------------------------
 
+
 def _tool_name(tool: Any) -> str | None:
     if isinstance(tool, dict):
         return tool.get("name") or (tool.get("function") or {}).get("name")
@@ -76,6 +77,7 @@ def _virtual_to_rel(path: Any) -> str:
 
 # ---- writes -------------------------------------------------------------------------------
 
+
 class WorkspaceWriteGuard(AgentMiddleware):
     """Performs `write_file` / `edit_file` through `ctx.write` instead of the backend.
 
@@ -99,18 +101,27 @@ class WorkspaceWriteGuard(AgentMiddleware):
                     return _error(call, "Error: write_file needs `content` as a string (the whole file)")
             record = ctx.write(rel, content)  # refuses paths this step's brief does not name, for every engine
         except (ArtifactInvalid, PermissionRefused, PathRefused) as exc:
-            return _error(call, f"Error: write refused, nothing was written: {_one_line(exc)}. "
-                                f"Fix what it names and write the whole file again.")
-        return ToolMessage(content=f"Wrote /{record.path} ({record.size} bytes, sha256 {record.sha256[:12]}); it passed validation.",
-                           name=call["name"], tool_call_id=call.get("id"), status="success")
+            return _error(
+                call,
+                f"Error: write refused, nothing was written: {_one_line(exc)}. "
+                f"Fix what it names and write the whole file again.",
+            )
+        return ToolMessage(
+            content=f"Wrote /{record.path} ({record.size} bytes, sha256 {record.sha256[:12]}); it passed validation.",
+            name=call["name"],
+            tool_call_id=call.get("id"),
+            status="success",
+        )
 
     def _edited(self, call: dict[str, Any], rel: str, args: dict[str, Any], ctx: AgentContext) -> str | ToolMessage:
         old, new = args.get("old_string"), args.get("new_string")
         if not isinstance(old, str) or not isinstance(new, str) or not old:
             return _error(call, "Error: edit_file needs a non-empty old_string and a new_string")
         if not ctx.spec.policy.may_read(rel):
-            raise PermissionRefused(f"{rel}: role '{ctx.role}' may not read this path, so it cannot edit it; "
-                                    f"write the whole file with write_file")
+            raise PermissionRefused(
+                f"{rel}: role '{ctx.role}' may not read this path, so it cannot edit it; "
+                f"write the whole file with write_file"
+            )
         try:
             current = ctx.read_text(rel)
         except WorkspaceError as exc:
@@ -121,7 +132,9 @@ class WorkspaceWriteGuard(AgentMiddleware):
         if count == 0:
             return _error(call, f"Error: old_string was not found in /{rel}")
         if count > 1 and not args.get("replace_all"):
-            return _error(call, f"Error: old_string occurs {count} times in /{rel}; give more context or set replace_all")
+            return _error(
+                call, f"Error: old_string occurs {count} times in /{rel}; give more context or set replace_all"
+            )
         return current.replace(old, new) if args.get("replace_all") else current.replace(old, new, 1)
 
     def _intercept(self, request: Any) -> ToolMessage | None:
@@ -141,6 +154,7 @@ class WorkspaceWriteGuard(AgentMiddleware):
 
 # ---- tools ----------------------------------------------------------------------------------
 
+
 class ToolAllowlist(AgentMiddleware):
     """Offer the model exactly `allowed` and refuse a call to anything else (nothing inherited, no `task`)."""
 
@@ -157,8 +171,11 @@ class ToolAllowlist(AgentMiddleware):
         call = request.tool_call
         if call.get("name") in self.allowed:
             return None
-        return _error(call, f"Error: there is no tool named {call.get('name')!r} for the {self.role}; "
-                            f"your tools are: {', '.join(self.allowed) or 'none'}")
+        return _error(
+            call,
+            f"Error: there is no tool named {call.get('name')!r} for the {self.role}; "
+            f"your tools are: {', '.join(self.allowed) or 'none'}",
+        )
 
     def wrap_model_call(self, request, handler):
         return handler(self._filter(request))
@@ -177,7 +194,10 @@ class ToolAllowlist(AgentMiddleware):
 
 # ---- budget ---------------------------------------------------------------------------------
 
-def estimate_tokens(messages: Iterable[BaseMessage], tools: Iterable[Any] = (), output_allowance: int = DEFAULT_OUTPUT_ALLOWANCE) -> int:
+
+def estimate_tokens(
+    messages: Iterable[BaseMessage], tools: Iterable[Any] = (), output_allowance: int = DEFAULT_OUTPUT_ALLOWANCE
+) -> int:
     """A conservative bound on a call's tokens: input characters / 3, tool schemas, plus the output allowance."""
     chars = 0
     for m in messages:
@@ -187,7 +207,10 @@ def estimate_tokens(messages: Iterable[BaseMessage], tools: Iterable[Any] = (), 
             chars += len(str(call.get("name"))) + len(str(call.get("args")))
     tool_tokens = 0
     for t in tools:
-        tool_tokens += TOOL_SCHEMA_ALLOWANCE + len(str(getattr(t, "description", "") or (t.get("description", "") if isinstance(t, dict) else ""))) // 3
+        tool_tokens += (
+            TOOL_SCHEMA_ALLOWANCE
+            + len(str(getattr(t, "description", "") or (t.get("description", "") if isinstance(t, dict) else ""))) // 3
+        )
     return math.ceil(chars / 3) + tool_tokens + output_allowance
 
 
@@ -279,6 +302,7 @@ class ProviderRetry(AgentMiddleware):
 
 # ---- structure ------------------------------------------------------------------------------
 
+
 class NoSubagents(AgentMiddleware):
     """Occupies the `SubAgentMiddleware` slot of `create_deep_agent`, so the agent has no `task` tool."""
 
@@ -335,4 +359,5 @@ def _token_counter():
                 schema_tokens[key] = count_tokens_approximately([], tools=list(tools))
             n += schema_tokens[key]
         return n
+
     return count

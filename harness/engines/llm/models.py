@@ -44,11 +44,25 @@ class Provider:
 PROVIDERS: dict[str, Provider] = {
     # langchain-google-genai reads GOOGLE_API_KEY first, then GEMINI_API_KEY.
     # Its max_retries=1 means one attempt (0 would mean "the SDK's default", i.e. retries).
-    "google_genai": Provider("langchain_google_genai", "langchain-google-genai", ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
-                             "max_output_tokens", (("max_retries", 1),), "timeout"),
-    "openai": Provider("langchain_openai", "langchain-openai", ("OPENAI_API_KEY",), "max_tokens", (("max_retries", 0),), "timeout"),
-    "anthropic": Provider("langchain_anthropic", "langchain-anthropic", ("ANTHROPIC_API_KEY",), "max_tokens",
-                          (("max_retries", 0),), "timeout"),
+    "google_genai": Provider(
+        "langchain_google_genai",
+        "langchain-google-genai",
+        ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+        "max_output_tokens",
+        (("max_retries", 1),),
+        "timeout",
+    ),
+    "openai": Provider(
+        "langchain_openai", "langchain-openai", ("OPENAI_API_KEY",), "max_tokens", (("max_retries", 0),), "timeout"
+    ),
+    "anthropic": Provider(
+        "langchain_anthropic",
+        "langchain-anthropic",
+        ("ANTHROPIC_API_KEY",),
+        "max_tokens",
+        (("max_retries", 0),),
+        "timeout",
+    ),
     "ollama": Provider("langchain_ollama", "langchain-ollama", (), "num_predict"),
 }
 
@@ -56,8 +70,10 @@ PROVIDERS: dict[str, Provider] = {
 def parse_model_spec(model_spec: str) -> tuple[str, str]:
     """(provider, model name) of a `provider:name` string, or a one-line UsageError."""
     if not isinstance(model_spec, str) or ":" not in model_spec:
-        raise UsageError(f"model {model_spec!r}: name a model as provider:name, e.g. {DEFAULT_MODEL} "
-                         f"(providers: {', '.join(PROVIDERS)})")
+        raise UsageError(
+            f"model {model_spec!r}: name a model as provider:name, e.g. {DEFAULT_MODEL} "
+            f"(providers: {', '.join(PROVIDERS)})"
+        )
     provider, name = (part.strip() for part in model_spec.split(":", 1))
     if not provider or not name:
         raise UsageError(f"model {model_spec!r}: name a model as provider:name, e.g. {DEFAULT_MODEL}")
@@ -78,7 +94,9 @@ def preflight(model_spec: str) -> None:
     provider = PROVIDERS[provider_name]
     RetryPolicy.from_env()  # a bad RESEARCH_LLM_RETRY_* value is named now, before any work
     if importlib.util.find_spec(provider.module) is None:
-        raise UsageError(f"model {model_spec}: the {provider_name} provider is not installed: pip install {provider.package}")
+        raise UsageError(
+            f"model {model_spec}: the {provider_name} provider is not installed: pip install {provider.package}"
+        )
     if not provider.keys or any(os.environ.get(k, "").strip() for k in provider.keys):
         return
     if provider_name == "google_genai" and _vertex_enabled():
@@ -106,7 +124,9 @@ def resolve_model(model_spec: str, **kw: Any):
     try:
         return init_chat_model(name, model_provider=provider_name, **kw)
     except ImportError as exc:
-        raise UsageError(f"model {model_spec}: the {provider_name} provider cannot be loaded ({exc}): pip install -U {provider.package}") from None
+        raise UsageError(
+            f"model {model_spec}: the {provider_name} provider cannot be loaded ({exc}): pip install -U {provider.package}"
+        ) from None
     except (ValueError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"model {model_spec}: cannot be configured ({first})") from None

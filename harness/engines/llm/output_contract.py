@@ -45,9 +45,16 @@ def _constraints(node: dict[str, Any], doc: dict[str, Any] | None = None) -> str
         bits.append(f"exactly {json.dumps(node['const'])}")
     if "enum" in node:
         bits.append("one of " + ", ".join(json.dumps(v) for v in node["enum"]))
-    for key, label in (("pattern", "pattern"), ("minLength", "min length"), ("maxLength", "max length"),
-                       ("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="),
-                       ("minItems", "min items"), ("maxItems", "max items")):
+    for key, label in (
+        ("pattern", "pattern"),
+        ("minLength", "min length"),
+        ("maxLength", "max length"),
+        ("minimum", ">="),
+        ("exclusiveMinimum", ">"),
+        ("maximum", "<="),
+        ("minItems", "min items"),
+        ("maxItems", "max items"),
+    ):
         if key in node:
             bits.append(f"{label} {node[key]}")
     if node.get("uniqueItems"):
@@ -110,24 +117,31 @@ def _conditional(rule: dict[str, Any], where: str, out: list[str], depth: int) -
 def output_contract(kind: str) -> str:
     """The 'Output contract' section of a role's system prompt, generated from the artifact's schema."""
     if kind == "draft":
-        return "\n".join([
-            "## Output contract",
-            "Your output is a Markdown file, `drafts/draft-N.md` (N as given in your brief), written in one `write_file` call.",
-            "Cite claims from `claims.json` by id, in square brackets with an at-sign, at the end of the sentence they "
-            "support: `[@C1]`; several claims: `[@C1; @C3]`. Nothing else is a citation: never cite sources or cards, "
-            "never write `[@S1]` or `[@C1, C2]`.",
-            "The harness refuses a draft whose citations do not resolve to claims in `claims.json`; the error names the "
-            "line — fix it and write the whole draft again.",
-        ])
+        return "\n".join(
+            [
+                "## Output contract",
+                "Your output is a Markdown file, `drafts/draft-N.md` (N as given in your brief), written in one `write_file` call.",
+                "Cite claims from `claims.json` by id, in square brackets with an at-sign, at the end of the sentence they "
+                "support: `[@C1]`; several claims: `[@C1; @C3]`. Nothing else is a citation: never cite sources or cards, "
+                "never write `[@S1]` or `[@C1, C2]`.",
+                "The harness refuses a draft whose citations do not resolve to claims in `claims.json`; the error names the "
+                "line — fix it and write the whole draft again.",
+            ]
+        )
     name = f"{kind}.schema.json"
     doc = load_schema(name)
-    lines = ["## Output contract",
-             f"Your output must validate against the JSON Schema `{name}` ({doc.get('title', kind)}). "
-             "Write it as JSON with `write_file`. Objects accept only the fields listed; fields marked required must be present.",
-             ""]
+    lines = [
+        "## Output contract",
+        f"Your output must validate against the JSON Schema `{name}` ({doc.get('title', kind)}). "
+        "Write it as JSON with `write_file`. Objects accept only the fields listed; fields marked required must be present.",
+        "",
+    ]
     _fields(doc, doc, "", 0, lines)
     for rule in doc.get("allOf", []):
         _conditional(rule, "document", lines, 0)
-    lines += ["", "A refused write names the file, the JSON pointer of the bad field and the rule it broke, and nothing "
-                  "is written: fix exactly that field and write the whole file again."]
+    lines += [
+        "",
+        "A refused write names the file, the JSON pointer of the bad field and the rule it broke, and nothing "
+        "is written: fix exactly that field and write the whole file again.",
+    ]
     return "\n".join(lines)

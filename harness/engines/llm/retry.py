@@ -63,6 +63,7 @@ ENV_PREFIX = "RESEARCH_LLM_RETRY_"
 
 # ---- the policy -----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """How often and how patiently a model call is retried.
@@ -138,6 +139,7 @@ class RetryPolicy:
 
 # ---- the retry loop -------------------------------------------------------------------------
 
+
 def count_retry(ctx: Any) -> None:
     """Count one provider retry on the delegation's context (traced as the delegation's `retries`).
 
@@ -180,9 +182,17 @@ class Retrier:
     final word rather than a fault (a step that already wrote its outputs).
     """
 
-    def __init__(self, policy: RetryPolicy, ctx: Any = None, *, sleep: Callable[[float], None] | None = None,
-                 asleep: Callable[[float], Awaitable[None]] | None = None, rng: random.Random | None = None,
-                 accept_empty: Callable[[Any], bool] | None = None, label: str = "model"):
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        ctx: Any = None,
+        *,
+        sleep: Callable[[float], None] | None = None,
+        asleep: Callable[[float], Awaitable[None]] | None = None,
+        rng: random.Random | None = None,
+        accept_empty: Callable[[Any], bool] | None = None,
+        label: str = "model",
+    ):
         self.policy = policy
         self.ctx = ctx
         self.sleep = sleep or (lambda s: backoff_sleep(s))
@@ -235,7 +245,9 @@ class Retrier:
 
     def _record(self, fault: Fault, attempt: int, bound: int, wait: float | None) -> None:
         then = f"retrying in {wait:.2f}s" if wait is not None else "giving up"
-        self.faults.append(f"provider fault on {self.label} attempt {attempt}/{bound} ({fault.kind}): {fault.detail}; {then}")
+        self.faults.append(
+            f"provider fault on {self.label} attempt {attempt}/{bound} ({fault.kind}): {fault.detail}; {then}"
+        )
         self.kinds.append(fault.kind)
 
     def _time_left(self) -> float | None:

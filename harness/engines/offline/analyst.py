@@ -58,12 +58,21 @@ class OfflineAnalyst:
         for q in plan["questions"]:
             if q["kind"] != "research":
                 continue
-            qcards = sorted((c for c in cards if c["question_id"] == q["id"]),
-                            key=lambda c: (_CONF_RANK[c["confidence"]], c["card_id"]))
+            qcards = sorted(
+                (c for c in cards if c["question_id"] == q["id"]),
+                key=lambda c: (_CONF_RANK[c["confidence"]], c["card_id"]),
+            )
             if not qcards:
-                claims.append({"statement": f"No evidence was found to answer: {q['text']}", "question_id": q["id"],
-                               "supporting_cards": [], "contradicting_cards": [],
-                               "limitations": ["no source in the corpus addresses this question"], "status": "unsupported"})
+                claims.append(
+                    {
+                        "statement": f"No evidence was found to answer: {q['text']}",
+                        "question_id": q["id"],
+                        "supporting_cards": [],
+                        "contradicting_cards": [],
+                        "limitations": ["no source in the corpus addresses this question"],
+                        "status": "unsupported",
+                    }
+                )
                 continue
             clusters: list[list[dict]] = []
             for card in qcards:
@@ -77,8 +86,16 @@ class OfflineAnalyst:
             for i, cluster in enumerate(clusters):
                 if i in used:
                     continue
-                rival = next((j for j in range(i + 1, len(clusters)) if j not in used
-                              and _same_topic(cluster[0], clusters[j][0]) and not _agree(cluster[0], clusters[j][0])), None)
+                rival = next(
+                    (
+                        j
+                        for j in range(i + 1, len(clusters))
+                        if j not in used
+                        and _same_topic(cluster[0], clusters[j][0])
+                        and not _agree(cluster[0], clusters[j][0])
+                    ),
+                    None,
+                )
                 if rival is not None:
                     used.add(rival)
                     claims.append(self._conflict(q, cluster, clusters[rival]))
@@ -86,7 +103,21 @@ class OfflineAnalyst:
                     claims.append(self._claim(q, cluster, kinds))
         for n, claim in enumerate(claims, start=1):
             claim["claim_id"] = f"C{n}"
-        ordered = [{k: c[k] for k in ("claim_id", "statement", "question_id", "supporting_cards", "contradicting_cards", "limitations", "status")} for c in claims]
+        ordered = [
+            {
+                k: c[k]
+                for k in (
+                    "claim_id",
+                    "statement",
+                    "question_id",
+                    "supporting_cards",
+                    "contradicting_cards",
+                    "limitations",
+                    "status",
+                )
+            }
+            for c in claims
+        ]
         ctx.write(CLAIMS, {"claims": ordered})
         counts: dict[str, int] = {}
         for c in ordered:
@@ -105,15 +136,23 @@ class OfflineAnalyst:
         else:
             status = "verified_with_limit"
             limitations = ["secondary source only"] + [lim for lim in limitations if lim != "secondary source"]
-        return {"statement": normalize_ws(cluster[0]["quote"]), "question_id": q["id"],
-                "supporting_cards": [c["card_id"] for c in cluster], "contradicting_cards": [],
-                "limitations": limitations, "status": status}
+        return {
+            "statement": normalize_ws(cluster[0]["quote"]),
+            "question_id": q["id"],
+            "supporting_cards": [c["card_id"] for c in cluster],
+            "contradicting_cards": [],
+            "limitations": limitations,
+            "status": status,
+        }
 
     @staticmethod
     def _conflict(q: dict, side_a: list[dict], side_b: list[dict]) -> dict:
         a, b = side_a[0]["quote"], side_b[0]["quote"]
-        return {"statement": normalize_ws(a), "question_id": q["id"],
-                "supporting_cards": [c["card_id"] for c in side_a],
-                "contradicting_cards": [c["card_id"] for c in side_b],
-                "limitations": [f"Sources disagree: one says \"{_short(a)}\", another says \"{_short(b)}\"."],
-                "status": "conflicted"}
+        return {
+            "statement": normalize_ws(a),
+            "question_id": q["id"],
+            "supporting_cards": [c["card_id"] for c in side_a],
+            "contradicting_cards": [c["card_id"] for c in side_b],
+            "limitations": [f'Sources disagree: one says "{_short(a)}", another says "{_short(b)}".'],
+            "status": "conflicted",
+        }

@@ -13,9 +13,16 @@ import re
 from harness.contract.layout import PLAN
 from harness.runtime.interface import AgentResult, Brief
 
-_CODE = r"`[^`]+`|\"[^\"]+\"|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?|[a-z]+_[a-z_]+(?:\(\))?|[A-Z][a-z]+[A-Z][A-Za-z]*"
-_COMPARE = re.compile(r"\b(?:differ|difference|differences|compare|compared|comparison|versus|vs\.?|between|better|choose|or)\b", re.I)
-_CRITERIA_AFTER = re.compile(r"\b(?:in terms of|with respect to|regarding|when it comes to|differ(?:s)? in|compare(?:d)? on|compare(?:d)? in|for|in|on)\s+(.+)$", re.I)
+_CODE = (
+    r"`[^`]+`|\"[^\"]+\"|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(\))?|[a-z]+_[a-z_]+(?:\(\))?|[A-Z][a-z]+[A-Z][A-Za-z]*"
+)
+_COMPARE = re.compile(
+    r"\b(?:differ|difference|differences|compare|compared|comparison|versus|vs\.?|between|better|choose|or)\b", re.I
+)
+_CRITERIA_AFTER = re.compile(
+    r"\b(?:in terms of|with respect to|regarding|when it comes to|differ(?:s)? in|compare(?:d)? on|compare(?:d)? in|for|in|on)\s+(.+)$",
+    re.I,
+)
 _SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|\bvs\.?|\bversus\b)\s*", re.I)
 _ALSO = re.compile(r"(?:also\s+)?(?:cover|include|add|research|look at|consider)\s+(.+?)(?:[.;]|$)", re.I)
 
@@ -75,21 +82,51 @@ def make_plan(question: str) -> dict:
     if comparing:
         about = f" with respect to {', '.join(criteria)}" if criteria else ""
         for cand in candidates[:6]:
-            questions.append({"text": f"Find what the sources say about {cand}{about}.",
-                              "critical": True, "criteria": criteria,
-                              "search_terms": _terms(cand, *(f"{cand} {c}" for c in criteria))})
+            questions.append(
+                {
+                    "text": f"Find what the sources say about {cand}{about}.",
+                    "critical": True,
+                    "criteria": criteria,
+                    "search_terms": _terms(cand, *(f"{cand} {c}" for c in criteria)),
+                }
+            )
         deliverable = f"Compare {', '.join(candidates[:6])}{about}, and say which to use under which conditions."
     else:
-        questions.append({"text": f"Find what the sources say to answer: {question.strip()}", "critical": True,
-                          "criteria": [], "search_terms": _terms(question.strip().rstrip("?"), *candidates)})
+        questions.append(
+            {
+                "text": f"Find what the sources say to answer: {question.strip()}",
+                "critical": True,
+                "criteria": [],
+                "search_terms": _terms(question.strip().rstrip("?"), *candidates),
+            }
+        )
         deliverable = f"Answer the question: {question.strip()}"
     plan_questions = []
     for i, q in enumerate(questions, start=1):
-        plan_questions.append({"id": f"Q{i}", "text": q["text"], "kind": "research", "critical": q["critical"],
-                               "criteria": q["criteria"], "allowed_sources": ["corpus"], "allowed_domains": [],
-                               "blocked_domains": [], "search_terms": q["search_terms"], "tag": None})
-    plan_questions.append({"id": f"Q{len(plan_questions) + 1}", "text": deliverable, "kind": "deliverable",
-                           "critical": True, "criteria": criteria, "tag": None})
+        plan_questions.append(
+            {
+                "id": f"Q{i}",
+                "text": q["text"],
+                "kind": "research",
+                "critical": q["critical"],
+                "criteria": q["criteria"],
+                "allowed_sources": ["corpus"],
+                "allowed_domains": [],
+                "blocked_domains": [],
+                "search_terms": q["search_terms"],
+                "tag": None,
+            }
+        )
+    plan_questions.append(
+        {
+            "id": f"Q{len(plan_questions) + 1}",
+            "text": deliverable,
+            "kind": "deliverable",
+            "critical": True,
+            "criteria": criteria,
+            "tag": None,
+        }
+    )
     return {
         "schema_version": 1,
         "question": question.strip(),
@@ -98,8 +135,10 @@ def make_plan(question: str) -> dict:
         "deliverable": deliverable,
         "criteria": criteria,
         "questions": plan_questions,
-        "stop_conditions": ["No primary source for a critical question.",
-                            "Sources conflict on a point the recommendation depends on."],
+        "stop_conditions": [
+            "No primary source for a critical question.",
+            "Sources conflict on a point the recommendation depends on.",
+        ],
         "refinement": None,
         "approval": None,
     }
@@ -115,9 +154,20 @@ def refine(plan: dict, feedback: str) -> dict:
         if not topic:
             continue
         qid = f"Q{len(research) + 1}"
-        research.append({"id": qid, "text": f"Find what the sources say about {topic}.", "kind": "research",
-                         "critical": False, "criteria": plan.get("criteria", []), "allowed_sources": ["corpus"],
-                         "allowed_domains": [], "blocked_domains": [], "search_terms": [topic], "tag": "NEW"})
+        research.append(
+            {
+                "id": qid,
+                "text": f"Find what the sources say about {topic}.",
+                "kind": "research",
+                "critical": False,
+                "criteria": plan.get("criteria", []),
+                "allowed_sources": ["corpus"],
+                "allowed_domains": [],
+                "blocked_domains": [],
+                "search_terms": [topic],
+                "tag": "NEW",
+            }
+        )
         changes.append({"question_id": qid, "tag": "NEW", "note": f"Added from feedback: {topic}"})
     questions = research
     if deliverable is not None:
@@ -125,11 +175,22 @@ def refine(plan: dict, feedback: str) -> dict:
         deliverable["id"] = f"Q{len(research) + 1}"
         if deliverable["id"] != old_id:
             deliverable["tag"] = "MODIFIED"
-            changes.append({"question_id": deliverable["id"], "tag": "MODIFIED", "note": f"Renumbered from {old_id}; now also covers the added questions."})
+            changes.append(
+                {
+                    "question_id": deliverable["id"],
+                    "tag": "MODIFIED",
+                    "note": f"Renumbered from {old_id}; now also covers the added questions.",
+                }
+            )
         questions = research + [deliverable]
-    refined = dict(plan, questions=questions, revision=plan["revision"] + 1,
-                   scope=dict(plan["scope"], in_scope=plan["scope"]["in_scope"] + [a for a in additions if a]),
-                   refinement={"feedback": feedback, "changes": changes}, approval=None)
+    refined = dict(
+        plan,
+        questions=questions,
+        revision=plan["revision"] + 1,
+        scope=dict(plan["scope"], in_scope=plan["scope"]["in_scope"] + [a for a in additions if a]),
+        refinement={"feedback": feedback, "changes": changes},
+        approval=None,
+    )
     return refined
 
 

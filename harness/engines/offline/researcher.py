@@ -23,7 +23,9 @@ MAX_CARDS = 6
 MAX_PER_SOURCE = 2
 MIN_SCORE = 0.5
 MIN_CHARS, MAX_CHARS = 30, 500
-_CODE_START = re.compile(r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)")
+_CODE_START = re.compile(
+    r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
+)
 
 
 def is_prose(sentence: str) -> bool:
@@ -71,7 +73,9 @@ class OfflineResearcher:
         # The subject is what the question is about (its first search term, e.g. "asyncio.TaskGroup");
         # the criteria are the other words it asks about ("error handling", "cancellation").
         subject = content_words(_subject_term(terms[0])) if terms else topic_words
-        criteria = (topic_words | content_words(" ".join(question.get("criteria", [])))) - content_words(terms[0] if terms else "")
+        criteria = (topic_words | content_words(" ".join(question.get("criteria", [])))) - content_words(
+            terms[0] if terms else ""
+        )
         criteria = (criteria - subject) or set(subject)  # a plain question asks about its subject itself
         queries = list(dict.fromkeys([*terms, " ".join(sorted(topic_words))] if terms else [question["text"]]))
 
@@ -98,8 +102,9 @@ class OfflineResearcher:
                         continue
                     words = content_words(text[s:e])
                     in_doc = subject & (content_words(hit.title) | content_words(hit.path.replace("/", " ")))
-                    score = ((len(criteria & words) / len(criteria) if criteria else 0.0)
-                             + (0.5 if subject & words else 0.25 if in_doc else 0.0))
+                    score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
+                        0.5 if subject & words else 0.25 if in_doc else 0.0
+                    )
                     if score < MIN_SCORE:
                         continue
                     seen_spans.add((hit.source_id, s))
@@ -121,20 +126,33 @@ class OfflineResearcher:
                 limitations.append("the source contains instruction-like text (flagged for review)")
             card_id = new_card_id(brief.question_id, sid, per_source[sid])
             matched = sorted((subject | criteria) & content_words(text[s:e]))
-            ctx.write(card_path(card_id), {
-                "card_id": card_id, "source_id": sid, "question_id": brief.question_id,
-                "quote": text[s:e], "span": {"start": s, "end": e},
-                "evidence_summary": f"\"{title}\" speaks to {', '.join(matched[:5]) or 'the question'} for {brief.question_id}.",
-                "confidence": _confidence(rank, -neg_score), "limitations": limitations,
-                "extracted_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model},
-                "run_id": ctx.run_id,
-            })
+            ctx.write(
+                card_path(card_id),
+                {
+                    "card_id": card_id,
+                    "source_id": sid,
+                    "question_id": brief.question_id,
+                    "quote": text[s:e],
+                    "span": {"start": s, "end": e},
+                    "evidence_summary": f'"{title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}.',
+                    "confidence": _confidence(rank, -neg_score),
+                    "limitations": limitations,
+                    "extracted_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model},
+                    "run_id": ctx.run_id,
+                },
+            )
             written += 1
             kinds.add(kind)
         if not written:
-            return AgentResult("blocked", "no relevant passage",
-                               blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in queries[:4])}")
+            return AgentResult(
+                "blocked",
+                "no relevant passage",
+                blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in queries[:4])}",
+            )
         if kinds == {"secondary"}:
-            return AgentResult("blocked", f"{written} card(s), secondary sources only",
-                               blocked_reason="no_primary_source: only secondary sources address this question")
+            return AgentResult(
+                "blocked",
+                f"{written} card(s), secondary sources only",
+                blocked_reason="no_primary_source: only secondary sources address this question",
+            )
         return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s)")

@@ -16,8 +16,12 @@ class OfflineReviewer:
         defects = brief.facts.get("deterministic_defects")
         if defects is None:
             defects = ctx.check_draft(draft, brief.facts.get("branches"))
-        review = {"draft": draft, "draft_sha256": sha256_bytes(ctx.read_text(draft).encode("utf-8")),
-                  "verdict": verdict_for(defects), "defects": defects,
-                  "reviewed_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model}}
+        review = {
+            "draft": draft,
+            "draft_sha256": sha256_bytes(ctx.read_text(draft).encode("utf-8")),
+            "verdict": verdict_for(defects),
+            "defects": defects,
+            "reviewed_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model},
+        }
         ctx.write(brief.outputs[0], review)
         return AgentResult("completed", f"{review['verdict']} with {len(defects)} defect(s)")

@@ -32,11 +32,17 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
     deliverable = next((q for q in plan["questions"] if q["kind"] == "deliverable"), None)
     by_q = {q["id"]: [c for c in claims if c["question_id"] == q["id"] and c["status"] in USABLE] for q in research}
     covered = sum(1 for q in research if by_q[q["id"]])
-    lines = [f"# {plan['question']}", "",
-             "*Written by the offline Writer from claims.json: every factual sentence cites the claims it rests on.*", "",
-             "## Summary", "",
-             f"*{sum(len(v) for v in by_q.values())} usable claims answer {covered} of {len(research)} research questions; "
-             "gaps and open conflicts are listed under Limitations.*", ""]
+    lines = [
+        f"# {plan['question']}",
+        "",
+        "*Written by the offline Writer from claims.json: every factual sentence cites the claims it rests on.*",
+        "",
+        "## Summary",
+        "",
+        f"*{sum(len(v) for v in by_q.values())} usable claims answer {covered} of {len(research)} research questions; "
+        "gaps and open conflicts are listed under Limitations.*",
+        "",
+    ]
     for q in research:
         lines += [f"## {q['id']}: {q['text']}", ""]
         if not by_q[q["id"]]:
@@ -48,14 +54,22 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
                 lines.append(_cite(c["statement"], cid))
             elif c["status"] == "verified_with_limit":
                 lines.append(_cite(c["statement"], cid))
-                lines.append(f"This finding has a limitation: {_bare('; '.join(c['limitations']))} {format_citation([cid])}.")
+                lines.append(
+                    f"This finding has a limitation: {_bare('; '.join(c['limitations']))} {format_citation([cid])}."
+                )
             else:
                 other = cards.get(c["contradicting_cards"][0], {}).get("quote", "") if c["contradicting_cards"] else ""
-                lines.append(f"The sources disagree on this point: one says “{_bare(c['statement'])}”, while another says “{_bare(other)}” {format_citation([cid])}.")
+                lines.append(
+                    f"The sources disagree on this point: one says “{_bare(c['statement'])}”, while another says “{_bare(other)}” {format_citation([cid])}."
+                )
             lines.append("")
     if deliverable is not None:
-        lines += [f"## {deliverable['id']}: {deliverable['text']}", "",
-                  "*The offline engine draws no recommendation beyond the evidence. The verified findings per question are:*", ""]
+        lines += [
+            f"## {deliverable['id']}: {deliverable['text']}",
+            "",
+            "*The offline engine draws no recommendation beyond the evidence. The verified findings per question are:*",
+            "",
+        ]
         findings = 0
         for q in research:
             verified = [c for c in by_q[q["id"]] if c["status"] == "verified"]
@@ -71,7 +85,9 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
         branch = branches.get(q["id"], {})
         if branch.get("status") in ("blocked", "failed", "timeout"):
             what = {"blocked": "was blocked", "failed": "failed", "timeout": "timed out"}[branch["status"]]
-            lines.append(f"- {q['id']} ({q['text']}): the research branch {what}: {branch.get('reason') or 'no reason given'}.")
+            lines.append(
+                f"- {q['id']} ({q['text']}): the research branch {what}: {branch.get('reason') or 'no reason given'}."
+            )
             gaps = True
         elif not by_q[q["id"]]:
             lines.append(f"- {q['id']} ({q['text']}): no usable evidence was found.")

@@ -39,7 +39,7 @@ def _listing(reader: RunReader, pattern: str) -> list[str]:
 
 def _utf16_offset(text: str, index: int) -> int:
     """A Python (code point) offset as a JavaScript (UTF-16) one."""
-    prefix = text[:max(0, min(index, len(text)))]
+    prefix = text[: max(0, min(index, len(text)))]
     return len(prefix.encode("utf-16-le")) // 2
 
 
@@ -63,7 +63,12 @@ def _cards(reader: RunReader, sources: dict[str, dict[str, Any]]) -> dict[str, d
             text = (sources.get(card.get("source_id")) or {}).get("text")
             span = card.get("span") if isinstance(card.get("span"), dict) else {}
             start, end = span.get("start"), span.get("end")
-            if isinstance(text, str) and isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
+            if (
+                isinstance(text, str)
+                and isinstance(start, int)
+                and isinstance(end, int)
+                and 0 <= start < end <= len(text)
+            ):
                 entry["highlight"] = {"start": _utf16_offset(text, start), "end": _utf16_offset(text, end)}
         out[id_of(rel)] = entry
     return out
@@ -85,17 +90,23 @@ def _timeline(reader: RunReader) -> list[dict[str, Any]]:
 
 def _artifact_index(run: dict[str, Any]) -> list[dict[str, Any]]:
     index = run.get("artifacts") if isinstance(run.get("artifacts"), dict) else {}
-    return [{"path": rel, **entry} for rel, entry in sorted(index.items())
-            if rel != VIEWER and isinstance(entry, dict)]
+    return [{"path": rel, **entry} for rel, entry in sorted(index.items()) if rel != VIEWER and isinstance(entry, dict)]
 
 
 def _run_details(run: dict[str, Any]) -> dict[str, Any]:
     """What the viewer shows of run.json beyond the summary (no local paths of agent specs)."""
     config = run.get("config") if isinstance(run.get("config"), dict) else {}
-    return {"created_at": run.get("created_at"), "harness_version": run.get("harness_version"),
-            "engines": config.get("engines"), "models": config.get("models"), "corpus": run.get("corpus"),
-            "decisions": run.get("decisions"), "branches": run.get("branches"),
-            "final_approval": run.get("final_approval"), "stats": run.get("stats")}
+    return {
+        "created_at": run.get("created_at"),
+        "harness_version": run.get("harness_version"),
+        "engines": config.get("engines"),
+        "models": config.get("models"),
+        "corpus": run.get("corpus"),
+        "decisions": run.get("decisions"),
+        "branches": run.get("branches"),
+        "final_approval": run.get("final_approval"),
+        "stats": run.get("stats"),
+    }
 
 
 def collect(root: Path | str) -> dict[str, Any]:
@@ -103,8 +114,15 @@ def collect(root: Path | str) -> dict[str, Any]:
     reader = RunReader(Path(root).resolve(), cache=True)
     run = reader.run()
     sources = _sources(reader)
-    drafts = [{"path": rel, "number": numbered(rel), "text": reader.read_text(rel), "sha256": sha256_bytes(reader.read_bytes(rel) or b"")}
-              for rel in reader.drafts()]
+    drafts = [
+        {
+            "path": rel,
+            "number": numbered(rel),
+            "text": reader.read_text(rel),
+            "sha256": sha256_bytes(reader.read_bytes(rel) or b""),
+        }
+        for rel in reader.drafts()
+    ]
     reviews = [{"path": rel, "number": numbered(rel), "review": reader.read_json(rel)} for rel in reader.reviews()]
     return {
         "summary": summarize(reader),
@@ -142,7 +160,11 @@ def claim_list(data: dict[str, Any]) -> list[dict[str, Any]]:
 def question_ids(data: dict[str, Any]) -> list[str]:
     plan = data.get("plan")
     qs = plan.get("questions") if isinstance(plan, dict) else None
-    ids = [q.get("id") for q in qs if isinstance(q, dict) and isinstance(q.get("id"), str)] if isinstance(qs, list) else []
+    ids = (
+        [q.get("id") for q in qs if isinstance(q, dict) and isinstance(q.get("id"), str)]
+        if isinstance(qs, list)
+        else []
+    )
     return sorted(set(ids), key=lambda q: (len(q), q))
 
 

@@ -38,8 +38,14 @@ def _is_blank(line: str) -> bool:
 
 def _starts_block(line: str) -> bool:
     """Lines that end a paragraph without a blank line before them."""
-    return bool(_HEADING.match(line) or _HR.match(line) or _FENCE.match(line) or _QUOTE.match(line)
-                or _LIST_ITEM.match(line) and (_LIST_ITEM.match(line).group(3) or "").strip())
+    return bool(
+        _HEADING.match(line)
+        or _HR.match(line)
+        or _FENCE.match(line)
+        or _QUOTE.match(line)
+        or _LIST_ITEM.match(line)
+        and (_LIST_ITEM.match(line).group(3) or "").strip()
+    )
 
 
 def _split_row(line: str) -> list[str]:
@@ -98,7 +104,12 @@ class _Renderer:
                 i = self._quote(lines, i, out)
             elif _LIST_ITEM.match(line):
                 i = self._list(lines, i, out)
-            elif line.lstrip().startswith("|") and i + 1 < len(lines) and _TABLE_DELIM.match(lines[i + 1]) and "-" in lines[i + 1]:
+            elif (
+                line.lstrip().startswith("|")
+                and i + 1 < len(lines)
+                and _TABLE_DELIM.match(lines[i + 1])
+                and "-" in lines[i + 1]
+            ):
                 i = self._table(lines, i, out)
             else:
                 i = self._paragraph(lines, i, out)
@@ -109,7 +120,9 @@ class _Renderer:
         lang = m.group(2).strip().split(" ")[0]
         body = []
         i += 1
-        while i < len(lines) and not (lines[i].strip().startswith(fence[0] * len(fence)) and not lines[i].strip().strip(fence[0])):
+        while i < len(lines) and not (
+            lines[i].strip().startswith(fence[0] * len(fence)) and not lines[i].strip().strip(fence[0])
+        ):
             body.append(lines[i])
             i += 1
         code = el("code", "\n".join(body), class_=f"language-{lang}" if re.fullmatch(r"[\w+-]{1,30}", lang) else None)
@@ -150,7 +163,11 @@ class _Renderer:
                     nxt = lines[i]
                     if _is_blank(nxt):
                         # a blank line continues the item only if indented content follows
-                        if i + 1 < len(lines) and len(lines[i + 1]) - len(lines[i + 1].lstrip(" ")) > base and not _is_blank(lines[i + 1]):
+                        if (
+                            i + 1 < len(lines)
+                            and len(lines[i + 1]) - len(lines[i + 1].lstrip(" ")) > base
+                            and not _is_blank(lines[i + 1])
+                        ):
                             loose = True
                             items[-1].append("")
                             i += 1
@@ -158,7 +175,7 @@ class _Renderer:
                         break
                     indent = len(nxt) - len(nxt.lstrip(" "))
                     if indent > base:
-                        items[-1].append(nxt[min(indent, content_indent):])
+                        items[-1].append(nxt[min(indent, content_indent) :])
                     elif _starts_block(nxt) or _TABLE_DELIM.match(nxt):
                         break
                     else:  # lazy continuation of the item's paragraph
@@ -197,9 +214,14 @@ class _Renderer:
             i += 1
 
         def cells(tag: str, values: list[str]) -> Markup:
-            values = (values + [""] * len(header))[:len(header)]
-            return el("tr", [el(tag, self.inline(v), class_=f"align-{a}" if a else None)
-                             for v, a in zip(values, aligns + [None] * len(header))])
+            values = (values + [""] * len(header))[: len(header)]
+            return el(
+                "tr",
+                [
+                    el(tag, self.inline(v), class_=f"align-{a}" if a else None)
+                    for v, a in zip(values, aligns + [None] * len(header))
+                ],
+            )
 
         out.append(el("table", el("thead", cells("th", header)), el("tbody", [cells("td", r) for r in rows])))
         return i
@@ -234,7 +256,7 @@ class _Renderer:
                     buf.append("`" * run)
                     i += run
                     continue
-                code = text[i + run:close].replace("\n", " ")
+                code = text[i + run : close].replace("\n", " ")
                 if code.startswith(" ") and code.endswith(" ") and code.strip():
                     code = code[1:-1]
                 flush()
@@ -308,7 +330,7 @@ class _Renderer:
         m = re.compile(r"\(\s*<?([^\s()<>]*)>?(?:\s+\"[^\"]*\")?\s*\)").match(text, j + 1)
         if m is None:
             return None
-        label = self.inline(text[i + 1:j])
+        label = self.inline(text[i + 1 : j])
         return self._a(m.group(1), label), m.end()
 
     def _a(self, target: str, label: Markup) -> Markup:
