@@ -22,11 +22,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = [
-    "tests/test_reliability.py",
-    "tests/test_faults.py",
-    "tests/test_adversarial.py",
-    "tests/test_workspace.py",
-    "tests/test_orchestrator.py",
+    "tests/orchestrator/test_reliability.py",
+    "tests/engines/test_faults.py",
+    "tests/engines/test_adversarial.py",
+    "tests/workspace/test_workspace.py",
+    "tests/orchestrator/test_orchestrator.py",
 ]
 # From the broader test files, only the tests that inject a fault belong in the report.
 SELECT = "not (test_workspace and not (crash or torn or symlink or refused or lock)) and not (test_orchestrator and not (crash or invalid_workspace))"
@@ -59,10 +59,10 @@ def _constant(path: Path, name: str):
 
 
 def fault_names() -> list[str]:
-    """The provider faults tests/test_faults.py injects: its FAULTS then REJECTED keys, in order."""
+    """The provider faults tests/engines/test_faults.py injects: its FAULTS then REJECTED keys, in order."""
     names = []
     for const in ("FAULTS", "REJECTED"):
-        node = _constant(ROOT / "tests" / "test_faults.py", const)
+        node = _constant(ROOT / "tests" / "engines" / "test_faults.py", const)
         if isinstance(node, ast.Dict):
             names += [k.value for k in node.keys if isinstance(k, ast.Constant)]
     return names
@@ -70,7 +70,7 @@ def fault_names() -> list[str]:
 
 def adversarial_examples() -> str:
     """The default example count of the adversarial property test (the string default of its env variable)."""
-    node = _constant(ROOT / "tests" / "test_adversarial.py", "EXAMPLES")
+    node = _constant(ROOT / "tests" / "engines" / "test_adversarial.py", "EXAMPLES")
     defaults = (
         [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and str(c.value).isdigit()] if node else []
     )
@@ -123,7 +123,8 @@ def main() -> None:
         if fault:
             by_fault[fault][outcome] += 1
             by_fault[fault]["how"].add(func.removeprefix("test_").replace("_", " "))
-    docs = {m: docstrings(ROOT / "tests" / f"{m}.py") for m in {m for m, _ in rows}}
+    paths = {Path(f).stem: ROOT / f for f in files}
+    docs = {m: docstrings(paths[m]) for m in {m for m, _ in rows}}
     total = defaultdict(int)
     lines = [
         "# Reliability: faults tried and what happened",

@@ -5,13 +5,12 @@ bad field and the rule (the JSON Schema keyword) it broke.
 
 Validation runs on every artifact write, trace event and run.json update, and the
 reference validator (`jsonschema`, Draft 2020-12, with a `referencing` registry for
-the cross-file `$ref`s) costs a few hundred microseconds to several milliseconds per
-document. So `validate` first asks a compiled fast path (`jsonschema_rs`) for a
+the cross-file `$ref`s) is slow next to that rate (figures in bench/README.md). So `validate` first asks a compiled fast path (`jsonschema_rs`) for a
 verdict: almost every document is valid, and then that verdict is the answer.
 Anything else — an invalid document, or a value the fast path cannot vouch for —
 goes to `jsonschema`, so accepted documents and every `Problem` (pointer, rule,
 message) are exactly what `jsonschema` alone gives. The fast path may only be
-stricter than `jsonschema`, never looser; tests/test_schemas.py checks that the
+stricter than `jsonschema`, never looser; tests/contract/test_schemas.py checks that the
 two agree on the examples and on many mutations of them. To stay that way:
 
 - it only sees plain JSON values (dict with str keys, list, str, int, finite float,

@@ -243,7 +243,7 @@ class Workspace:
     @property
     def manifest(self) -> dict[str, Any]:
         """A deep copy of run.json as the harness holds it, index entries not yet rewritten included
-        (~0.5 ms for a 300-entry index: not for per-call paths)."""
+        (a copy of the whole index: not for per-call paths; see bench/README.md)."""
         with self._lock:
             return json.loads(json.dumps(self._manifest))
 
@@ -446,7 +446,7 @@ class Workspace:
         """
         with self._lock:
             # A checked update works on a copy so a rejected change leaves the manifest as it was.
-            # The json round trip runs in C (no indent) and is ~1.4x faster than copy.deepcopy;
+            # The json round trip runs in C (no indent), faster than copy.deepcopy (bench/README.md);
             # pickle would be faster still but keeps tuples, which the schema's "array" rejects.
             updated = json.loads(json.dumps(self._manifest)) if check else self._manifest
             fn(updated)
