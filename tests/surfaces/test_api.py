@@ -90,3 +90,28 @@ def test_open_run_refuses_a_folder_that_is_not_a_run(tmp_path):
 def test_unknown_public_name_is_an_attribute_error():
     with pytest.raises(AttributeError):
         harness.no_such_thing  # noqa: B018
+
+
+def test_the_readme_example_runs_as_written(tmp_path):
+    """The README's Python API example: copied out of the README and run in a fresh process."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Python API") :]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    assert code.count("\n") <= 14  # short enough to read at a glance
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+    assert r.returncode == 0, r.stderr
+    status, reviews = r.stdout.split(" ", 1)
+    assert status == "completed" and "reviews/review-1.json" in reviews
