@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -25,6 +26,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 out = Console(highlight=False, soft_wrap=True)
+
+# Options `run` and `resume` share.
+CheckpointDb = Annotated[
+    str | None,
+    typer.Option(
+        "--checkpoint-db",
+        envvar="RESEARCH_CHECKPOINT_DB",
+        help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file.",
+    ),
+]
+Quiet = Annotated[bool, typer.Option("--quiet", help="No progress display; print only the result.")]
+JsonEvents = Annotated[
+    bool, typer.Option("--json", help="Stream progress as JSON events, one object per line on stdout.")
+]
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -197,16 +212,9 @@ def run(
     web: bool | None = typer.Option(
         None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
     ),
-    checkpoint_db: str | None = typer.Option(
-        None,
-        "--checkpoint-db",
-        envvar="RESEARCH_CHECKPOINT_DB",
-        help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file.",
-    ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
-    as_json: bool = typer.Option(
-        False, "--json", help="Stream progress as JSON events, one object per line on stdout."
-    ),
+    checkpoint_db: CheckpointDb = None,
+    quiet: Quiet = False,
+    as_json: JsonEvents = False,
 ) -> None:
     """Start a run: plan, research, analyze, write and review; prints where the final report is."""
     from harness.orchestrator.config import build_config
@@ -250,16 +258,9 @@ def run(
 def resume(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
-    checkpoint_db: str | None = typer.Option(
-        None,
-        "--checkpoint-db",
-        envvar="RESEARCH_CHECKPOINT_DB",
-        help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file.",
-    ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress display; print only the result."),
-    as_json: bool = typer.Option(
-        False, "--json", help="Stream progress as JSON events, one object per line on stdout."
-    ),
+    checkpoint_db: CheckpointDb = None,
+    quiet: Quiet = False,
+    as_json: JsonEvents = False,
 ) -> None:
     """Continue a paused, crashed or killed run from its last checkpoint."""
     from harness.orchestrator.lifecycle import resume_run
