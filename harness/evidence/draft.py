@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from harness.contract.citations import Citation, parse_citations, split_leading_citations, strip_citations
-from harness.evidence.lexical import split_sentences
+from harness.sources.sentences import split_sentences
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")

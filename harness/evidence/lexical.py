@@ -1,5 +1,5 @@
 """Lexical helpers shared by the offline engine, the Reviewer's checks and the metrics:
-sentences with offsets, content words, overlap, numbers and negation."""
+content words, overlap, numbers and negation (sentences: `harness.sources.sentences`)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,6 @@ import re
 
 from harness.sources.index import tokenize
 
-# A sentence ends at . ! ? followed by whitespace, or at a blank line. Dotted names such as
-# asyncio.gather() never end a sentence (no whitespace after the dot), and common
-# abbreviations (e.g., i.e., vs.) are glued back to what follows.
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)|\n\s*\n")
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|no|fig|Mr|Ms|Dr|St)\.|\b[A-Z]\.)$", re.I)
 _VERSION = re.compile(r"\b\d+(?:\.\d+)+\b|\b\d+\b")
 _NEGATION = re.compile(
     r"\b(?:not|never|no longer|cannot|can't|doesn't|don't|isn't|aren't|won't|without|neither|nor)\b", re.I
@@ -24,28 +19,6 @@ explain explains what how which why when where who does do did about regarding b
 differ differs difference differences versus vs work works using use uses used should would could whether respect
 terms information recommend recommendation answer question questions evidence source sources""".split()
 )
-
-
-def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Sentence spans (absolute offsets) inside text[start:end], whitespace trimmed."""
-    end = len(text) if end is None else end
-    spans = []
-    pos = start
-    for m in _SENT_END.finditer(text, start, end):
-        if "\n\n" not in m.group(0) and _ABBREV.search(text, pos, m.start()):
-            continue  # "e.g. foo" does not end a sentence
-        spans.append((pos, m.start()))
-        pos = m.end()
-    spans.append((pos, end))
-    out = []
-    for s, e in spans:
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            out.append((s, e))
-    return out
 
 
 _SCAFFOLD_STEMS = frozenset(tokenize(" ".join(SCAFFOLD)))

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 
 from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
-from harness.evidence.lexical import content_words, paragraph_around, split_sentences
+from harness.evidence.lexical import content_words, paragraph_around
 from harness.runtime.interface import AgentResult, Brief
+from harness.sources.sentences import split_sentences
 
 SEARCH_K = 8
 MAX_CARDS = 6
