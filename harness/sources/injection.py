@@ -42,3 +42,14 @@ def find_injections(text: str, limit: int = 20) -> list[dict[str, object]]:
         if len(flags) >= limit:
             break
     return flags
+
+
+def flagged_spans(record: dict, text: str) -> list[tuple[int, int]]:
+    """The spans of a source's snapshot that no card may quote, from its record's flags: the whole paragraph
+    around each flag (injected advice often follows its trigger by a sentence or two)."""
+    spans = []
+    for flag in record.get("flags", []):
+        offset = flag["offset"]
+        start, end = text.rfind("\n\n", 0, offset), text.find("\n\n", offset)
+        spans.append((0 if start < 0 else start + 2, len(text) if end < 0 else end))
+    return spans

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 
 from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
-from harness.evidence.lexical import content_words, paragraph_around
+from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
+from harness.sources.injection import flagged_spans
 from harness.sources.sentences import split_sentences
 
 SEARCH_K = 8
@@ -57,11 +58,6 @@ def _confidence(rank: int, score: float) -> str:
     return "low"
 
 
-def _flagged_ranges(record: dict, text: str) -> list[tuple[int, int]]:
-    """Whole paragraphs around each flag: injected advice often follows its trigger by a sentence or two."""
-    return [paragraph_around(text, f["offset"]) for f in record.get("flags", [])]
-
-
 class OfflineResearcher:
     def __init__(self, spec=None):
         self.spec = spec
@@ -95,7 +91,7 @@ class OfflineResearcher:
                 about = content_words(hit.text) | content_words(hit.title) | content_words(hit.path.replace("/", " "))
                 if not subject & about:
                     continue  # the passage is not about the question's subject
-                flagged = _flagged_ranges(record, text)
+                flagged = flagged_spans(record, text)
                 for s, e in split_sentences(text, hit.start, hit.end):
                     if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
                         continue
