@@ -57,17 +57,33 @@ class PermissionRefused(WorkspaceError):
     """The acting role may not read or write this path."""
 
 
+SHOWN_PROBLEMS = 10  # how many problems one refusal lists (the rest are counted)
+
+
+def problems_line(problems: list[Problem], limit: int = SHOWN_PROBLEMS) -> str:
+    """Up to `limit` problems on one line, "; "-separated, then how many more there are."""
+    shown = "; ".join(str(p) for p in problems[:limit])
+    more = f" (+{len(problems) - limit} more)" if len(problems) > limit else ""
+    return shown + more
+
+
 class ArtifactInvalid(WorkspaceError):
     """Content failed its schema or a cross-file integrity check; nothing was written."""
 
     def __init__(self, problems: list[Problem]):
         self.problems = list(problems)
-        first = str(self.problems[0]) if self.problems else "invalid artifact"
-        more = f" (+{len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
-        super().__init__(first + more)
+        super().__init__(problems_line(self.problems) if self.problems else "invalid artifact")
 
 
 class BudgetExhausted(HarnessError):
-    """A budget would be exceeded by the next call."""
+    """A budget would be exceeded by the next call.
+
+    `scope` says whose budget: "run" (only this stops the run), "role" or "delegation"
+    (the step ends with what it has; see orchestrator/delegate.py).
+    """
 
     exit_code = EXIT_INCOMPLETE
+
+    def __init__(self, message: str, scope: str = "run"):
+        super().__init__(message)
+        self.scope = scope

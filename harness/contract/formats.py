@@ -34,3 +34,8 @@ def plan_content_sha256(plan: dict[str, Any]) -> str:
 def now_iso() -> str:
     """Current UTC time in the one format the schemas accept, e.g. 2026-11-30T01:02:03.123456Z."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def today() -> str:
+    """Today's UTC date, e.g. 2026-12-01 (what the roles are told, so "latest" and "current" mean something)."""
+    return datetime.now(UTC).strftime("%Y-%m-%d")

@@ -90,9 +90,12 @@ def _window(sentences: list[Sentence], i: int) -> str:
     return " ".join(parts)
 
 
-def check_draft(reader: RunReader, draft_rel: str, branches: dict[str, dict] | None = None) -> list[dict[str, Any]]:
-    """All deterministic defects of the draft at `draft_rel`, read through `reader` (a caching one is best)."""
-    text = reader.read_text(draft_rel) or ""
+def check_draft(
+    reader: RunReader, draft_rel: str, branches: dict[str, dict] | None = None, *, text: str | None = None
+) -> list[dict[str, Any]]:
+    """All deterministic defects of the draft at `draft_rel` (or of `text`, a draft not yet written), read
+    through `reader` (a caching one is best)."""
+    text = (reader.read_text(draft_rel) or "") if text is None else text
     sentences = parse_draft(text)
     ev = _Evidence(reader)
     branches = branches or {}

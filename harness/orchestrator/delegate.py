@@ -67,7 +67,7 @@ def delegate(
     except StorageError:
         raise  # the disk failed, not the agent: stop here so a resume redoes this step
     except BudgetExhausted as exc:
-        outcome = Outcome("budget_exhausted", reason=str(exc))
+        outcome = _out_of_budget(exc, ctx)
     except DelegationTimeout as exc:
         outcome = Outcome("timeout", reason=str(exc))
     except HarnessError as exc:
@@ -98,6 +98,7 @@ def delegate(
         + ([outcome.reason] if outcome.status in ("failed", "timeout", "budget_exhausted") and outcome.reason else []),
         retries=ctx.retries + ctx.provider_retries,
         tokens=ctx.tokens,
+        thinking_tokens=ctx.thinking_tokens,
         llm_calls=ctx.llm_calls,
         detail={
             "summary": outcome.summary[:500],
@@ -105,6 +106,7 @@ def delegate(
             "seconds": round(time.monotonic() - t0, 3),
             "refused_writes": len(ctx.errors),
             "provider_retries": ctx.provider_retries,
+            "notes": ctx.notes,
         },
     )
     run.emit(
@@ -116,3 +118,21 @@ def delegate(
         outputs=len(ctx.outputs),
     )
     return outcome
+
+
+def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:
+    """Only the run's own budget stops the run. A step that runs out of its own (or its role's) budget ends
+    with what it has: completed when it wrote its outputs, the limit recorded; blocked (a Researcher with no
+    card) or failed (any other role) when it wrote nothing."""
+    if exc.scope == "run":
+        return Outcome("budget_exhausted", reason=str(exc))
+    missing = ctx.missing_outputs()
+    if not missing:
+        return Outcome(
+            "completed",
+            summary=f"stopped at its limit with its outputs written ({exc})",
+            reason=f"stopped at its limit: {exc}",
+        )
+    status = "blocked" if ctx.role == "researcher" else "failed"
+    prefix = "no_evidence: " if ctx.role == "researcher" else ""
+    return Outcome(status, reason=f"{prefix}ran out of its own budget before writing {', '.join(missing)} ({exc})")

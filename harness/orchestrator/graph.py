@@ -63,7 +63,19 @@ def build_graph(p: Pipeline, checkpointer=None):
     g.add_conditional_edges("revise", p.after_revise, ["research", "analyze", "write"])
     g.add_conditional_edges("final_gate", _unless_stopped("finalize"), ["finalize", "stop"])
     g.add_edge("finalize", END)
-    g.add_edge("stop", END)
+    # The stop node ends the run, except at a budget gate a resume answered: then back to the step it cut.
+    g.add_conditional_edges(
+        "stop",
+        p.after_stop,
+        {
+            "end": END,
+            "plan": "plan",
+            "research": "research",
+            "analyze": "analyze",
+            "write": "write",
+            "review": "review",
+        },
+    )
     return g.compile(checkpointer=checkpointer)
 
 

@@ -179,16 +179,30 @@ def _agents_prepared_ahead(run: RunContext):
         thread.join()
 
 
-def _drive(run: RunContext, graph, gcfg: dict[str, Any], first_input: Any, approver: Approver | None) -> RunResult:
+def _drive(
+    run: RunContext,
+    graph,
+    gcfg: dict[str, Any],
+    first_input: Any,
+    approver: Approver | None,
+    answers: dict[str, dict[str, Any]] | None = None,
+) -> RunResult:
+    """Invoke the graph until the run ends or waits at a gate nobody here can answer. `answers` answers a gate
+    by name once (a resume with a raised budget answers the budget gate); `approver` answers plan and final gates."""
+    answers = dict(answers or {})
     graph.invoke(first_input, gcfg)
     while True:
         snapshot = graph.get_state(gcfg)
         pending = [i for t in snapshot.tasks for i in t.interrupts]
         if not pending:
             break
-        if approver is None:
-            break  # paused at a gate: status is awaiting_*_approval
-        graph.invoke(Command(resume=approver(run.workspace, pending[0].value)), gcfg)
+        gate = pending[0].value.get("gate")
+        if gate in answers:
+            graph.invoke(Command(resume=answers.pop(gate)), gcfg)
+        elif gate == "budget" or approver is None:
+            break  # paused at a gate: status is awaiting_*_approval or budget_exhausted
+        else:
+            graph.invoke(Command(resume=approver(run.workspace, pending[0].value)), gcfg)
     m = run.workspace.manifest
     return RunResult(run.workspace.root, m["status"], m.get("status_reason"))
 
@@ -222,17 +236,43 @@ def start_run(
         ws.release_run_lock()
 
 
+def raise_budget(ws: Workspace, limits: dict[str, Any]) -> dict[str, Any]:
+    """Set new run limits (from `research resume --budget-...`) in run.json; returns the limits that changed."""
+    from harness.runtime.budget import DIMENSIONS
+
+    old = dict(ws.manifest["budget"]["limits"])
+    new = {k: v for k, v in limits.items() if v is not None and k in DIMENSIONS}
+    for dim, value in new.items():
+        if value < 0:
+            raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
+    changed = {k: v for k, v in new.items() if old.get(k) != v}
+    if changed:
+        ws.update_manifest(lambda m: m["budget"]["limits"].update(changed))
+        ws.trace(
+            "decision",
+            agent="human",
+            decision="budget_raised",
+            detail={"from": {k: old.get(k) for k in changed}, "to": changed},
+        )
+    return changed
+
+
 def resume_run(
     run_dir: Path,
     *,
     yes: bool = False,
+    budget: dict[str, Any] | None = None,
     approver: Approver | None = None,
     events=None,
     models: dict | None = None,
     on_opened: Callable[[Workspace], None] | None = None,
     checkpoint_db: str | None = None,
 ) -> RunResult:
-    """Continue a paused, crashed or killed run from its last checkpoint (in `checkpoint_db`, as started)."""
+    """Continue a paused, crashed or killed run from its last checkpoint (in `checkpoint_db`, as started).
+
+    `budget` raises the run's limits ({"llm_calls": 600, ...}); a run stopped by its budget goes on, with
+    everything it had, at the step the budget cut. Without a raise it stays where it is.
+    """
     check_url(checkpoint_db)
     ws = Workspace.open(run_dir)
     ws.acquire_run_lock()
@@ -241,6 +281,10 @@ def resume_run(
             on_opened(ws)
         if ws.status in TERMINAL_STATUSES:
             return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
+        raised = raise_budget(ws, budget or {})
+        if ws.status == "budget_exhausted" and not raised:
+            reason = ws.manifest.get("status_reason") or "the run's budget is spent"
+            return RunResult(ws.root, ws.status, f"{reason}; raise it with research resume {ws.root} --budget-...")
         cfg, corpus = reopen_run(ws, yes=yes, models=models)
         with open_checkpointer(ws, checkpoint_db) as saver:  # refuses a run whose checkpoints are elsewhere
             run = run_context(ws, cfg, corpus, events, models)
@@ -249,6 +293,7 @@ def resume_run(
             gcfg = graph_config(ws.run_id, cfg.concurrency)
             started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
             with _agents_prepared_ahead(run):
-                return _drive(run, graph, gcfg, None if started else {}, approver)
+                answers = {"budget": {"decision": "continue", "limits": raised}} if raised else {}
+                return _drive(run, graph, gcfg, None if started else {}, approver, answers)
     finally:
         ws.release_run_lock()

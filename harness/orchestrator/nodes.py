@@ -29,6 +29,13 @@ from harness.evidence.checks import check_draft, verdict_for
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import render_report
 from harness.orchestrator import approvals
+from harness.orchestrator.briefs import (
+    analyst_context,
+    planner_context,
+    researcher_context,
+    reviewer_context,
+    writer_context,
+)
 from harness.orchestrator.context import RunContext
 from harness.orchestrator.delegate import Outcome, delegate
 from harness.orchestrator.review_guard import merge_deterministic
@@ -36,6 +43,7 @@ from harness.orchestrator.state import BranchResult, ResearchTask, RunState
 from harness.runtime.interface import Brief
 
 MAX_PLAN_ROUNDS = 3
+_NODE_OF = {"planner": "plan", "analyst": "analyze", "writer": "write", "reviewer": "review"}
 
 
 def _branch_marker(qid: str, rnd: int) -> str:
@@ -60,9 +68,10 @@ class Pipeline:
 
     @staticmethod
     def _stop_on_failure(outcome: Outcome, step: str) -> dict[str, Any] | None:
-        """The state update that ends the run when a step ran out of budget, failed or timed out; else None."""
+        """The state update that ends the run when a step ran out of the run's budget (resumable at that step),
+        failed or timed out; else None."""
         if outcome.status == "budget_exhausted":
-            return {"outcome": "budget_exhausted", "reason": f"{step}: {outcome.reason}"}
+            return {"outcome": "budget_exhausted", "reason": f"{step}: {outcome.reason}", "stopped_at": _NODE_OF[step]}
         if outcome.status in ("failed", "timeout"):
             return {
                 "outcome": "failed" if outcome.status == "failed" else "needs_human",
@@ -81,7 +90,8 @@ class Pipeline:
             inputs=(PLAN,) if feedback else (),
             outputs=(PLAN,),
             feedback=feedback,
-            facts={"question": self.run.config.question},
+            facts={"question": self.run.config.question, "web": "on" if self.run.config.web else "off"},
+            context=planner_context(self.run.tools.index.corpus if self.run.tools else None, self.run.config.web),
         )
         outcome = delegate(
             self.run,
@@ -145,7 +155,8 @@ class Pipeline:
         if not todo:
             return "analyze"
         self._status("researching")
-        return [Send("research", {"qid": qid, "round": state.get("round", 0)}) for qid in todo]
+        review = state.get("review") if state.get("round", 0) else None
+        return [Send("research", {"qid": qid, "round": state.get("round", 0), "review": review}) for qid in todo]
 
     def research(self, task: ResearchTask) -> dict[str, Any]:
         qid, rnd = task["qid"], task["round"]
@@ -158,7 +169,11 @@ class Pipeline:
             inputs=(PLAN,),
             outputs=(question_cards(qid),),
             question_id=qid,
-            facts={"search_terms": ", ".join(question.get("search_terms", [])) or "(none)"},
+            facts={
+                "search_terms": ", ".join(question.get("search_terms", [])) or "(none)",
+                "allowed_sources": ", ".join(question.get("allowed_sources") or ["corpus"]),
+            },
+            context=researcher_context(self.ws.reader(), qid, self._defects_for(task.get("review"), "researcher", qid)),
         )
         outcome = delegate(self.run, brief, delegation_id=f"researcher-{qid}-r{rnd}")
         cards = sorted(id_of(p) for p in outcome.outputs if p.startswith("source-cards/"))
@@ -216,15 +231,20 @@ class Pipeline:
                 "duplicates": hits - distinct,
             },
         )
-        exhausted = [f"{q}: {b.get('reason')}" for q, b in sorted(branches.items()) if b.get("budget_exhausted")]
-        if exhausted:
-            return {"outcome": "budget_exhausted", "reason": "research stopped: " + "; ".join(exhausted)}
+        rnd = state.get("round", 0)
+        # Only the run's own budget stops the run (a branch that ran out of its own ended with what it had);
+        # the branches it cut are the ones a resume with a larger budget runs again.
+        cut = sorted(q for q, b in branches.items() if b.get("budget_exhausted") and b.get("round") == rnd)
+        if cut:
+            reasons = "; ".join(f"{q}: {branches[q].get('reason')}" for q in cut)
+            return {
+                "outcome": "budget_exhausted",
+                "reason": f"research stopped: {reasons}",
+                "stopped_at": "research",
+                "todo": cut,
+            }
         critical = {q["id"] for q in plan["questions"] if q.get("critical")}
-        failed = [
-            q
-            for q, b in branches.items()
-            if b["status"] in ("failed", "timeout") and b.get("round") == state.get("round", 0)
-        ]
+        failed = [q for q, b in branches.items() if b["status"] in ("failed", "timeout") and b.get("round") == rnd]
         if failed_critical := [q for q in failed if q in critical]:
             reasons = "; ".join(f"{q}: {branches[q].get('reason')}" for q in failed_critical)
             return {"outcome": "needs_human", "reason": f"critical research branch failed ({reasons})"}
@@ -240,11 +260,15 @@ class Pipeline:
             inputs=(PLAN, CARDS, SOURCE_RECORDS),
             outputs=(CLAIMS,),
             feedback=self._feedback_for("analyst", state),
+            context=analyst_context(self.ws.reader(cache=True)),
         )
         outcome = delegate(self.run, brief, delegation_id=f"analyst-r{state.get('round', 0)}")
         stop = self._stop_on_failure(outcome, "analyst")
         if stop or not self.ws.exists(CLAIMS):
-            return stop or {"outcome": "failed", "reason": f"analyst wrote no claims.json ({outcome.reason})"}
+            return stop or {
+                "outcome": "failed",
+                "reason": f"analyst wrote no claims.json ({outcome.reason or outcome.summary})",
+            }
         return {}
 
     def write(self, state: RunState) -> dict[str, Any]:
@@ -260,11 +284,15 @@ class Pipeline:
             outputs=(draft,),
             feedback=self._feedback_for("writer", state),
             facts={"branches": blocked, "draft": draft},
+            context=writer_context(self.ws.reader(cache=True)),
         )
         outcome = delegate(self.run, brief, delegation_id=f"writer-{n}")
         stop = self._stop_on_failure(outcome, "writer")
         if stop or draft not in outcome.outputs:
-            return stop or {"outcome": "needs_human", "reason": f"writer produced no valid {draft} ({outcome.reason})"}
+            return stop or {
+                "outcome": "needs_human",
+                "reason": f"writer produced no valid {draft} ({outcome.reason or outcome.summary or 'no reason given'})",
+            }
         return {"draft_no": n, "draft": draft, "draft_sha": outcome.outputs[draft]}
 
     def review(self, state: RunState) -> dict[str, Any]:
@@ -284,6 +312,7 @@ class Pipeline:
                 "deterministic_defects": found,
                 "branches": {q: {"status": b["status"], "reason": b.get("reason")} for q, b in branches.items()},
             },
+            context=reviewer_context(draft, self.ws.read_text(draft, HARNESS)),
         )
         guard = merge_deterministic(review, found, draft, state["draft_sha"])
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
@@ -307,21 +336,36 @@ class Pipeline:
         verdict = self.ws.read_json(review, HARNESS)["verdict"]
         return {"review": review, "verdict": verdict}
 
-    def _feedback_for(self, role: str, state: RunState) -> str | None:
-        if not state.get("review"):
-            return None
-        defects = [
+    def _defects_for(self, review: str | None, role: str, question: str | None = None) -> list[dict[str, Any]]:
+        """The error defects of `review` routed to `role` (and, for a Researcher, naming its question)."""
+        if not review:
+            return []
+        return [
             d
-            for d in self.ws.read_json(state["review"], HARNESS)["defects"]
-            if d["route"] == role and d["severity"] == "error"
+            for d in self.ws.read_json(review, HARNESS)["defects"]
+            if d["route"] == role
+            and d["severity"] == "error"
+            and (question is None or question in (d.get("refs") or {}).get("questions", []))
         ]
+
+    def _feedback_for(self, role: str, state: RunState) -> str | None:
+        """The review's defects for `role`, each with its line and the offending text."""
+        defects = self._defects_for(state.get("review"), role)
         if not defects:
             return None
-        return "\n".join(f"- {d['code']} (line {d['location']['line']}): {d['message']}" for d in defects)
+        lines = []
+        for d in defects:
+            excerpt = (d.get("location") or {}).get("excerpt")
+            lines.append(
+                f"- {d['code']} (line {d['location']['line']}): {d['message']}"
+                + (f' Offending text: "{excerpt}"' if excerpt else "")
+            )
+        return "\n".join(lines)
 
     # ---- the revise loop ------------------------------------------------------------------
 
     def revise(self, state: RunState) -> dict[str, Any]:
+        self.ws.update_manifest(lambda m: m["stats"].__setitem__("revisions", state.get("round", 0) + 1))
         defects = [d for d in self.ws.read_json(state["review"], HARNESS)["defects"] if d["severity"] == "error"]
         routes = {d["route"] for d in defects}
         plan_ids = {q["id"] for q in self._plan()["questions"] if q["kind"] == "research"}
@@ -380,9 +424,25 @@ class Pipeline:
         outcome = state.get("outcome") or "needs_human"
         reason = state.get("reason")
         if not state.get("outcome") and state.get("verdict") == "revise":
-            reason = f"{state['review']} still has error defects after {state.get('round', 0)} revision(s) (max_revisions={self.run.config.max_revisions})"
+            reason = (
+                f"{state['review']} still has error defects after {state.get('round', 0)} revision(s) "
+                f"(max_revisions={self.run.config.max_revisions})"
+            )
         elif not state.get("outcome") and state.get("verdict") == "needs_human":
             reason = f"{state['review']} has defects only a human can resolve"
         self._write_metrics(state.get("draft"), state)
         self._status(outcome, reason)
+        if outcome == "budget_exhausted" and state.get("stopped_at"):
+            # Everything written so far is kept; `research resume RUN --budget-...` raises the run's limits
+            # and answers this gate, and the run goes on at the step the budget cut.
+            answer = interrupt({"gate": "budget", "step": state["stopped_at"], "reason": reason})
+            self.ws.trace("decision", agent="human", decision="budget_continue", detail=answer)
+            return {"outcome": None, "reason": None}
         return {"outcome": outcome, "reason": reason}
+
+    def after_stop(self, state: RunState):
+        """Out of the stop node: the end, or (after a budget gate was answered) back to the step the budget cut."""
+        if state.get("outcome"):
+            return "end"
+        step = state.get("stopped_at") or "analyze"
+        return self.fan_out(state) if step == "research" else step

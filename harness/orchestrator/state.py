@@ -12,7 +12,7 @@ class BranchResult(TypedDict, total=False):
     reason: str | None
     cards: list[str]  # ids of the evidence cards it wrote
     round: int
-    budget_exhausted: bool  # it stopped on a budget, not on its own
+    budget_exhausted: bool  # the run's own budget cut it (a step's own limit ends it as completed or blocked)
     searched: list[str]  # source ids its searches returned (for duplicate counting at fan-in)
 
 
@@ -36,10 +36,12 @@ class RunState(TypedDict, total=False):
     next: str  # where the revise loop goes: research, analyze, write
     outcome: str  # terminal status when the run stops early
     reason: str | None
+    stopped_at: str  # the step the run's budget cut: where a resume with a larger budget goes on
 
 
-class ResearchTask(TypedDict):
+class ResearchTask(TypedDict, total=False):
     """What `Send` hands one research branch."""
 
     qid: str
     round: int
+    review: str | None  # in a revise round: the review whose defects sent the branch back

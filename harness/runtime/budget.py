@@ -56,13 +56,14 @@ class Budget:
             spent = self._wall() if dim == "wall_seconds" else self.spent[dim]
             if _over(spent, amount, self.limits[dim]):
                 raise BudgetExhausted(
-                    f"run budget for {dim} is exhausted ({_fmt(spent)} of {_fmt(self.limits[dim])} spent)"
+                    f"run budget for {dim} is exhausted ({_fmt(spent)} of {_fmt(self.limits[dim])} spent)", "run"
                 )
             rl = self.role_limits.get(role, {})
             rs = self.role_spent.get(role, {})
             if dim != "wall_seconds" and _over(rs.get(dim, 0), amount, rl.get(dim)):
                 raise BudgetExhausted(
-                    f"{role} budget for {dim} is exhausted ({_fmt(rs.get(dim, 0))} of {_fmt(rl.get(dim))} spent)"
+                    f"{role} budget for {dim} is exhausted ({_fmt(rs.get(dim, 0))} of {_fmt(rl.get(dim))} spent)",
+                    "role",
                 )
 
     def charge(self, role: str, dim: str, amount: float = 1) -> None:
@@ -118,9 +119,31 @@ class DelegationBudget:
         self.check_deadline()
         if _over(self.spent[dim], amount, self.limits.get(dim)):
             raise BudgetExhausted(
-                f"{self.role} delegation budget for {dim} is exhausted ({_fmt(self.spent[dim])} of {_fmt(self.limits[dim])})"
+                f"{self.role} step budget for {dim} is exhausted ({_fmt(self.spent[dim])} of {_fmt(self.limits[dim])})",
+                "delegation",
             )
         self.budget.check(self.role, dim, amount)
+
+    def left(self, dim: str) -> float | None:
+        """How much of `dim` this step may still spend: the least of what its own, its role's and the run's
+        limits leave (None: no limit at all)."""
+        budget = self.budget
+        with budget._lock:
+            lefts = [
+                limit - spent
+                for limit, spent in (
+                    (self.limits.get(dim), self.spent.get(dim, 0)),
+                    (budget.role_limits.get(self.role, {}).get(dim), budget.role_spent.get(self.role, {}).get(dim, 0)),
+                    (budget.limits.get(dim), budget.spent.get(dim, 0)),
+                )
+                if limit is not None
+            ]
+        return max(0, min(lefts)) if lefts else None
+
+    def run_exhausted(self, dim: str) -> bool:
+        """Is it the run's own limit (not this step's or its role's) that leaves nothing of `dim`?"""
+        limit = self.budget.limits.get(dim)
+        return limit is not None and self.budget.spent.get(dim, 0) >= limit
 
     def charge(self, dim: str, amount: float = 1) -> None:
         self.charge_many({dim: amount})

@@ -42,7 +42,9 @@ class WebRefused(HarnessError):
 
 @dataclass(frozen=True)
 class WebPolicy:
-    """Which hosts a question may touch. Subdomains of a listed domain count; a block always wins."""
+    """Which hosts a question may touch: its allowed domains, or the open web when it lists none; subdomains of
+    a listed domain count, and a blocked domain always wins. (Whether a question may use the web at all is its
+    `allowed_sources`, checked before any search is spent.)"""
 
     allowed_domains: tuple[str, ...]
     blocked_domains: tuple[str, ...] = ()
@@ -57,9 +59,7 @@ class WebPolicy:
             raise WebRefused(url, "the URL has no host")
         if any(domain_matches(host, d) for d in self.blocked_domains):
             raise WebRefused(url, f"host {host} is on the blocked-domain list")
-        if not self.allowed_domains:
-            raise WebRefused(url, "the plan allows no web domains for this question")
-        if not any(domain_matches(host, d) for d in self.allowed_domains):
+        if self.allowed_domains and not any(domain_matches(host, d) for d in self.allowed_domains):
             raise WebRefused(url, f"host {host} is not in the allowed domains ({', '.join(self.allowed_domains)})")
         return normalize_url(url)
 

@@ -37,6 +37,16 @@ CheckpointDb = Annotated[
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress display; print only the result.")]
+BudgetLlmCalls = Annotated[int | None, typer.Option("--budget-llm-calls", help="Run limit on model calls.")]
+BudgetTokens = Annotated[int | None, typer.Option("--budget-tokens", help="Run limit on tokens.")]
+BudgetSearches = Annotated[int | None, typer.Option("--budget-searches", help="Run limit on searches.")]
+BudgetSeconds = Annotated[float | None, typer.Option("--budget-seconds", help="Run limit on wall time (seconds).")]
+
+
+def _budget(llm_calls: int | None, tokens: int | None, searches: int | None, seconds: float | None) -> dict:
+    return {"llm_calls": llm_calls, "tokens": tokens, "searches": searches, "wall_seconds": seconds}
+
+
 JsonEvents = Annotated[
     bool, typer.Option("--json", help="Stream progress as JSON events, one object per line on stdout.")
 ]
@@ -168,6 +178,11 @@ def _finish(result, as_json: bool = False) -> None:
         err.print(
             f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}"
         )
+    elif result.status == "budget_exhausted":
+        err.print(
+            f"stopped: the run's budget is spent ({result.reason or 'no reason recorded'}). Everything so far is kept; "
+            f"go on with: research resume {result.run_dir} --budget-llm-calls N (or --budget-tokens/-searches/-seconds)"
+        )
     else:
         err.print(f"run ended {result.status}: {result.reason or 'no reason recorded'}")
     out.print(f"workspace: {result.run_dir}")
@@ -200,10 +215,10 @@ def run(
         None, "--max-revisions", help="Revise rounds after the first draft (default 2)."
     ),
     concurrency: int | None = typer.Option(None, "--concurrency", help="Research branches at once (default 4)."),
-    budget_llm_calls: int | None = typer.Option(None, "--budget-llm-calls", help="Run limit on model calls."),
-    budget_tokens: int | None = typer.Option(None, "--budget-tokens", help="Run limit on tokens."),
-    budget_searches: int | None = typer.Option(None, "--budget-searches", help="Run limit on searches."),
-    budget_seconds: float | None = typer.Option(None, "--budget-seconds", help="Run limit on wall time."),
+    budget_llm_calls: BudgetLlmCalls = None,
+    budget_tokens: BudgetTokens = None,
+    budget_searches: BudgetSearches = None,
+    budget_seconds: BudgetSeconds = None,
     require_final_approval: bool | None = typer.Option(
         None,
         "--require-final-approval/--no-final-approval",
@@ -232,12 +247,7 @@ def run(
         yes=yes,
         max_revisions=max_revisions,
         concurrency=concurrency,
-        budget={
-            "llm_calls": budget_llm_calls,
-            "tokens": budget_tokens,
-            "searches": budget_searches,
-            "wall_seconds": budget_seconds,
-        },
+        budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
         require_final_approval=require_final_approval,
         web=web,
     )
@@ -258,11 +268,15 @@ def run(
 def resume(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
+    budget_llm_calls: BudgetLlmCalls = None,
+    budget_tokens: BudgetTokens = None,
+    budget_searches: BudgetSearches = None,
+    budget_seconds: BudgetSeconds = None,
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
 ) -> None:
-    """Continue a paused, crashed or killed run from its last checkpoint."""
+    """Continue a paused, crashed or killed run from its last checkpoint; --budget-* raises a spent run's limits."""
     from harness.orchestrator.lifecycle import resume_run
     from harness.surfaces.interactive import TerminalApprover
 
@@ -271,6 +285,7 @@ def resume(
         result = resume_run(
             _run_dir(run_dir),
             yes=yes,
+            budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
             approver=TerminalApprover() if sys.stdin.isatty() and not as_json else None,
             events=display,
             on_opened=display.attach,

@@ -55,7 +55,9 @@ from harness.workspace.paths import resolve_inside
 from harness.workspace.reader import RunReader
 from harness.workspace.trace import read_events
 
-TERMINAL_STATUSES = ("completed", "needs_human", "budget_exhausted", "rejected", "failed")
+# Statuses a run never leaves. budget_exhausted is not one: the run waits at a budget gate, and
+# `research resume RUN --budget-...` raises the run's limits and goes on where the budget ran out.
+TERMINAL_STATUSES = ("completed", "needs_human", "rejected", "failed")
 
 
 @dataclass(frozen=True)

@@ -152,7 +152,7 @@ def check_invariants(
     delegations = [e for e in events if e["event"] == "delegation"]
 
     # a defined end, recorded
-    assert result.status in TERMINAL_STATUSES, (result.status, result.reason)
+    assert result.status in (*TERMINAL_STATUSES, "budget_exhausted"), (result.status, result.reason)
     assert (manifest["status"], manifest.get("status_reason")) == (result.status, result.reason)
     assert result.status == "completed" or result.reason
     assert (run / "metrics.json").is_file()
@@ -304,7 +304,7 @@ def test_the_adversary_plays_every_move_and_runs_end_in_many_statuses(tmp_path):
         check_invariants(base, result, adversary, models, gates, before, max_revisions=1, final_gate=False)
     assert {"valid", "escape_write", "escape_read", "forbidden_write", "unknown_tool", "malformed_json"} <= played
     assert len(played) >= len(MOVES) // 2, sorted(played)
-    assert statuses == set(TERMINAL_STATUSES), statuses
+    assert statuses == {*TERMINAL_STATUSES, "budget_exhausted"}, statuses
 
 
 # ---- bugs the adversary found, now fixed: each stays as a regression test ------------------------------------

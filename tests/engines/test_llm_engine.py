@@ -41,6 +41,7 @@ class ScriptedModel(GenericFakeChatModel):
 
     messages: Any = Field(default_factory=lambda: iter(()))
     script: list = Field(default_factory=list)
+    said: list = Field(default_factory=list)
     calls: list = Field(default_factory=list)
     offered: list = Field(default_factory=list)
 
@@ -55,9 +56,15 @@ class ScriptedModel(GenericFakeChatModel):
         if len(messages) == 1 and "Context Extraction Assistant" in str(messages[0].content):
             return ChatResult(generations=[ChatGeneration(message=AIMessage("SUMMARY: read plan.json several times."))])
         if not self.script:
+            last = messages[-1]
+            if isinstance(last, HumanMessage) and "[harness]" in str(last.content) and self.said:
+                # nudged after its script ended: a real model says the same thing again
+                return ChatResult(generations=[ChatGeneration(message=AIMessage(self.said[-1]))])
             raise AssertionError("the scripted model ran out of replies")
         step = self.script.pop(0)
         reply = step(list(messages)) if callable(step) else step
+        if not reply.tool_calls:
+            self.said.append(reply.text)
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
@@ -162,15 +169,17 @@ def test_subagent_sees_only_its_system_prompt_and_the_brief(ws, specs):
         outputs=("plan.json",),
         facts={"question": "How does asyncio.TaskGroup handle failures?"},
     )
-    model = ScriptedModel(script=[AIMessage("2 research questions")])
+    model = ScriptedModel(script=[AIMessage("2 research questions"), AIMessage("2 research questions")])
     result = DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
 
-    assert result.status == "completed" and result.summary == "2 research questions"
     first = model.calls[0]
     assert [type(m) for m in first] == [SystemMessage, HumanMessage]
     assert first[0].content.startswith(spec.prompt.strip())
     assert "## Output contract" in first[0].content and "`questions[].id` (required)" in first[0].content
     assert first[1].content == brief.render()
+    # a reply in text is not the plan: one nudge names the missing file, then the step fails saying so
+    assert len(model.calls) == 2 and "You have not written plan.json" in model.calls[1][-1].content
+    assert result.status == "failed" and "wrote no plan.json" in result.blocked_reason
 
 
 @pytest.mark.parametrize("role", ["planner", "researcher", "analyst", "writer", "reviewer"])
@@ -505,14 +514,24 @@ def test_empty_replies_are_retried_a_bounded_number_of_times_and_charged(ws, spe
     assert result.status == "failed" and ctx.llm_calls == 3 and len(model.script) == 1
 
 
-def test_search_budget_and_deadline_stop_the_agent(ws, specs):
+def test_a_spent_step_search_budget_is_said_and_free_and_a_spent_run_budget_stops(ws, specs):
     spec = dataclasses.replace(specs["researcher"], limits={**specs["researcher"].limits, "searches": 1})
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
-    model = ScriptedModel(script=[tool_reply("search", {"query": "TaskGroup"}, f"s{i}") for i in range(3)])
+    script = [tool_reply("search", {"query": "TaskGroup"}, f"s{i}") for i in range(3)]
+    model = ScriptedModel(script=[*script, AIMessage("BLOCKED: no_evidence (searched TaskGroup)")])
     ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
-    with pytest.raises(BudgetExhausted, match="searches"):
-        DeepAgentRole(spec, model).run(brief, ctx)
-    assert ctx.budget.spent["searches"] == 1 and len(model.calls) == 2
+    result = DeepAgentRole(spec, model).run(brief, ctx)
+    first, *refused = tool_messages(model)
+    assert "[search 1 of 1" in first.content  # every result says what is left
+    assert all(m.content.startswith("No search was made: researcher step budget for searches") for m in refused)
+    assert ctx.budget.spent["searches"] == 1 and result.status == "blocked"
+
+    ctx = make_ctx(ws, specs["researcher"], brief, tools=research_tools(ws))
+    ctx.budget.budget.limits["searches"] = 0  # the run's own budget: that one stops the step
+    model = ScriptedModel(script=[tool_reply("search", {"query": "TaskGroup"}, "r1")])
+    with pytest.raises(BudgetExhausted, match="run budget for searches") as stopped:
+        DeepAgentRole(specs["researcher"], model).run(brief, ctx)
+    assert stopped.value.scope == "run"
 
     ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
     ctx.budget.deadline = time.monotonic() - 1

@@ -367,7 +367,8 @@ def test_a_failed_critical_branch_ends_in_needs_human(fixture_corpus, tmp_path, 
     assert failed and "RuntimeError" in " ".join(failed[0]["errors"])
 
 
-def test_a_role_budget_stops_that_role(fixture_corpus, tmp_path):
+def test_a_role_budget_ends_that_roles_steps_not_the_run(fixture_corpus, tmp_path):
+    """Only the run's own budget stops a run: a spent role budget ends each of its steps with what it has."""
     (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
     result = start_run(
         build_config(
@@ -379,5 +380,8 @@ def test_a_role_budget_stops_that_role(fixture_corpus, tmp_path):
             config_file=tmp_path / "research.yaml",
         )
     )
-    assert result.status == "budget_exhausted" and "researcher budget for searches" in result.reason
-    assert load(result.run_dir, "run.json")["budget"]["roles"]["researcher"]["spent"]["searches"] <= 2
+    run = load(result.run_dir, "run.json")
+    assert result.status != "budget_exhausted" and run["budget"]["roles"]["researcher"]["spent"]["searches"] <= 2
+    cut = [b for b in run["branches"].values() if "researcher budget for searches is exhausted" in (b["reason"] or "")]
+    assert cut and all(b["status"] == "blocked" for b in cut)  # recorded per branch, the run went on
+    assert validate_workspace(result.run_dir) == []

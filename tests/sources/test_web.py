@@ -146,13 +146,17 @@ def test_policy_allows_domain_and_subdomains_and_normalizes():
             policy.check(url)
 
 
-def test_policy_refuses_other_schemes_blocked_and_empty_allow_list():
+def test_policy_refuses_other_schemes_and_blocked_and_an_empty_allow_list_is_the_open_web():
     with pytest.raises(WebRefused, match="only http and https"):
         WebPolicy(("example.org",)).check("ftp://example.org/file")
     with pytest.raises(WebRefused, match="ads.example.org is on the blocked-domain list"):
         WebPolicy(("example.org",), ("ads.example.org",)).check("https://x.ads.example.org/")
-    with pytest.raises(WebRefused, match="the plan allows no web domains for this question"):
-        WebPolicy(()).check("https://example.org/")
+    open_web = WebPolicy((), ("ads.example.org",))
+    assert open_web.check("https://example.net/page") == "https://example.net/page"
+    with pytest.raises(WebRefused, match="blocked-domain list"):
+        open_web.check("https://ads.example.org/")
+    with pytest.raises(WebRefused, match="only http and https"):
+        open_web.check("file:///etc/passwd")
 
 
 # ---- fetch_url -----------------------------------------------------------------------------
@@ -205,8 +209,6 @@ def test_blocked_domain_wins_over_allowed(tools, registry, base):
 def test_non_allowed_domain_is_refused_without_a_request(tools, registry, base):
     with pytest.raises(WebRefused, match="host 127.0.0.1 is not in the allowed domains"):
         tools.fetch_url(base + "/page", WebPolicy(("example.org",)))
-    with pytest.raises(WebRefused, match="allows no web domains"):
-        tools.fetch_url(base + "/page", WebPolicy(()))
     assert registry.ids() == []
 
 
@@ -292,7 +294,10 @@ def test_web_search_filters_to_the_allow_list_and_respects_k(registry):
         {"title": "Root", "url": "https://python.org/", "snippet": "home"},
     ]
     assert len(tools.web_search("asyncio TaskGroup", 5, policy)) == 3
-    assert tools.web_search("asyncio TaskGroup", 5, WebPolicy(())) == []
+    open_web = tools.web_search(
+        "asyncio TaskGroup", 9, WebPolicy((), ("bugs.python.org",))
+    )  # no allow list: the open web
+    assert [r["title"] for r in open_web] == ["Evil", "Docs", "Root", "PEP"]  # minus blocked, duplicate, non-http
     assert registry.ids() == []  # searching registers nothing; only fetch_url makes sources
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,9 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.errors import GraphRecursionError
 
+from harness.contract.formats import today
 from harness.contract.globs import literal_folders
+from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
 from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.faults import ProviderError
@@ -37,15 +40,17 @@ from harness.engines.llm.middleware import (
     NoSubagents,
     ProviderRetry,
     ToolAllowlist,
+    WholeReads,
     WorkspaceWriteGuard,
     budgeted_summarization,
 )
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
-from harness.engines.llm.tools import build_source_tools
+from harness.engines.llm.tools import build_harness_tools
+from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused
 from harness.runtime.budget import BudgetExhausted
-from harness.runtime.context import AgentContext
+from harness.runtime.context import DEFAULT_WRITE_RETRIES, AgentContext
 from harness.runtime.interface import AgentResult, Brief
 
 FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
@@ -89,6 +94,25 @@ def permission_rules(spec: AgentSpec) -> list:
 
 
 # ---- the role ---------------------------------------------------------------------------------
+
+
+def budget_sentence(limits: dict[str, Any]) -> str:
+    """The limits that judge one step of a role, in words (its spec's `limits`)."""
+    parts = [
+        f"{limits[k]} {label}"
+        for k, label in (
+            ("llm_calls", "model calls"),
+            ("searches", "searches"),
+            ("tokens", "tokens"),
+            ("wall_seconds", "seconds"),
+        )
+        if limits.get(k)
+    ]
+    return (
+        "This step may spend at most " + ", ".join(parts) + ". Tool replies end with what is left "
+        "(e.g. `[search 3 of 8; 21 model calls left]`). When one model call is left you are told so: use it to "
+        "write what you have. A step that runs out ends with what it has written; nothing else is kept."
+    )
 
 
 def _final_text(messages: list[Any]) -> str:
@@ -141,14 +165,20 @@ class DeepAgentRole:
     def _system_prompt(self, run_id: str, model: str | None) -> str:
         spec = self.spec
         identity = json.dumps({"role": spec.role, "engine": "llm", "model": model})
+        retries = int(spec.limits.get("write_retries", DEFAULT_WRITE_RETRIES))
         workspace = [
             "## Workspace",
-            "Paths are relative to the run workspace, whose root is `/` for the file tools (e.g. `/plan.json`).",
+            "Paths are relative to the run workspace, whose root is `/` for the file tools (e.g. `/plan.json`). "
+            "`read_file` returns the whole file unless you pass `limit`.",
             f"You may read: {', '.join(spec.reads) or 'nothing'}. You may write: {', '.join(spec.writes) or 'nothing'}.",
-            f"Every write is validated before it lands; after {spec.limits.get('write_retries', 3)} refused writes the step fails.",
+            f"Every write is validated before it lands; a refused write says what is wrong and writes nothing. The same "
+            f"file may be refused {retries} times: its next refusal ends the step.",
             f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, `reviewed_by`); "
-            f"the run id is {run_id}.",
+            f"the run id is {run_id}. Today is {today()}.",
             f"If you cannot do the task, reply with one line starting `{BLOCKED}` followed by the reason.",
+            "",
+            "## Budget",
+            budget_sentence(spec.limits),
         ]
         return "\n\n".join([spec.prompt.strip(), output_contract(spec.output_schema), "\n".join(workspace)])
 
@@ -204,12 +234,13 @@ class DeepAgentRole:
             budgeted_summarization(self.model, backend),
             ToolAllowlist(self.offered_tools(), spec.role),
             WorkspaceWriteGuard(),
+            WholeReads(),
             ProviderRetry(),  # outside BudgetGuard: every attempt is checked and charged
             BudgetGuard(),
         ]
         return create_deep_agent(
             model=self.model,
-            tools=build_source_tools(spec),
+            tools=build_harness_tools(spec),
             system_prompt=self._system_prompt(run_id, model),
             middleware=middleware,
             subagents=[placeholder],
@@ -234,28 +265,99 @@ class DeepAgentRole:
         # each model call is a model step plus a tool step, each retry of an empty reply stays in one step
         return 2 * calls + 10
 
-    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
-        retrier = self.new_retrier(ctx)  # one per delegation: parallel research branches share this role object
-        self.retrier = retrier
-        agent = self.build(ctx)
+    def _invoke(self, agent: Any, messages: list[Any], ctx: AgentContext, retrier: Retrier) -> list[Any]:
         try:
             result = agent.invoke(
-                {"messages": [HumanMessage(brief.render())]},
+                {"messages": messages},
                 config={"recursion_limit": self.recursion_limit()},
                 context=Delegation(ctx, retrier),
             )
         except GraphRecursionError:
             raise BudgetExhausted(
-                f"{self.spec.role}: the agent ran past its step limit ({self.recursion_limit()} steps)"
+                f"{self.spec.role}: the agent ran past its step limit ({self.recursion_limit()} steps)", "delegation"
             ) from None
+        return result.get("messages", [])
+
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
+        retrier = self.new_retrier(ctx)  # one per delegation: parallel research branches share this role object
+        self.retrier = retrier
+        agent = self.build(ctx)
+        try:
+            messages = self._invoke(agent, [HumanMessage(brief.render())], ctx, retrier)
+            text = _final_text(messages)
+            if not text.startswith(BLOCKED) and ctx.missing_outputs() and not _write_from_reply(text, ctx):
+                # One nudge, naming what is missing; the conversation goes on where it stopped.
+                messages = self._invoke(agent, [*messages, HumanMessage(missing_notice(ctx))], ctx, retrier)
+                text = _final_text(messages)
+                if not text.startswith(BLOCKED) and ctx.missing_outputs():
+                    _write_from_reply(text, ctx)
         except ProviderError as exc:  # the provider kept failing past the retry bound: the step fails, with why
             return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
         finally:
             record_faults(ctx, retrier.faults)  # after the agent stopped: never counted as refused writes
-        text = _final_text(result.get("messages", []))
         if text.startswith(BLOCKED):
             reason = text[len(BLOCKED) :].strip() or "blocked (no reason given)"
             return AgentResult("blocked", summary=text[:SUMMARY_CHARS], blocked_reason=reason)
-        if not text and not ctx.outputs:
-            return AgentResult("failed", summary="the model returned an empty reply and wrote nothing")
+        if missing := ctx.missing_outputs():
+            why = f"wrote no {', '.join(missing)}" + (
+                f"; its last reply: {text[:200]}" if text else " and replied with nothing"
+            )
+            return AgentResult("failed", summary=text[:SUMMARY_CHARS], blocked_reason=why)
         return AgentResult("completed", summary=text[:SUMMARY_CHARS])
+
+
+def missing_notice(ctx: AgentContext) -> str:
+    """The one nudge a step gets when it stops without writing its outputs."""
+    missing = ctx.missing_outputs()
+    if "record_evidence" in ctx.spec.tools:
+        return (
+            "[harness] You recorded no evidence card. If what you read answers the question, call record_evidence "
+            f"for each quote now; otherwise reply `{BLOCKED} no_evidence` with the queries you tried."
+        )
+    return (
+        f"[harness] You have not written {', '.join(missing)}: a reply in text is not saved. Write it now with "
+        f"write_file (the whole file), or reply `{BLOCKED}` with the reason you cannot."
+    )
+
+
+def _write_from_reply(text: str, ctx: AgentContext) -> bool:
+    """When a step's last reply is itself the document its one missing output needs (models often answer in text),
+    write it through the same guards; traced as written from the reply. True when it landed."""
+    missing = ctx.missing_outputs()
+    if len(missing) != 1 or any(ch in missing[0] for ch in "*?[{"):
+        return False
+    rel = missing[0]
+    kind = kind_for_path(rel)
+    document = document_in_reply(text, kind.fmt if kind else "")
+    if document is None:
+        return False
+    try:
+        ctx.write(rel, document)
+    except (ArtifactInvalid, PermissionRefused, PathRefused):
+        return False  # refused like any write (and counted); the nudge asks for it properly
+    ctx.notes.append(f"{rel}: written from the {ctx.role}'s reply (it answered in text instead of calling write_file)")
+    return True
+
+
+_FENCE = re.compile(r"^\s*```[\w-]*\s*\n(.*?)\n\s*```\s*$", re.S)
+
+
+def document_in_reply(text: str, fmt: str) -> Any | None:
+    """The document a text reply carries: a JSON object for a JSON artifact, a Markdown document for a draft."""
+    if not text:
+        return None
+    fenced = _FENCE.match(text)
+    body = fenced.group(1) if fenced else text
+    if fmt == "json":
+        start, end = body.find("{"), body.rfind("}")
+        if start < 0 or end <= start:
+            return None
+        try:
+            doc = json.loads(body[start : end + 1])
+        except ValueError:
+            return None
+        return doc if isinstance(doc, dict) else None
+    if fmt == "markdown":
+        lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+        return body.strip() + "\n" if len(lines) >= 3 and (lines[0].startswith("#") or "[@" in body) else None
+    return None

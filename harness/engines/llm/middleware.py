@@ -5,6 +5,7 @@
   index); a refusal goes back to the model as an error it can fix, and the retry bound
   ends the step.
 - `ToolAllowlist`: the model is offered exactly the spec's tools and may call nothing else.
+- `WholeReads`: `read_file` returns whole files unless the model asks for a window.
 - `BudgetGuard`: every model call is checked against the budgets before it is made and
   charged after (a failed call too).
 - `ProviderRetry`: provider faults (429, 5xx, timeouts, dropped connections, empty replies,
@@ -152,6 +153,33 @@ class WorkspaceWriteGuard(AgentMiddleware):
         return result if result is not None else await handler(request)
 
 
+# ---- reads ----------------------------------------------------------------------------------
+
+READ_LINES = 5000  # lines a read_file call returns when the model names no limit (deepagents' own default is 100)
+
+
+class WholeReads(AgentMiddleware):
+    """`read_file` returns the whole file unless the model asks for a window, so no artifact is cut off silently.
+
+    deepagents reads 100 lines by default, which cuts claims.json or plan.json off after a few
+    entries. Past READ_LINES lines, or past the tool-result size bound (then the result is
+    evicted to /scratch/ with a preview), the reply says so and how to page on.
+    """
+
+    @staticmethod
+    def _whole(request: Any) -> Any:
+        call = request.tool_call
+        if call.get("name") != "read_file" or (call.get("args") or {}).get("limit") is not None:
+            return request
+        return request.override(tool_call={**call, "args": {**(call.get("args") or {}), "limit": READ_LINES}})
+
+    def wrap_tool_call(self, request, handler):
+        return handler(self._whole(request))
+
+    async def awrap_tool_call(self, request, handler):
+        return await handler(self._whole(request))
+
+
 # ---- tools ----------------------------------------------------------------------------------
 
 
@@ -222,6 +250,30 @@ def _used_tokens(message: AIMessage | None) -> int | None:
     return int(total) if total else None
 
 
+def _thinking_tokens(message: AIMessage | None) -> int:
+    """The reasoning tokens a reply reports (Gemini's thoughts, OpenAI's reasoning): part of its total, shown apart."""
+    usage = getattr(message, "usage_metadata", None) if message is not None else None
+    details = (usage or {}).get("output_token_details") or {}
+    return int(details.get("reasoning") or 0)
+
+
+def last_call_notice(ctx: AgentContext) -> str:
+    """What the model is told when the coming call is the last its step's budget allows."""
+    missing = ctx.missing_outputs()
+    todo = (
+        "record the evidence you have with record_evidence"
+        if "record_evidence" in ctx.spec.tools
+        else f"write {', '.join(missing)} now"
+        if missing
+        else "finish"
+    )
+    return (
+        f"[harness] This is your last model call in this step: your budget allows no more after it "
+        f"({ctx.budget_line()}). Do not search or read further: {todo}, in this reply. "
+        "Anything not written by the end of this reply is lost."
+    )
+
+
 class BudgetGuard(AgentMiddleware):
     """Check each model call against the budgets before it is made; charge what it used after.
 
@@ -244,17 +296,22 @@ class BudgetGuard(AgentMiddleware):
         messages = ([request.system_message] if request.system_message is not None else []) + list(request.messages)
         return estimate_tokens(messages, request.tools, allowance), allowance
 
-    def _before(self, request: ModelRequest, ctx: AgentContext) -> tuple[int, int]:
+    def _before(self, request: ModelRequest, ctx: AgentContext) -> tuple[ModelRequest, tuple[int, int]]:
         ctx.check_deadline()
         estimate, allowance = self._estimate(request)
         ctx.before_llm_call(estimate)
-        return estimate, allowance
+        if ctx.budget.left("llm_calls") == 1:  # one last turn to save the step's work, said in words
+            request = request.override(messages=[*request.messages, HumanMessage(last_call_notice(ctx))])
+        return request, (estimate, allowance)
 
     @staticmethod
     def _after(response: Any, estimate: tuple[int, int], ctx: AgentContext) -> None:
         message = ai_message(response)
         whole, allowance = estimate
-        ctx.after_llm_call(_used_tokens(message) or (whole - allowance if is_empty_message(message) else whole))
+        ctx.after_llm_call(
+            _used_tokens(message) or (whole - allowance if is_empty_message(message) else whole),
+            _thinking_tokens(message),
+        )
 
     @staticmethod
     def _failed(exc: BaseException, estimate: tuple[int, int], ctx: AgentContext) -> None:
@@ -264,7 +321,7 @@ class BudgetGuard(AgentMiddleware):
 
     def wrap_model_call(self, request, handler):
         ctx = delegation.of(request.runtime).ctx
-        estimate = self._before(request, ctx)
+        request, estimate = self._before(request, ctx)
         try:
             response = handler(request)
         except Exception as exc:
@@ -275,7 +332,7 @@ class BudgetGuard(AgentMiddleware):
 
     async def awrap_model_call(self, request, handler):
         ctx = delegation.of(request.runtime).ctx
-        estimate = self._before(request, ctx)
+        request, estimate = self._before(request, ctx)
         try:
             response = await handler(request)
         except Exception as exc:
