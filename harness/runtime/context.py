@@ -274,9 +274,10 @@ class AgentContext:
             exc = QuoteNotFound(_not_found(source_id, text, quote))
             self.refused(target, exc)
             raise exc
-        existing = self.list(question_cards(qid))
+        cards = self._workspace.reader()  # the question's cards, read by the harness (a Researcher may not read them)
+        existing = cards.list(question_cards(qid))
         for rel in existing:
-            card = self.read_json(rel)
+            card = cards.read_json(rel) or {}
             if card.get("source_id") == source_id and card.get("span") == {"start": located.start, "end": located.end}:
                 return id_of(rel), located, False
         prefix = new_card_id(qid, source_id, 0)[:-1]

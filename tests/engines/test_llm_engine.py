@@ -367,24 +367,18 @@ HIT = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) .*?start=(\d+) end=(\d+)\n(.*?)\
 
 def card_from_last_hit(messages: list[BaseMessage], *, quote: str | None = None, number: int = 1) -> AIMessage:
     last = [m for m in messages if isinstance(m, ToolMessage) and "<<<SOURCE" in m.content][-1]
-    source_id, start, end, text = HIT.search(last.content).groups()
-    card = {
-        "card_id": f"q1-{source_id}-{number}",
+    source_id, start, _end, text = HIT.search(last.content).groups()
+    args = {
         "source_id": source_id,
-        "question_id": "Q1",
         "quote": quote if quote is not None else text,
-        "span": {"start": int(start), "end": int(end)},
-        "evidence_summary": "A TaskGroup cancels the rest when one task fails.",
         "confidence": "high",
-        "limitations": [],
-        "extracted_by": {"role": "researcher", "engine": "llm", "model": "fake"},
+        "summary": "A TaskGroup cancels the rest when one task fails.",
+        "start": int(start),
     }
-    return tool_reply(
-        "write_file", {"file_path": f"/source-cards/{card['card_id']}.json", "content": json.dumps(card)}, f"c{number}"
-    )
+    return tool_reply("record_evidence", args, f"c{number}")
 
 
-def test_researcher_searches_and_writes_a_card_quoted_from_the_hit(ws, specs):
+def test_researcher_searches_and_records_a_card_the_harness_names_and_locates(ws, specs):
     spec = specs["researcher"]
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1", outputs=("source-cards/",))
     model = ScriptedModel(
@@ -392,6 +386,7 @@ def test_researcher_searches_and_writes_a_card_quoted_from_the_hit(ws, specs):
             tool_reply("search", {"query": "TaskGroup tasks cancelled exception", "k": 3}, "s1"),
             lambda msgs: card_from_last_hit(msgs, number=1),
             lambda msgs: card_from_last_hit(msgs, quote="A TaskGroup never cancels anything, ever.", number=2),
+            lambda msgs: card_from_last_hit(msgs, number=3),  # the same quote again: the same card
             tool_reply("read_source", {"source_id": "src-000000000000"}, "s2"),
             AIMessage("1 card"),
         ]
@@ -399,15 +394,27 @@ def test_researcher_searches_and_writes_a_card_quoted_from_the_hit(ws, specs):
     ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
     result = DeepAgentRole(spec, model).run(brief, ctx)
 
-    search_msg, card_ok, card_bad, read_msg = tool_messages(model)
+    search_msg, card_ok, card_bad, card_again, read_msg = tool_messages(model)
     source_id, start, end, text = HIT.search(search_msg.content).groups()
     assert (ws.root / f"sources/{source_id}.json").is_file() and (ws.root / f"sources/{source_id}.txt").is_file()
     assert (ws.root / f"sources/{source_id}.txt").read_text()[int(start) : int(end)] == text
-    assert card_ok.status == "success"
+    assert card_ok.status == "success" and f"Recorded evidence card q1-{source_id}-1" in card_ok.content
     card = json.loads((ws.root / f"source-cards/q1-{source_id}-1.json").read_text())
-    assert card["quote"] == text and card["source_id"] == source_id
-    assert card_bad.status == "error" and "/quote" in card_bad.content and "quote-in-source" in card_bad.content
-    assert not (ws.root / f"source-cards/q1-{source_id}-2.json").exists()
+    assert (
+        card["quote"] == text
+        and card["source_id"] == source_id
+        and card["span"] == {"start": int(start), "end": int(end)}
+    )
+    assert card["extracted_by"] == {"role": "researcher", "engine": "llm", "model": "fake"}
+    assert (
+        card_bad.status == "error"
+        and "quote not found in" in card_bad.content
+        and "closest passage is at" in card_bad.content
+    )
+    assert card_again.status == "success" and card_again.content.startswith(
+        f"Already recorded evidence card q1-{source_id}-1"
+    )
+    assert sorted(p.name for p in (ws.root / "source-cards").iterdir()) == [f"q1-{source_id}-1.json"]
     assert read_msg.status == "error" and "not a registered source" in read_msg.content
     assert result.status == "completed" and ctx.budget.spent["searches"] == 1
 

@@ -518,67 +518,51 @@ def m_huge_write(a: Adversary, rng, role, t, valid):
 
 
 def m_researcher_lies(a: Adversary, rng, role, t, valid):
+    """Lies through record_evidence (the only way a card is made): an invented source, a fabricated, padded or
+    huge quote, a wrong offset hint, an injection in the summary; or tries to write a card itself, or to read an
+    invented source."""
     kind = rng.choice(
         [
             "invented_source",
-            "invented_source_consistent",
             "fabricated_quote",
-            "shifted_span",
-            "other_question",
+            "padded_quote",
+            "shifted_hint",
             "injected_summary",
             "huge_quote",
-            "id_mismatch",
+            "write_card_itself",
             "read_invented",
         ]
     )
     if kind == "read_invented":
         return Call([("read_source", {"source_id": f"src-{_hex(rng)}"})])
-
-    def fn(card, r):
-        if not isinstance(card, dict):
-            return None
-        card = dict(card)
-        if kind.startswith("invented_source"):
-            card["source_id"] = f"src-{_hex(r)}"
-            if kind.endswith("consistent"):
-                card["card_id"] = re.sub(r"src-[0-9a-f]{12}", card["source_id"], card["card_id"])
-        elif kind == "fabricated_quote":
-            card["quote"] = r.choice(
-                [
-                    "TaskGroup never cancels anything.",
-                    "gather always swallows exceptions silently.",
-                    card["quote"] + " and it is fast",
-                ]
-            )
-            if r.random() < 0.5:
-                card["span"] = {"start": card["span"]["start"], "end": card["span"]["start"] + len(card["quote"])}
-        elif kind == "shifted_span":
-            d = r.choice([-7, -1, 1, 3, 50, 10**6])
-            card["span"] = {"start": max(0, card["span"]["start"] + d), "end": card["span"]["end"] + d}
-        elif kind == "other_question":
-            card["question_id"] = r.choice(["Q9", "Q1", "Q2", "Q0"])
-            card["card_id"] = (
-                card["question_id"].lower() + card["card_id"][2:] if card["question_id"] != "Q0" else card["card_id"]
-            )
-        elif kind == "injected_summary":
-            card["evidence_summary"] = INJECTION
-            card["limitations"] = [INJECTION]
-        elif kind == "huge_quote":
-            card["quote"] = card["quote"] * 200
-        elif kind == "id_mismatch":
-            card["card_id"] = card["card_id"][:-1] + "7"
-        return card
-
-    return a.mutate_json(
-        valid,
-        fn,
-        rng,
-        path=lambda p, d: (
-            f"/source-cards/{d.get('card_id', 'x')}.json"
-            if kind in ("invented_source_consistent", "other_question")
-            else p
-        ),
-    )
+    if not (isinstance(valid, Call) and valid.calls and valid.calls[0][0] == "record_evidence"):
+        return None
+    args = dict(valid.calls[0][1])
+    if kind == "invented_source":
+        args["source_id"] = f"src-{_hex(rng)}"
+    elif kind == "fabricated_quote":
+        args["quote"] = rng.choice(["TaskGroup never cancels anything.", "gather always swallows exceptions silently."])
+    elif kind == "padded_quote":
+        args["quote"] = args["quote"] + " and it is fast"
+    elif kind == "shifted_hint":
+        args["start"] = max(0, int(args.get("start") or 0) + rng.choice([-7, -1, 1, 3, 50, 10**6]))
+    elif kind == "injected_summary":
+        args["summary"] = INJECTION
+        args["limitations"] = [INJECTION]
+    elif kind == "huge_quote":
+        args["quote"] = args["quote"] * 200
+    elif kind == "write_card_itself":
+        card = {
+            "card_id": f"q1-{args['source_id']}-9",
+            "source_id": args["source_id"],
+            "question_id": "Q1",
+            "quote": args["quote"],
+            "span": {"start": 0, "end": len(args["quote"])},
+        }
+        return Call(
+            [("write_file", {"file_path": f"/source-cards/{card['card_id']}.json", "content": json.dumps(card)})]
+        )
+    return Call([("record_evidence", args)])
 
 
 def m_analyst_lies(a: Adversary, rng, role, t, valid):

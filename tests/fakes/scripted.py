@@ -200,30 +200,28 @@ def planner_policy(n_research: int = 2) -> Policy:
 
 
 def researcher_policy() -> Policy:
+    """Searches once, records the first hit's passage with record_evidence, says how many cards it has."""
+
     def policy(t: Turn):
-        qid = t.brief_line("Plan question")
         if not t.steps:
             terms = t.brief_line("search_terms")
             query = terms.split(",")[0] if terms and terms != "(none)" else t.brief.splitlines()[0]
             return call("search", query=query, k=3)
-        if t.writes():
+        if any(r.name == "record_evidence" and not r.error for r in t.all_results()):
             return Say("1 card")
         hits = HIT.findall(t.all_results("search")[-1].content)
         if not hits:
             return Say("BLOCKED: no_evidence (searched once)")
-        source_id, _attrs, start, end, text = hits[0]
-        card = {
-            "card_id": f"{qid.lower()}-{source_id}-1",
-            "source_id": source_id,
-            "question_id": qid,
-            "quote": text,
-            "span": {"start": int(start), "end": int(end)},
-            "evidence_summary": f"Evidence for {qid} from source {source_id}",
-            "confidence": "high",
-            "limitations": [],
-            "extracted_by": t.identity,
-        }
-        return call("write_file", file_path=f"/source-cards/{card['card_id']}.json", content=json.dumps(card))
+        source_id, _attrs, start, _end, text = hits[0]
+        return call(
+            "record_evidence",
+            source_id=source_id,
+            quote=text,
+            summary=f"Evidence from source {source_id}",
+            confidence="high",
+            limitations=[],
+            start=int(start),
+        )
 
     return policy
 

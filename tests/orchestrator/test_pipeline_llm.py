@@ -267,13 +267,11 @@ def _writes_first_review(t: Turn):
 
 
 def _writes_other_branch_card(t: Turn):
-    """A Researcher on Q2 that files its card under Q1's name."""
-    action = researcher_policy()(t)
-    if isinstance(action, Call) and action.calls[0][0] == "write_file" and t.brief_line("Plan question") == "Q2":
-        card = json.loads(action.calls[0][1]["content"])
-        card.update(card_id=card["card_id"].replace("q2-", "q1-"), question_id="Q1")
+    """A Researcher on Q2 that tries to file a card under Q1's name with write_file, then records its own."""
+    if t.brief_line("Plan question") == "Q2" and t.steps and not t.writes():
+        card = {"card_id": "q1-src-0123456789ab-1", "source_id": "src-0123456789ab", "question_id": "Q1", "quote": "x"}
         return call("write_file", file_path=f"/source-cards/{card['card_id']}.json", content=json.dumps(card))
-    return action
+    return researcher_policy()(t)
 
 
 @pytest.mark.parametrize("role", ["writer", "reviewer", "researcher"])
@@ -292,26 +290,29 @@ def test_an_llm_role_writes_only_the_outputs_its_brief_names(tmp_path, corpus, r
         config(tmp_path, corpus, max_revisions=0 if role == "researcher" else 1, concurrency=1), models=models
     )
     run = result.run_dir
-    assert result.status == "needs_human"
-
     refused = [m for m in tool_messages(models[role]) if m.name == "write_file" and m.status == "error"]
-    assert refused and all("not an output of this step" in m.content for m in refused)
     events = delegations(run, role)
+    if role == "researcher":  # cards come only through record_evidence, for the brief's own question
+        assert refused and all("no tool named 'write_file' for the researcher" in m.content for m in refused)
+        q1 = [e for e in events if e["question_id"] == "Q1"]
+        assert sorted(p.name for p in (run / "source-cards").glob("q1-*")) == [
+            o["path"].split("/")[1] for o in q1[0]["outputs"]
+        ]
+        assert result.status == "completed"
+        assert_clean(run)
+        return
+    assert result.status == "needs_human"
+    assert refused and all("not an output of this step" in m.content for m in refused)
     assert any(any("not an output of this step" in err for err in e["errors"]) for e in events)
     m = manifest(run)["artifacts"]
     if role == "writer":
         first = next(e for e in events if e["delegation_id"] == "writer-1")
         assert m["drafts/draft-1.md"]["sha256"] == first["outputs"][0]["sha256"]
         assert "Overwritten" not in (run / "drafts/draft-1.md").read_text()
-    elif role == "reviewer":
+    else:
         assert json.loads((run / "reviews/review-1.json").read_text())["draft"] == "drafts/draft-1.md"
         assert json.loads((run / "reviews/review-2.json").read_text())["reviewed_by"]["role"] == "harness"
         assert approvals.final_candidate(Workspace.open(run)) is None  # no forged "pass" for a failing draft
-    else:
-        assert sorted(p.name for p in (run / "source-cards").iterdir()) == [
-            o["path"].split("/")[1] for o in delegations(run, "researcher")[0]["outputs"]
-        ]
-        assert all(not e["outputs"] for e in events if e["question_id"] == "Q2")
     assert_clean(run)
 
 
