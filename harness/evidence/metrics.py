@@ -118,6 +118,7 @@ def compute_metrics(
         roles[role] = {
             "llm_calls": sum(e.get("llm_calls", 0) for e in mine),
             "tokens": sum(e.get("tokens", 0) for e in mine),
+            "thinking_tokens": sum(e.get("thinking_tokens", 0) for e in mine),
             "wall_seconds": round(sum((e.get("detail") or {}).get("seconds", 0) for e in mine), 3),
             "delegations": len(mine),
         }

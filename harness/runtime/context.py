@@ -279,6 +279,9 @@ class AgentContext:
         for rel in existing:
             card = cards.read_json(rel) or {}
             if card.get("source_id") == source_id and card.get("span") == {"start": located.start, "end": located.end}:
+                # the same evidence again (e.g. a branch run anew after its budget was raised): one card, and it
+                # counts as this step's evidence
+                self.outputs.setdefault(rel, self._workspace.sha256(rel) or "")
                 return id_of(rel), located, False
         prefix = new_card_id(qid, source_id, 0)[:-1]
         taken = [int(n) for rel in existing if (n := id_of(rel).removeprefix(prefix)).isdigit()]

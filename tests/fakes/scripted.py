@@ -63,6 +63,7 @@ class Turn:
     brief: str
     steps: list[list[tuple[str, dict]]]  # the tool calls of each earlier model step
     results: list[list[ToolResult]]  # the tool results answering each earlier step
+    notices: tuple[str, ...] = ()  # what the harness said after the brief (a nudge, the last-call notice)
 
     @property
     def last(self) -> list[ToolResult]:
@@ -330,7 +331,7 @@ def role_policies(n_research: int = 2, **overrides: Policy) -> dict[str, Policy]
 
 def turn_from_messages(messages: list[BaseMessage]) -> Turn:
     system = next((str(m.content) for m in messages if isinstance(m, SystemMessage)), "")
-    brief = next((str(m.content) for m in messages if isinstance(m, HumanMessage)), "")
+    humans = [str(m.content) for m in messages if isinstance(m, HumanMessage)]
     steps: list[list[tuple[str, dict]]] = []
     results: list[list[ToolResult]] = []
     for m in messages:
@@ -339,7 +340,7 @@ def turn_from_messages(messages: list[BaseMessage]) -> Turn:
             results.append([])
         elif isinstance(m, ToolMessage) and results:
             results[-1].append(ToolResult(m.name or "", str(m.content), m.status == "error"))
-    return Turn(system, brief, steps, results)
+    return Turn(system, humans[0] if humans else "", steps, results, tuple(humans[1:]))
 
 
 def to_ai_message(action: Call | Say) -> AIMessage:
@@ -361,6 +362,7 @@ class ScriptedChatModel(GenericFakeChatModel):
     delay: float = 0.0  # seconds to sleep in every call (to make concurrent branches overlap)
     calls: list = Field(default_factory=list)
     offered: list = Field(default_factory=list)
+    usage: Any = None  # usage(prompt_chars, reply_chars) -> usage_metadata, to report tokens like a provider
     disable_streaming: Any = True
 
     def bind_tools(self, tools, *, tool_choice=None, **kw):
@@ -374,6 +376,9 @@ class ScriptedChatModel(GenericFakeChatModel):
         if len(messages) == 1 and "Context Extraction Assistant" in str(messages[0].content):
             return ChatResult(generations=[ChatGeneration(message=AIMessage("SUMMARY: nothing to add."))])
         reply = to_ai_message(self.policy(turn_from_messages(list(messages))))
+        if self.usage is not None:
+            prompt = sum(len(str(m.content)) for m in messages)
+            reply.usage_metadata = self.usage(prompt, len(reply.text) + len(json.dumps(reply.tool_calls)))
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     def conversations(self) -> dict[str, list[list[BaseMessage]]]:
@@ -386,9 +391,12 @@ class ScriptedChatModel(GenericFakeChatModel):
 
 
 def scripted_models(
-    policies: dict[str, Policy], *, delays: dict[str, float] | None = None
+    policies: dict[str, Policy], *, delays: dict[str, float] | None = None, usage: Any = None
 ) -> dict[str, ScriptedChatModel]:
-    return {role: ScriptedChatModel(policy=p, delay=(delays or {}).get(role, 0.0)) for role, p in policies.items()}
+    return {
+        role: ScriptedChatModel(policy=p, delay=(delays or {}).get(role, 0.0), usage=usage)
+        for role, p in policies.items()
+    }
 
 
 # ---- adapter 2: a GeminiStub responder ------------------------------------------------------------
@@ -414,7 +422,7 @@ def turn_from_request(req) -> Turn:
                 text = _response_text(p["functionResponse"].get("response"))
                 results[-1].append(ToolResult(p["functionResponse"].get("name", ""), text, text.startswith("Error")))
     texts = req.texts("user")
-    return Turn(req.system_instruction, texts[0] if texts else "", steps, results)
+    return Turn(req.system_instruction, texts[0] if texts else "", steps, results, tuple(texts[1:]))
 
 
 def role_of_system_prompt(system: str) -> str | None:
