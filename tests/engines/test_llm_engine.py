@@ -685,3 +685,80 @@ def test_resolve_model_builds_a_bounded_gemini_model_without_network(monkeypatch
     model = resolve_model(DEFAULT_MODEL)
     assert type(model).__name__ == "ChatGoogleGenerativeAI"
     assert llm_models.max_output_tokens(model) == llm_models.DEFAULT_MAX_OUTPUT_TOKENS
+
+
+# ---- (j) meeting real models halfway ------------------------------------------------------------------------
+
+
+def test_refusals_count_per_file_and_the_prompt_says_exactly_when_the_step_ends(ws, specs):
+    """Three refusals of plan.json, then three of drafts/x.md: neither file passed its bound, so the step goes on."""
+    spec = specs["planner"]
+    bound = spec.limits["write_retries"]
+    brief = Brief(role="planner", task="Plan.", outputs=("plan.json",))
+    bad = [tool_reply("write_file", {"file_path": "/plan.json", "content": "{not json"}, f"p{i}") for i in range(bound)]
+    other = [tool_reply("write_file", {"file_path": "/claims.json", "content": "{}"}, f"o{i}") for i in range(bound)]
+    good = tool_reply("write_file", {"file_path": "/plan.json", "content": json.dumps(make_plan("fixed"))}, "ok")
+    model = ScriptedModel(script=[*bad, *other, good, AIMessage("1 research question")])
+    ctx = make_ctx(ws, spec, brief)
+    role = DeepAgentRole(spec, model)
+    result = role.run(brief, ctx)
+    assert result.status == "completed" and ctx.retries == 2 * bound
+    assert f"The same file may be refused {bound} times: its next refusal ends the step." in role.system_prompt(ctx)
+
+
+def test_read_file_returns_a_long_file_whole(evidence_ws, specs):
+    ws = evidence_ws
+    spec = specs["writer"]
+    many = {"claims": [{**CLAIMS_OK["claims"][0], "claim_id": f"C{i}"} for i in range(1, 41)]}
+    ws.write("claims.json", many, specs["analyst"].policy)
+    assert (ws.root / "claims.json").read_text().count("\n") > 300
+    brief = Brief(role="writer", task="Write.", outputs=("drafts/draft-1.md",))
+    model = ScriptedModel(script=[tool_reply("read_file", {"file_path": "/claims.json"}, "r1"), AIMessage("read it")])
+    DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
+    (read,) = [m for m in tool_messages(model) if m.name == "read_file"]
+    assert '"claim_id": "C40"' in read.content and "next offset" not in read.content
+
+
+@pytest.mark.parametrize(
+    "reply, fmt, expected",
+    [
+        ('Here it is:\n```json\n{"a": 1}\n```', "json", {"a": 1}),
+        ('{"a": 1}', "json", {"a": 1}),
+        ("I wrote the plan.", "json", None),
+        ("```markdown\n# Title\n\nA fact [@C1].\n\nMore.\n```", "markdown", "# Title\n\nA fact [@C1].\n\nMore.\n"),
+        ("Wrote drafts/draft-1.md.", "markdown", None),
+    ],
+)
+def test_the_document_a_text_reply_carries(reply, fmt, expected):
+    from harness.engines.llm.agent import document_in_reply
+
+    assert document_in_reply(reply, fmt) == expected
+
+
+def test_a_plan_replied_in_text_is_written_through_the_guards_and_noted(ws, specs):
+    spec = specs["planner"]
+    (ws.root / "plan.json").unlink()  # a fresh step: no plan yet
+    brief = Brief(role="planner", task="Plan.", outputs=("plan.json",))
+    plan = make_plan("from the reply")
+    model = ScriptedModel(script=[AIMessage("The plan:\n```json\n" + json.dumps(plan) + "\n```")])
+    ctx = make_ctx(ws, spec, brief)
+    result = DeepAgentRole(spec, model).run(brief, ctx)
+    assert result.status == "completed" and len(model.calls) == 1  # no nudge needed
+    assert json.loads((ws.root / "plan.json").read_text())["question"] == "from the reply"
+    assert ctx.notes == [
+        "plan.json: written from the planner's reply (it answered in text instead of calling write_file)"
+    ]
+
+
+def test_the_last_allowed_model_call_carries_a_wrap_up_notice(ws, specs):
+    spec = dataclasses.replace(specs["planner"], limits={**specs["planner"].limits, "llm_calls": 2})
+    brief = Brief(role="planner", task="Plan.", outputs=("plan.json",))
+    model = ScriptedModel(script=[tool_reply("read_file", {"file_path": "/plan.json"}, "r1"), AIMessage("done")])
+    ctx = make_ctx(ws, spec, brief)
+    with pytest.raises(BudgetExhausted) as stopped:  # the nudge would be a third call: the step's own limit
+        DeepAgentRole(spec, model).run(brief, ctx)
+    assert stopped.value.scope == "delegation"
+    first, last = model.calls
+    assert not any("last model call" in str(m.content) for m in first)
+    assert "[harness] This is your last model call in this step" in str(last[-1].content)
+    assert "write plan.json now" in str(last[-1].content)

@@ -264,3 +264,25 @@ def test_quotes_through_the_real_gemini_client_against_the_local_stub(tmp_path, 
         text = (result.run_dir / f"sources/{card['source_id']}.txt").read_text()
         assert normalize_ws(text[card["span"]["start"] : card["span"]["end"]]) == normalize_ws(card["quote"])
     assert dispatch.seen["researcher"]
+
+
+def test_a_role_that_only_talks_ends_the_run_with_its_words_as_the_reason_never_none(tmp_path, corpus):
+    from fakes.scripted import Say
+
+    cfg = build_config(
+        QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model="scripted:fake", yes=True
+    )
+    models = scripted_models(realistic_policies(Quirks(), writer=lambda t: Say("I cannot write this draft.")))
+    result = start_run(cfg, models=models)
+    assert result.status == "failed" and "None" not in result.reason
+    assert result.reason == "writer: wrote no drafts/draft-1.md; its last reply: I cannot write this draft."
+    assert len(models["writer"].calls) == 2  # its reply, then one nudge naming the missing draft
+
+
+def test_a_non_critical_branch_that_spends_its_searches_does_not_stop_the_run(tmp_path, corpus):
+    """fan_in used to check budgets before criticality: one branch's own search budget ended the whole run."""
+    result, _ = run(tmp_path, corpus, Quirks(research_questions=3, searches=20))
+    m = assert_completed(result)
+    plan = json.loads((result.run_dir / "plan.json").read_text())
+    assert [q["critical"] for q in plan["questions"] if q["kind"] == "research"] == [True, False, False]
+    assert all(b["status"] == "completed" for b in m["branches"].values())
