@@ -243,11 +243,11 @@ def test_a_run_stopped_by_its_own_budget_resumes_with_a_larger_one_and_keeps_eve
     assert raised and raised[0]["detail"]["to"] == {"llm_calls": 200}
 
 
-def test_quotes_through_the_real_gemini_client_against_the_local_stub(tmp_path, corpus, monkeypatch):
+@pytest.mark.parametrize("style", ["sentence", "offset", "no_marks", "curly"])
+def test_quotes_through_the_real_gemini_client_against_the_local_stub(tmp_path, corpus, monkeypatch, style):
     from fakes.gemini_stub import GeminiStub, point_env_at_stub
-    from fakes.realistic import realistic_policies as policies
 
-    dispatch = GeminiDispatch(policies(Quirks(quote="no_marks")))
+    dispatch = GeminiDispatch(realistic_policies(Quirks(quote=style)))
     with GeminiStub(dispatch) as stub:
         point_env_at_stub(monkeypatch, stub)
         cfg = build_config(
@@ -263,7 +263,7 @@ def test_quotes_through_the_real_gemini_client_against_the_local_stub(tmp_path, 
     for card in cards(result.run_dir):
         text = (result.run_dir / f"sources/{card['source_id']}.txt").read_text()
         assert normalize_ws(text[card["span"]["start"] : card["span"]["end"]]) == normalize_ws(card["quote"])
-    assert dispatch.seen["researcher"]
+    assert dispatch.seen["researcher"] and cards(result.run_dir)
 
 
 def test_a_role_that_only_talks_ends_the_run_with_its_words_as_the_reason_never_none(tmp_path, corpus):
