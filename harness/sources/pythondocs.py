@@ -30,7 +30,7 @@ from collections.abc import Iterator
 Document = tuple[str, str, str]  # (path, title, text)
 
 # Bump when the document format changes, so cached corpora built by older code are rebuilt.
-_FORMAT_VERSION = 2
+_FORMAT_VERSION = 3
 
 # This tool's own distribution: left out of the corpus (see the module docstring).
 OWN_DISTRIBUTION = "research-harness"
@@ -270,9 +270,15 @@ def _headings(lines: list[str]) -> dict[int, tuple[int, str]]:
         if u and i > 0 and lines[i - 1].strip() and not _UNDERLINE.match(lines[i - 1]) and (i - 1) not in out:
             over = i > 1 and lines[i - 2].strip() == line.strip()  # an overlined title: === / Title / ===
             style = ("over" if over else "") + u.group(1)
-            if style not in styles:
-                styles.append(style)
-            out[i - 1] = (styles.index(style) + 1, lines[i - 1].strip())
+            if over or style == "=":
+                level = 1  # Markdown's and most reStructuredText's top level
+            elif style == "-":
+                level = 2
+            else:
+                if style not in styles:
+                    styles.append(style)
+                level = 3 + styles.index(style)
+            out[i - 1] = (level, lines[i - 1].strip())
     return out
 
 
