@@ -18,7 +18,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 import sys
 import tempfile
@@ -33,9 +32,11 @@ QUESTIONS = HERE / "pythondocs_questions.json"
 
 
 def own_distributions() -> set[str]:
-    """corpus paths of the harness's own distribution(s): `dist/<normalized name>`."""
-    names = importlib.metadata.packages_distributions().get("harness", [])
-    return {"dist/" + name.lower().replace("_", "-").replace(".", "-") for name in names}
+    """Corpus paths of the harness's own distribution(s), `dist/<normalized name>` (the same rule python-docs uses
+    to leave them out, so a report citing one would mean that rule failed)."""
+    from harness.sources.pythondocs import own_distributions as names
+
+    return {f"dist/{name}" for name in names()}
 
 
 def cited_documents(run_dir: Path) -> set[str]:
