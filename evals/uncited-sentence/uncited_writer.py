@@ -1,7 +1,7 @@
 """A Writer whose first draft states a fact without citing any claim.
 
-It wraps the offline Writer. In drafts/draft-1.md it adds, under the first research
-question's heading, a plausible factual sentence with no citation (nothing in the corpus
+It wraps the offline Writer. In drafts/draft-1.md it adds, under the Summary heading
+(where the offline Writer states the answer), a plausible factual sentence with no citation (nothing in the corpus
 says it). From draft 2 on (after a review) it writes the offline Writer's draft unchanged.
 """
 
@@ -18,7 +18,7 @@ class UncitedSentenceWriter(OfflineWriter):
         draft = brief.outputs[0]
         if draft.endswith("draft-1.md"):
             text = ctx.read_text(draft)
-            m = re.search(r"^## Q1:.*\n\n", text, re.M)
+            m = re.search(r"^## Summary\n\n", text, re.M)
             if m:
                 ctx.write(draft, text[: m.end()] + UNCITED + "\n\n" + text[m.end() :])
         return result

@@ -6,7 +6,11 @@ Three kinds of document, all read from what the running interpreter already ship
 * `stdlib/<module>`     each standard-library module's docstring plus its public classes,
                         functions and methods (signature line, then docstring), read with `ast`
                         from the source files so that no module is ever imported or run;
-* `dist/<name>`         the long description (README) of each installed distribution.
+* `dist/<name>`         what each installed distribution's description says to its users: its
+                        Summary line and README, without the sections about installing, building,
+                        testing or contributing to it, its change log, licence and sponsors, and
+                        without badge and image lines. The harness's own distribution is left out:
+                        its README documents this tool, not Python (a report must never cite it).
 
 Building takes a few seconds, so callers cache the result keyed by `python_docs_fingerprint()`.
 """
@@ -26,7 +30,10 @@ from collections.abc import Iterator
 Document = tuple[str, str, str]  # (path, title, text)
 
 # Bump when the document format changes, so cached corpora built by older code are rebuilt.
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 3
+
+# This tool's own distribution: left out of the corpus (see the module docstring).
+OWN_DISTRIBUTION = "research-harness"
 
 # Folders of the stdlib that are not documentation: tests, the IDLE app, a deprecated
 # converter, demos. Private folders (`_bundled`, ...) and non-package folders
@@ -192,9 +199,18 @@ def _distributions() -> list[tuple[str, str, importlib.metadata.Distribution]]:
     return [seen[key] for key in sorted(seen)]
 
 
+def own_distributions() -> set[str]:
+    """Normalized names of the distributions that ship this harness (never part of the corpus)."""
+    names = {OWN_DISTRIBUTION, *importlib.metadata.packages_distributions().get(__name__.split(".")[0], [])}
+    return {_normalize(n) for n in names}
+
+
 def _dist_documents() -> Iterator[Document]:
-    """The Summary line then the long description (README) of each installed distribution."""
+    """The Summary line then the user documentation of each installed distribution's README."""
+    own = own_distributions()
     for key, version, dist in _distributions():
+        if key in own:
+            continue
         meta = dist.metadata
         body = meta["Description"]  # 3.11's adapter also exposes the METADATA payload here
         if not body:
@@ -203,9 +219,124 @@ def _dist_documents() -> Iterator[Document]:
         body = _clean(body)
         if not body or body.upper() == "UNKNOWN":
             continue
+        body = user_documentation(body)
         summary = _clean(meta["Summary"] or "")
         text = f"{summary}\n\n{body}" if summary and summary != "UNKNOWN" else body
         yield f"dist/{key}", f"{meta['Name']} {version} (package description)", text
+
+
+# Sections of a README that serve its maintainers, not its users (matched on the heading text).
+_NOT_FOR_USERS = re.compile(
+    r"\b(?:install\w*|build\w*|compil\w*|develop\w*|contribut\w*|test\w*|change\s*log\w*|changes|what'?s\s+changed|"
+    r"release\w*|history|version\w*|licen[cs]\w*|sponsor\w*|acknowledg\w*|credits|code\s+of\s+conduct|security|"
+    r"new\s+contributors|fixed|fixes|added|removed|deprecat\w*|breaking|packaging|citation|citing|authors?|maintainers?|"
+    r"contact|funding|donat\w*|badges?|table\s+of\s+contents|requirements|prerequisites|dependencies|download\w*|"
+    r"roadmap|team|clon\w*|fork\w*)\b|^v?\d+(?:\.\d+)+\b",
+    re.I,
+)
+_ATX = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
+# Lines that are only badges, images, bare links or layout markup.
+_DECORATION = re.compile(
+    r"^\s*(?:\[!\[.*|!\[.*|\.\.\s+image::.*|\.\.\s+\|.*|\|[\w -]+\|(?:\s*\|[\w -]+\|)*|"
+    r"</?(?:p|div|a|img|picture|source|h\d|br|hr|table|tr|td|th|tbody|thead|center)\b.*|"
+    r":(?:target|alt|width|height|align):.*|\S*https?://\S+)\s*$"
+)
+# A short line of its own ending in ':' ("Testing:") heads what follows, as a heading would.
+_LEAD_IN = re.compile(r"^\s*([A-Z][\w' -]{0,40}):\s*$")
+# Install steps outside an install section: a shell code block, or a paragraph that says how to install.
+_SHELL_FENCE = re.compile(r"^\s*```\s*(?:sh|shell|bash|console|zsh|powershell|bat|cmd)\s*$", re.I)
+_INSTALL_PARAGRAPH = re.compile(
+    r"\b(?:pip|uv|conda|poetry)\s+(?:pip\s+)?(?:install|add)\b|^\s*(?:to\s+|you\s+can\s+)?install\b|^\s*\$\s|\bgit\s+clone\b",
+    re.I | re.M,
+)
+
+
+def _headings(lines: list[str]) -> dict[int, tuple[int, str]]:
+    """line number -> (level, heading text), for Markdown (ATX and setext) and reStructuredText headings."""
+    styles: list[str] = []
+    out: dict[int, tuple[int, str]] = {}
+    fenced = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if fenced or line.lstrip().startswith("```"):
+            continue  # a "# comment" in a code block is not a heading
+        m = _ATX.match(line)
+        if m:
+            out[i] = (len(m.group(1)), m.group(2))
+            continue
+        u = _UNDERLINE.match(line)
+        if u and i > 0 and lines[i - 1].strip() and not _UNDERLINE.match(lines[i - 1]) and (i - 1) not in out:
+            over = i > 1 and lines[i - 2].strip() == line.strip()  # an overlined title: === / Title / ===
+            style = ("over" if over else "") + u.group(1)
+            if over or style == "=":
+                level = 1  # Markdown's and most reStructuredText's top level
+            elif style == "-":
+                level = 2
+            else:
+                if style not in styles:
+                    styles.append(style)
+                level = 3 + styles.index(style)
+            out[i - 1] = (level, lines[i - 1].strip())
+    return out
+
+
+def user_documentation(readme: str) -> str:
+    """A README without the sections for its maintainers (install, build, test, contributing, change log,
+    licence...) and without badge, image and layout lines: what documents the package to its users."""
+    lines = readme.split("\n")
+    heads = _headings(lines)
+    fenced = False
+    for i, line in enumerate(lines):
+        fenced ^= line.lstrip().startswith("```")
+        m = _LEAD_IN.match(line)
+        if m and not fenced and i not in heads and (i == 0 or not lines[i - 1].strip()):
+            heads[i] = (99, m.group(1))
+    keep: list[str] = []
+    dropping: int | None = None  # level of the section being dropped
+    for i, line in enumerate(lines):
+        if i in heads:
+            level, title = heads[i]
+            if dropping is not None and level <= dropping:
+                dropping = None
+            if dropping is None and _NOT_FOR_USERS.search(re.sub(r"[^\w\s.']", " ", title).strip()):
+                dropping = level
+        if dropping is not None or _DECORATION.match(line):
+            continue
+        keep.append(line)
+    return _without_install_steps(re.sub(r"\n{3,}", "\n\n", "\n".join(keep)).strip())
+
+
+def _without_install_steps(text: str) -> str:
+    """Drop shell code blocks and the paragraphs that say how to install the package."""
+    lines = text.split("\n")
+    units: list[list[str]] = []  # fenced blocks, paragraphs and blank lines, in order
+    i = 0
+    while i < len(lines):
+        if lines[i].lstrip().startswith("```"):
+            j = next((k for k in range(i + 1, len(lines)) if lines[k].lstrip().startswith("```")), len(lines) - 1)
+            units.append(lines[i : j + 1])
+            i = j + 1
+        elif not lines[i].strip():
+            units.append([""])
+            i += 1
+        else:
+            j = i
+            while j < len(lines) and lines[j].strip() and not lines[j].lstrip().startswith("```"):
+                j += 1
+            units.append(lines[i:j])
+            i = j
+    keep = []
+    for unit in units:
+        body = "\n".join(unit)
+        if unit[0].lstrip().startswith("```"):
+            if _SHELL_FENCE.match(unit[0]) and not unit[0].strip().endswith("python"):
+                continue
+        if _INSTALL_PARAGRAPH.search(body):
+            continue
+        keep.append(body)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(keep)).strip()
 
 
 def _clean(text: str) -> str:

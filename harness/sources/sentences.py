@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import re
 
-# A sentence ends at . ! ? followed by whitespace, or at a blank line. Dotted names such as
-# asyncio.gather() never end a sentence (no whitespace after the dot), and common
-# abbreviations (e.g., i.e., vs.) are glued back to what follows.
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)|\n\s*\n")
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|no|fig|Mr|Ms|Dr|St)\.|\b[A-Z]\.)$", re.I)
+# A sentence ends at . ! ? (and any closing quotes or brackets right after it) followed by
+# whitespace, or at a blank line. Dotted names such as asyncio.gather() never end a sentence
+# (no whitespace after the dot), and common abbreviations (e.g., i.e., vs., Jr., Inc., c.)
+# and initials are glued back to what follows.
+_SENT_END = re.compile(r"(?<=[.!?])([\"'”’)\]]*)\s+(?=\S)|\n\s*\n")
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|no|fig|vol|pp|op|ca|c|fl|al|"
+    r"mr|mrs|ms|dr|st|jr|sr|prof|rev|gen|col|lt|capt|sgt|gov|sen|inc|corp|co|ltd|bros|mt|ft|ret)\.|\b[A-Z]\.)$",
+    re.I,
+)
 
 
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -23,7 +28,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
     for m in _SENT_END.finditer(text, start, end):
         if "\n\n" not in m.group(0) and _ABBREV.search(text, pos, m.start()):
             continue  # "e.g. foo" does not end a sentence
-        spans.append((pos, m.start()))
+        spans.append((pos, m.start() + len(m.group(1) or "")))
         pos = m.end()
     spans.append((pos, end))
     out = []

@@ -1,9 +1,14 @@
-"""Offline Analyst: evidence cards grouped into claims by lexical similarity, with status by rule.
+"""Offline Analyst: evidence cards grouped into claims by lexical similarity, ranked, with status by rule.
 
+- Cards are ranked by how well their quotes answer the question (`ranking.Ask`, with the
+  source's title as context), the Researcher's confidence, and how many sources agree.
 - Cards of one question whose quotes share most content words (and agree on numbers and
-  negation) form one claim; the claim's statement is its best card's quote.
-- Two claims of one question that talk about the same thing but disagree on a number or
-  version, or where one negates the other, become one `conflicted` claim with both sides.
+  negation) are near-duplicates and form one claim: its statement is the best card's quote,
+  the other cards stay on it as corroboration.
+- Claims are numbered best first within each question, so C1 is the first question's best.
+- Two claims of one question, from different sources, that talk about the same thing but
+  disagree on a number or version, or where one negates the other, become one `conflicted`
+  claim with both sides (one document stating a rule and its exception is not a conflict).
 - `verified`: a primary source or two independent sources; `verified_with_limit`: only
   secondary (or only low-confidence) backing; `unsupported`: a question with no evidence.
 """
@@ -12,12 +17,25 @@ from __future__ import annotations
 
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 from harness.contract.quotes import normalize_ws
+from harness.engines.offline.ranking import Ask
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
 from harness.runtime.interface import AgentResult, Brief
 
 SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
 SAME_TOPIC = 0.35  # ... for two claims to be about the same thing (conflict candidates)
 _CONF_RANK = {"high": 0, "medium": 1, "low": 2}
+_CONF_BONUS = {"high": 0.2, "medium": 0.1, "low": 0.0}
+SECONDARY, FLAGGED = 0.2, 0.1  # rank penalties of a card from a secondary / instruction-flagged source
+CORROBORATION = 0.1  # added to a claim's rank per further source that agrees (at most two)
+
+
+def card_rank(ask: Ask, card: dict, title: str, kind: str = "primary") -> float:
+    """How well one card answers the question: its quote against the question, its source's title as context,
+    the Researcher's confidence; a secondary or flagged source ranks below a primary one saying as much."""
+    penalty = (SECONDARY if kind == "secondary" else 0.0) + (
+        FLAGGED if card["limitations"] and any("instruction-like" in lim for lim in card["limitations"]) else 0.0
+    )
+    return ask.score(card["quote"], title) + _CONF_BONUS[card["confidence"]] - penalty
 
 
 def _words(card: dict) -> set[str]:
@@ -37,6 +55,16 @@ def _agree(a: dict, b: dict) -> bool:
     return (not na or not nb or na == nb) and negated(a["quote"]) == negated(b["quote"])
 
 
+def _sources(cluster: list[dict]) -> set[str]:
+    return {c["source_id"] for c in cluster}
+
+
+def _cluster_rank(cluster: list[dict], rank: dict[str, float]) -> float:
+    """A claim's rank: its best card's, plus a little for each further source that agrees."""
+    sources = {c["source_id"] for c in cluster}
+    return rank[cluster[0]["card_id"]] + CORROBORATION * min(len(sources) - 1, 2)
+
+
 def _short(text: str, n: int = 160) -> str:
     text = normalize_ws(text)
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
@@ -49,19 +77,21 @@ class OfflineAnalyst:
     def run(self, brief: Brief, ctx) -> AgentResult:
         plan = ctx.read_json(PLAN)
         cards = [ctx.read_json(p) for p in ctx.list(CARDS)]
-        kinds = {}
+        kinds, titles = {}, {}
         for card in cards:
             sid = card["source_id"]
             if sid not in kinds:
-                kinds[sid] = ctx.read_json(source_record_path(sid))["kind"]
+                record = ctx.read_json(source_record_path(sid))
+                kinds[sid], titles[sid] = record["kind"], record.get("title") or ""
         claims = []
         for q in plan["questions"]:
             if q["kind"] != "research":
                 continue
-            qcards = sorted(
-                (c for c in cards if c["question_id"] == q["id"]),
-                key=lambda c: (_CONF_RANK[c["confidence"]], c["card_id"]),
-            )
+            ask = Ask.of(q["text"], " ".join(q.get("criteria", [])))
+            qcards = [c for c in cards if c["question_id"] == q["id"]]
+            ask.weigh([c["quote"] for c in qcards])
+            rank = {c["card_id"]: card_rank(ask, c, titles[c["source_id"]], kinds[c["source_id"]]) for c in qcards}
+            qcards.sort(key=lambda c: (-rank[c["card_id"]], _CONF_RANK[c["confidence"]], c["card_id"]))
             if not qcards:
                 claims.append(
                     {
@@ -82,7 +112,9 @@ class OfflineAnalyst:
                         break
                 else:
                     clusters.append([card])
+            clusters.sort(key=lambda cl: -_cluster_rank(cl, rank))  # stable: ties keep the card order
             used: set[int] = set()
+            question_claims = []
             for i, cluster in enumerate(clusters):
                 if i in used:
                     continue
@@ -93,14 +125,16 @@ class OfflineAnalyst:
                         if j not in used
                         and _same_topic(cluster[0], clusters[j][0])
                         and not _agree(cluster[0], clusters[j][0])
+                        and not _sources(cluster) & _sources(clusters[j])  # a document states a rule and its exception
                     ),
                     None,
                 )
                 if rival is not None:
                     used.add(rival)
-                    claims.append(self._conflict(q, cluster, clusters[rival]))
+                    question_claims.append(self._conflict(q, cluster, clusters[rival]))
                 else:
-                    claims.append(self._claim(q, cluster, kinds))
+                    question_claims.append(self._claim(q, cluster, kinds))
+            claims += question_claims
         for n, claim in enumerate(claims, start=1):
             claim["claim_id"] = f"C{n}"
         ordered = [

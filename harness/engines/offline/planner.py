@@ -2,7 +2,8 @@
 
 A comparison ("How do X and Y differ in A and B?", "X vs Y for A") gets one research
 question per candidate, each carrying the criteria the question names. Any other
-question becomes one research question. A deliverable question closes the plan.
+question becomes one research question: the question itself. A deliverable question
+closes the plan (the Writer answers it in the report's Summary, and in a comparison table).
 Feedback on a rejected plan ("also cover Z") adds a question tagged NEW.
 """
 
@@ -35,6 +36,14 @@ _STOP_AT = r"(?=\s+(?:for|in|on|regarding|when|to|with respect to|in terms of)\b
 _PHRASE = r"([\w.+#-]+(?:\s+[\w.+#-]+){0,3}?)"
 _PAIR_PATTERNS = [
     re.compile(r"\bbetween\s+" + _PHRASE + r"\s+and\s+" + _PHRASE + _STOP_AT, re.I),
+    re.compile(
+        r"\b(?:how|why|where|in what ways?)\s+(?:do|does|did)\s+"
+        + _PHRASE
+        + r"\s+and\s+"
+        + _PHRASE
+        + r"\s+(?:differ|compare|contrast)\b",
+        re.I,
+    ),
     re.compile(r"\bcompare\s+" + _PHRASE + r"\s+(?:and|with|to|vs\.?|versus)\s+" + _PHRASE + _STOP_AT, re.I),
     re.compile(_PHRASE + r"\s+(?:vs\.?|versus)\s+" + _PHRASE + _STOP_AT, re.I),
     re.compile(r"\b(?:use|choose|pick|prefer)\s+" + _PHRASE + r"\s+or\s+" + _PHRASE + _STOP_AT, re.I),
@@ -84,7 +93,7 @@ def make_plan(question: str) -> dict:
         for cand in candidates[:6]:
             questions.append(
                 {
-                    "text": f"Find what the sources say about {cand}{about}.",
+                    "text": f"What do the sources say about {cand}{about}?",
                     "critical": True,
                     "criteria": criteria,
                     "search_terms": _terms(cand, *(f"{cand} {c}" for c in criteria)),
@@ -94,7 +103,7 @@ def make_plan(question: str) -> dict:
     else:
         questions.append(
             {
-                "text": f"Find what the sources say to answer: {question.strip()}",
+                "text": question.strip(),
                 "critical": True,
                 "criteria": [],
                 "search_terms": _terms(question.strip().rstrip("?"), *candidates),
@@ -157,7 +166,7 @@ def refine(plan: dict, feedback: str) -> dict:
         research.append(
             {
                 "id": qid,
-                "text": f"Find what the sources say about {topic}.",
+                "text": f"What do the sources say about {topic}?",
                 "kind": "research",
                 "critical": False,
                 "criteria": plan.get("criteria", []),

@@ -1,20 +1,30 @@
-"""Offline Researcher: BM25 retrieval per question, then verbatim sentence extraction into evidence cards.
+"""Offline Researcher: BM25 retrieval per question, a second hop for bridge entities, verbatim sentence cards.
 
 For each plan question the Researcher searches with the question's search terms, then
-reads each hit's passage sentence by sentence. A sentence becomes an evidence card when
-it is prose (not code), its passage or document is about the question's subject, and it
-mentions the subject or the criteria the question asks about. The quote is copied from
-the stored snapshot with its offsets, so it verifies verbatim. Confidence comes from the
-sentence's coverage of the question's words and the passage's retrieval rank.
-Sentences inside text flagged as instruction-like are never quoted. No relevant
-sentence → the branch is blocked; only secondary sources → blocked with that reason.
+reads each hit's passage sentence by sentence. A sentence is a candidate when it is prose
+(not code), its passage or document is about the question's subject, and it mentions the
+subject or the criteria the question asks about. Candidates are ranked by how well they
+answer the question (`ranking.Ask`: rare question words, the asked-for answer type, a
+document titled after something the question names, a document's opening sentence).
+
+Hop 2: when the best evidence names something the question only describes (a *bridge*:
+"the woman who portrayed Corliss Archer" → "Shirley Temple"), the Researcher searches for
+that name and takes the best sentences of the documents titled after it. Every card says
+which hop it came from.
+
+The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
+Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
+the branch is blocked; only secondary sources → blocked with that reason.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
+from harness.engines.offline.ranking import Ask, criterion_words, names_match
+from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.injection import flagged_spans
@@ -22,8 +32,13 @@ from harness.sources.sentences import split_sentences
 
 SEARCH_K = 8
 MAX_CARDS = 6
-MAX_PER_SOURCE = 2
-MIN_SCORE = 0.5
+MAX_PER_SOURCE = 3
+MIN_SCORE = 0.5  # of the subject/criteria screen: a sentence below it is not about the question
+MAX_BRIDGES = 3  # hop-2 searches per branch (each costs one search of the branch's budget)
+BRIDGE_FROM = 2  # the best sentences of each chain-start document whose named things are bridge candidates
+HOP2_CARDS = 3  # cards kept from hop 2 at most (from documents titled after a bridge)
+SECONDARY, FLAGGED = 0.2, 0.1  # relevance penalties: a primary, unflagged source saying as much ranks first
+CHAIN_MIN = 0.4  # relevance a titled document's best sentence needs to count as a link of the answer's chain
 MIN_CHARS, MAX_CHARS = 30, 500
 _CODE_START = re.compile(
     r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
@@ -50,12 +65,82 @@ def _subject_term(term: str) -> str:
     return term.rsplit(".", 1)[-1] if re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+", term) else term
 
 
-def _confidence(rank: int, score: float) -> str:
-    if score >= 1.0 and rank < 3:
-        return "high"
-    if score >= 0.75:
+def _opening_sentence(text: str) -> int:
+    """Offset of the document's first prose sentence after its heading line(s)."""
+    for s, e in split_sentences(text):
+        if is_prose(text[s:e]):
+            return s
+    return -1
+
+
+def _best_per_source(ranked: list, n: int = 1) -> list:
+    """The first (best) n candidates of each source, in order."""
+    count: dict[str, int] = {}
+    out = []
+    for c in ranked:
+        count[c.source_id] = count.get(c.source_id, 0) + 1
+        if count[c.source_id] <= n:
+            out.append(c)
+    return out
+
+
+def _chain_start(ranked: list) -> list:
+    """Where the answer's chain starts: the best sentences of the documents titled after something the question
+    names, or else the best sentence found."""
+    return _best_per_source([c for c in ranked if c.titled and c.hop == 1], BRIDGE_FROM) or ranked[:1]
+
+
+def _mentions(sentence: str, title: str) -> bool:
+    """Does the sentence name the document's title (all its content words, parenthetical left out)?"""
+    words = content_words(re.sub(r"\([^)]*\)", " ", title))
+    return bool(words) and words <= content_words(sentence)
+
+
+def _chain(ranked: list, linked: set[str]) -> list:
+    """The links of the answer's chain, best first: the best sentence of each chain document (titled after
+    something the question names, or after a bridge; else the best document), and each sentence that names
+    another chain document (a bridge sentence), one such a document."""
+    start = {c.source_id for c in _chain_start(ranked)}
+    docs = start | linked | {c.source_id for c in ranked if c.hop == 2}
+    titles = {c.source_id: c.title for c in ranked}
+    best = [c for c in _best_per_source(ranked) if c.source_id in docs and c.relevance >= CHAIN_MIN]
+    if not best and ranked:
+        best = [ranked[0]]
+    links = list(best)
+    named: set[tuple[str, str]] = set()
+    for c in ranked:
+        for sid in docs:
+            if sid != c.source_id and (c.source_id, sid) not in named and _mentions(c.text, titles[sid]):
+                named.add((c.source_id, sid))
+                if c not in links and (c.source_id in docs or c.titled):
+                    links.append(c)
+    return sorted(links, key=lambda c: c.key)
+
+
+def _confidence(relevance: float) -> str:
+    if relevance >= 0.6:
         return "medium"
     return "low"
+
+
+@dataclass
+class _Candidate:
+    relevance: float
+    rank: int  # of the passage in its search
+    source_id: str
+    start: int
+    end: int
+    kind: str
+    title: str
+    flagged: bool
+    hop: int
+    text: str
+    bridge: str = ""
+    titled: bool = False  # its document is titled after something the question (or the bridge) names
+
+    @property
+    def key(self) -> tuple:
+        return (-self.relevance, self.hop, self.rank, self.source_id, self.start)
 
 
 class OfflineResearcher:
@@ -70,11 +155,12 @@ class OfflineResearcher:
         # The subject is what the question is about (its first search term, e.g. "asyncio.TaskGroup");
         # the criteria are the other words it asks about ("error handling", "cancellation").
         subject = content_words(_subject_term(terms[0])) if terms else topic_words
-        criteria = (topic_words | content_words(" ".join(question.get("criteria", [])))) - content_words(
+        criteria = (topic_words | set().union(*map(criterion_words, question.get("criteria", [])))) - content_words(
             terms[0] if terms else ""
         )
         criteria = (criteria - subject) or set(subject)  # a plain question asks about its subject itself
         queries = list(dict.fromkeys([*terms, " ".join(sorted(topic_words))] if terms else [question["text"]]))
+        ask = Ask.of(question["text"], " ".join(question.get("criteria", [])))
 
         cache: dict[str, tuple[str, dict]] = {}
 
@@ -83,63 +169,68 @@ class OfflineResearcher:
                 cache[sid] = (ctx.read_text(snapshot_path(sid)), ctx.read_json(source_record_path(sid)))
             return cache[sid]
 
-        candidates = []
-        seen_spans = set()
-        for query in queries:
-            for rank, hit in enumerate(ctx.search(query, SEARCH_K)):
-                text, record = source(hit.source_id)
-                about = content_words(hit.text) | content_words(hit.title) | content_words(hit.path.replace("/", " "))
-                if not subject & about:
-                    continue  # the passage is not about the question's subject
-                flagged = flagged_spans(record, text)
-                for s, e in split_sentences(text, hit.start, hit.end):
-                    if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
-                        continue
-                    if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
-                        continue
-                    words = content_words(text[s:e])
-                    in_doc = subject & (content_words(hit.title) | content_words(hit.path.replace("/", " ")))
-                    score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
-                        0.5 if subject & words else 0.25 if in_doc else 0.0
+        def search(query: str):
+            """A hop-2 search the budget cannot afford is skipped: the branch ends with what it found."""
+            try:
+                return ctx.search(query, SEARCH_K)
+            except BudgetExhausted:
+                return []
+
+        hop1 = [(rank, hit) for query in queries for rank, hit in enumerate(ctx.search(query, SEARCH_K))]
+        ask.weigh([hit.text for _, hit in hop1])
+        seen_spans: set[tuple[str, int]] = set()
+
+        def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
+            text, record = source(hit.source_id)
+            about = content_words(hit.text) | content_words(hit.title) | content_words(hit.path.replace("/", " "))
+            if screen and not subject & about:
+                return []  # the passage is not about the question's subject
+            flagged = flagged_spans(record, text)
+            in_doc = subject & (content_words(hit.title) | content_words(hit.path.replace("/", " ")))
+            titled = ask.titled(hit.title, [bridge] if bridge else None)
+            opening = _opening_sentence(text)
+            out = []
+            for s, e in split_sentences(text, hit.start, hit.end):
+                if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
+                    continue
+                if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
+                    continue
+                words = content_words(text[s:e])
+                screen_score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
+                    0.5 if subject & words else 0.25 if in_doc else 0.0
+                )
+                if screen and screen_score < MIN_SCORE and not titled:
+                    continue
+                relevance = ask.score(text[s:e], hit.title, first=s == opening, names=[bridge] if bridge else None)
+                if screen:
+                    relevance += 0.5 * min(screen_score, 1.5)
+                relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
+                seen_spans.add((hit.source_id, s))
+                out.append(
+                    _Candidate(
+                        relevance,
+                        rank,
+                        hit.source_id,
+                        s,
+                        e,
+                        hit.kind,
+                        hit.title,
+                        hit.flagged,
+                        hop,
+                        text[s:e],
+                        bridge,
+                        titled,
                     )
-                    if score < MIN_SCORE:
-                        continue
-                    seen_spans.add((hit.source_id, s))
-                    candidates.append((-score, rank, hit.source_id, s, e, hit.kind, hit.title, hit.flagged))
-        candidates.sort()
-        per_source: dict[str, int] = {}
-        kinds: set[str] = set()
-        written = 0
-        for neg_score, rank, sid, s, e, kind, title, flagged in candidates:
-            if written >= MAX_CARDS or per_source.get(sid, 0) >= MAX_PER_SOURCE:
-                continue
-            per_source[sid] = per_source.get(sid, 0) + 1
-            ctx.check_deadline()
-            text = source(sid)[0]
-            limitations = []
-            if kind == "secondary":
-                limitations.append("secondary source")
-            if flagged:
-                limitations.append("the source contains instruction-like text (flagged for review)")
-            card_id = new_card_id(brief.question_id, sid, per_source[sid])
-            matched = sorted((subject | criteria) & content_words(text[s:e]))
-            ctx.write(
-                card_path(card_id),
-                {
-                    "card_id": card_id,
-                    "source_id": sid,
-                    "question_id": brief.question_id,
-                    "quote": text[s:e],
-                    "span": {"start": s, "end": e},
-                    "evidence_summary": f'"{title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}.',
-                    "confidence": _confidence(rank, -neg_score),
-                    "limitations": limitations,
-                    "extracted_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model},
-                    "run_id": ctx.run_id,
-                },
-            )
-            written += 1
-            kinds.add(kind)
+                )
+            return out
+
+        candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
+        candidates.sort(key=lambda c: c.key)
+        seen_titles = {hit.source_id: hit.title for _, hit in hop1}
+        hop2, linked = self._second_hop(ask, candidates, seen_titles, search, sentences)
+        candidates += hop2
+        candidates.sort(key=lambda c: c.key)
+        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, linked)
         if not written:
             return AgentResult(
                 "blocked",
@@ -153,3 +244,85 @@ class OfflineResearcher:
                 blocked_reason="no_primary_source: only secondary sources address this question",
             )
         return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s)")
+
+    @staticmethod
+    def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences):
+        """The bridges: things the chain's hop-1 evidence names that the question does not.
+
+        The chain starts at the documents titled after something the question names (or else at
+        the best sentence found); their best BRIDGE_FROM sentences may name a bridge. A document
+        titled after a bridge joins the chain: one already found stays hop 1; otherwise the
+        Researcher searches for the bridge (at most MAX_BRIDGES searches) and the document's
+        sentences come as hop 2. Returns (hop-2 candidates, ids of the sources titled after a bridge)."""
+        bridges: list[str] = []
+        for cand in _chain_start(ranked):
+            for name in ask.new_names(cand.text):
+                if name not in bridges and not names_match(name, cand.title):
+                    bridges.append(name)
+        linked = {sid for sid, title in seen_titles.items() for name in bridges if names_match(name, title)}
+        have = {c.source_id for c in ranked}
+        out: list[_Candidate] = []
+        searched = 0
+        for name in bridges:
+            if searched >= MAX_BRIDGES:
+                break
+            if any(names_match(name, title) for title in seen_titles.values()):
+                continue  # already found by hop 1
+            searched += 1
+            for rank, hit in enumerate(search(name)):
+                if not names_match(name, hit.title):
+                    continue
+                linked.add(hit.source_id)
+                if hit.source_id not in have:
+                    out.extend(sentences(hit, rank, 2, screen=False, bridge=name))
+        out.sort(key=lambda c: c.key)
+        return out, linked
+
+    @staticmethod
+    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], linked: set[str]):
+        """The answer's chain and then the best other candidates as cards (at most MAX_CARDS, MAX_PER_SOURCE a
+        source); the chain's cards have confidence "high"."""
+        chain = _chain(candidates, linked)
+        chosen: list[_Candidate] = []
+        per_source: dict[str, int] = {}
+        hop2_taken = 0
+        for cand in chain + [c for c in candidates if c not in chain]:
+            if len(chosen) >= MAX_CARDS or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:
+                continue
+            if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
+                continue
+            per_source[cand.source_id] = per_source.get(cand.source_id, 0) + 1
+            hop2_taken += cand.hop == 2
+            chosen.append(cand)
+        chosen.sort(key=lambda c: c.key)
+        kinds: set[str] = set()
+        numbers: dict[str, int] = {}
+        for cand in chosen:
+            ctx.check_deadline()
+            numbers[cand.source_id] = numbers.get(cand.source_id, 0) + 1
+            limitations = []
+            if cand.kind == "secondary":
+                limitations.append("secondary source")
+            if cand.flagged:
+                limitations.append("the source contains instruction-like text (flagged for review)")
+            card_id = new_card_id(brief.question_id, cand.source_id, numbers[cand.source_id])
+            matched = sorted(asked & content_words(cand.text))
+            via = f" (found by searching for {cand.bridge!r}, named by hop-1 evidence)" if cand.hop == 2 else ""
+            ctx.write(
+                card_path(card_id),
+                {
+                    "card_id": card_id,
+                    "source_id": cand.source_id,
+                    "question_id": brief.question_id,
+                    "quote": cand.text,
+                    "span": {"start": cand.start, "end": cand.end},
+                    "evidence_summary": f'"{cand.title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}{via}.',
+                    "confidence": "high" if cand in chain else _confidence(cand.relevance),
+                    "limitations": limitations,
+                    "hop": cand.hop,
+                    "extracted_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model},
+                    "run_id": ctx.run_id,
+                },
+            )
+            kinds.add(cand.kind)
+        return len(chosen), per_source, kinds

@@ -1,20 +1,45 @@
-"""Offline Writer: a templated draft built only from the claim table.
+"""Offline Writer: a short research note built only from the claim table.
 
-One section per research question with its usable claims (verified as stated,
-verified_with_limit with the limitation spelled out, conflicted with both sides), a
-section for the deliverable that lists the verified findings without drawing any
-recommendation from a conflicted claim, and a Limitations section naming every
-question without usable evidence, every blocked branch and every open conflict.
-Notes and transitions are in italics, so they are not mistaken for facts.
+- **Summary**: the answer in 1–3 cited sentences, each the verbatim statement of a claim (or
+  a short template around one). For a plain question these are the best-ranked claims (the
+  Analyst numbers claims best first), with the best claim of a second retrieval hop next to
+  the hop-1 claim that led to it. For a comparison, each candidate's best claim.
+- **Comparison** (a comparison plan only): a table, criterion × candidate, each cell the best
+  claim of that candidate on that criterion, cited, or *not found in the corpus*; then what
+  the evidence does and does not support (notes in italics, no recommendation).
+- **Where the sources disagree**: every conflicted claim, with both sides.
+- **Further questions** (plans with several non-comparison questions): a section per
+  question, headed by its topic, citing its best claim if the Summary does not already.
+- **Limitations**: questions without usable evidence, blocked branches, questions whose
+  evidence was not needed for the answer, limited and conflicted claims.
+
+Only the claims that carry the answer are cited, not everything retrieved. Notes and
+transitions are in italics, so they are not mistaken for facts. A plain question gets no
+section repeating the findings.
 """
 
 from __future__ import annotations
+
+import re
 
 from harness.contract.citations import format_citation
 from harness.contract.claims import USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
+from harness.engines.offline.ranking import criterion_words
+from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
+
+SUMMARY_MAX = 3
+NOT_FOUND = "*not found in the corpus*"
+_SCAFFOLD = re.compile(
+    r"^(?:find what the sources say (?:about|to answer:?)|what do the sources say (?:about|on)|answer the question:?)\s+",
+    re.I,
+)
+_QUESTION_WORDS = frozenset(
+    """who whom whose what which when where why how is are was were do does did can could has have had will would
+should the a an of in on at to for by with from and or both either between than more most less least first""".split()
+)
 
 
 def _bare(statement: str) -> str:
@@ -27,59 +52,208 @@ def _cite(statement: str, claim_id: str) -> str:
     return f"{_bare(statement)} {format_citation([claim_id])}."
 
 
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def topic(q: dict) -> str:
+    """A research question as a section heading: its subject and criteria, not the instruction."""
+    terms, criteria = q.get("search_terms") or [], q.get("criteria") or []
+    if terms and criteria:
+        return f"{terms[0]}: {_join(criteria)}"
+    text = _SCAFFOLD.sub("", q["text"].strip()).rstrip("?.! ")
+    return text[:1].upper() + text[1:] if text else q["id"]
+
+
+def candidates_of(plan: dict) -> dict[str, str]:
+    """question id -> the candidate it researches, when the plan compares candidates (two or more)."""
+    scope = {s.lower() for s in plan.get("scope", {}).get("in_scope", [])}
+    research = [q for q in plan["questions"] if q["kind"] == "research"]
+    found = {
+        q["id"]: q["search_terms"][0]
+        for q in research
+        if q.get("search_terms") and q["search_terms"][0].lower() in scope
+    }
+    has_deliverable = any(q["kind"] == "deliverable" for q in plan["questions"])
+    comparing = has_deliverable and len(found) >= 2 and len(found) == len(research)
+    return found if comparing else {}
+
+
+def aspect(question: str, candidates: list[str]) -> str:
+    """What a comparison without named criteria asks about: the question minus its candidates and wh-words."""
+    text = question
+    for cand in sorted(candidates, key=len, reverse=True):
+        text = text.replace(cand, " ")
+    words = [w for w in re.findall(r"[\w'’-]+", text) if w.lower() not in _QUESTION_WORDS]
+    return " ".join(words[:6]) or "what the sources say"
+
+
+class _Claims:
+    """The usable claims, their hops and confidences (from their cards)."""
+
+    def __init__(self, claims: list[dict], cards: dict[str, dict]):
+        self.claims = claims
+        self.by_id = {c["claim_id"]: c for c in claims}
+        self.cards = cards
+
+    def usable(self, qid: str, statuses=USABLE) -> list[dict]:
+        return [c for c in self.claims if c["question_id"] == qid and c["status"] in statuses]
+
+    def hop(self, claim: dict) -> int:
+        hops = [self.cards[c].get("hop", 1) for c in claim["supporting_cards"] if c in self.cards]
+        return min(hops) if hops else 1
+
+    def sources(self, claim: dict) -> set[str]:
+        return {self.cards[c]["source_id"] for c in claim["supporting_cards"] if c in self.cards}
+
+    def strong(self, claim: dict) -> bool:
+        return any(self.cards.get(c, {}).get("confidence") == "high" for c in claim["supporting_cards"])
+
+
+def answer_claims(pool: list[dict], cl: _Claims) -> list[dict]:
+    """The claims that carry the answer, at most SUMMARY_MAX: the best one, then the links of the answer's chain
+    (claims with a high-confidence card: the best sentence of each document the question or a bridge names), one
+    per source. Hop-1 claims come first, so a bridge reads before what it led to."""
+    pool = [c for c in pool if c["status"] != "conflicted"]
+    if not pool:
+        return []
+    chosen = [pool[0]]
+    for c in pool[1:]:
+        if len(chosen) >= SUMMARY_MAX:
+            break
+        if cl.strong(c):
+            chosen.append(c)
+    return sorted(chosen, key=lambda c: (cl.hop(c), pool.index(c)))
+
+
+def _claim_lines(c: dict, prefix: str = "") -> list[str]:
+    """A usable claim as sentences: verified as stated; with limit plus its limitation; conflicted with both sides."""
+    cid = c["claim_id"]
+    if c["status"] == "verified":
+        return [prefix + _cite(c["statement"], cid)]
+    if c["status"] == "verified_with_limit":
+        return [
+            prefix + _cite(c["statement"], cid),
+            f"This finding has a limitation: {_bare('; '.join(c['limitations']))} {format_citation([cid])}.",
+        ]
+    return []
+
+
+def _conflict_line(c: dict, cards: dict[str, dict]) -> str:
+    other = cards.get(c["contradicting_cards"][0], {}).get("quote", "") if c["contradicting_cards"] else ""
+    return (
+        f"The sources disagree on this point: one says “{_bare(c['statement'])}”, while another says "
+        f"“{_bare(other)}” {format_citation([c['claim_id']])}."
+    )
+
+
+def _cell(claim: dict | None) -> str:
+    if claim is None:
+        return NOT_FOUND
+    text = _bare(claim["statement"]).replace("|", "\\|")
+    if claim["status"] == "verified_with_limit":
+        text += f" (limited evidence: {'; '.join(claim['limitations'])})"
+    return f"{text} {format_citation([claim['claim_id']])}"
+
+
+def _best_on(claims: list[dict], criterion: str | None, taken: set[str]) -> dict | None:
+    """The best verified claim mentioning the criterion (any of its words), preferring one not yet in the table."""
+    pool = [c for c in claims if c["status"] in ("verified", "verified_with_limit")]
+    if criterion is not None:
+        want = criterion_words(criterion)
+        pool = [c for c in pool if want & content_words(c["statement"])]
+    fresh = [c for c in pool if c["claim_id"] not in taken]
+    return (fresh or pool or [None])[0]
+
+
 def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branches: dict[str, dict]) -> str:
     research = [q for q in plan["questions"] if q["kind"] == "research"]
-    deliverable = next((q for q in plan["questions"] if q["kind"] == "deliverable"), None)
-    by_q = {q["id"]: [c for c in claims if c["question_id"] == q["id"] and c["status"] in USABLE] for q in research}
-    covered = sum(1 for q in research if by_q[q["id"]])
+    cl = _Claims(claims, cards)
+    by_q = {q["id"]: cl.usable(q["id"]) for q in research}
+    candidates = candidates_of(plan)
+    cited: set[str] = set()
     lines = [
         f"# {plan['question']}",
         "",
-        "*Written by the offline Writer from claims.json: every factual sentence cites the claims it rests on.*",
+        "*Written by the offline Writer from claims.json: every factual sentence quotes the evidence of the claim it "
+        "cites, and only the claims that carry the answer are cited.*",
         "",
         "## Summary",
         "",
-        f"*{sum(len(v) for v in by_q.values())} usable claims answer {covered} of {len(research)} research questions; "
-        "gaps and open conflicts are listed under Limitations.*",
-        "",
     ]
-    for q in research:
-        lines += [f"## {q['id']}: {q['text']}", ""]
-        if not by_q[q["id"]]:
-            lines += [f"*No usable evidence was found for {q['id']}; see Limitations.*", ""]
-            continue
-        for c in by_q[q["id"]]:
-            cid = c["claim_id"]
-            if c["status"] == "verified":
-                lines.append(_cite(c["statement"], cid))
-            elif c["status"] == "verified_with_limit":
-                lines.append(_cite(c["statement"], cid))
-                lines.append(
-                    f"This finding has a limitation: {_bare('; '.join(c['limitations']))} {format_citation([cid])}."
-                )
-            else:
-                other = cards.get(c["contradicting_cards"][0], {}).get("quote", "") if c["contradicting_cards"] else ""
-                lines.append(
-                    f"The sources disagree on this point: one says “{_bare(c['statement'])}”, while another says “{_bare(other)}” {format_citation([cid])}."
-                )
-            lines.append("")
-    if deliverable is not None:
-        lines += [
-            f"## {deliverable['id']}: {deliverable['text']}",
-            "",
-            "*The offline engine draws no recommendation beyond the evidence. The verified findings per question are:*",
-            "",
-        ]
-        findings = 0
+    summary: list[str] = []
+    if candidates:
+        for q in research[:SUMMARY_MAX]:
+            best = answer_claims(by_q[q["id"]], cl)[:1]
+            for c in best:
+                summary += _claim_lines(c, prefix=f"For {candidates[q['id']]}: ")
+                cited.add(c["claim_id"])
+    else:
+        # Across questions: each question's best claim first, then each one's second best, and so on.
+        pool = [c for q in research for c in by_q[q["id"]]]
+        pool.sort(key=lambda c: (by_q[c["question_id"]].index(c), [q["id"] for q in research].index(c["question_id"])))
+        for c in answer_claims(pool, cl):
+            summary += _claim_lines(c)
+            cited.add(c["claim_id"])
+    lines += summary or ["*No usable evidence answers the question; see Limitations.*"]
+    lines.append("")
+    if candidates:
+        lines += _comparison(plan, research, candidates, by_q, cited)
+    conflicted = [c for q in research for c in by_q[q["id"]] if c["status"] == "conflicted"]
+    if conflicted:
+        lines += ["## Where the sources disagree", ""]
+        for c in conflicted:
+            lines += [_conflict_line(c, cards), ""]
+            cited.add(c["claim_id"])
+    if not candidates and len(research) > 1:
         for q in research:
-            verified = [c for c in by_q[q["id"]] if c["status"] == "verified"]
-            if verified:
-                findings += 1
-                lines.append(f"- For {q['id']}: {_cite(verified[0]['statement'], verified[0]['claim_id'])}")
-        if not findings:
-            lines.append("*No finding is verified well enough to answer this; see Limitations.*")
-        lines.append("")
-    lines += ["## Limitations", ""]
+            extra = [c for c in answer_claims(by_q[q["id"]], cl)[:1] if c["claim_id"] not in cited]
+            if extra:
+                lines += [f"## {topic(q)}", ""]
+                for c in extra:
+                    lines += _claim_lines(c)
+                    cited.add(c["claim_id"])
+                lines.append("")
+    lines += _limitations(research, by_q, claims, cited, branches)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _comparison(plan, research, candidates, by_q, cited) -> list[str]:
+    names = [candidates[q["id"]] for q in research]
+    criteria = plan.get("criteria") or []
+    rows = criteria or [aspect(plan["question"], names)]
+    heading = f"{' vs '.join(names)}: {_join(criteria)}" if criteria else f"{' vs '.join(names)}"
+    out = [f"## {heading}", "", "| Criterion | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    found: dict[str, list[str]] = {}
+    missing: dict[str, list[str]] = {}
+    for row in rows:
+        cells = []
+        for q in research:
+            taken = {c["claim_id"] for c in by_q[q["id"]]} & cited if criteria else set()
+            claim = _best_on(by_q[q["id"]], row if criteria else None, taken)
+            cells.append(claim)
+            (found if claim else missing).setdefault(row, []).append(candidates[q["id"]])
+        if not any(cells):
+            continue  # a row of nothing but "not found" states nothing; the note below says so
+        out.append(f"| {row} | " + " | ".join(_cell(c) for c in cells) + " |")
+        cited.update(c["claim_id"] for c in cells if c)
+    out.append("")
+    supported = [f"{row} for {_join(found[row])}" for row in rows if row in found]
+    if supported:
+        out.append(f"*What the evidence supports: the quoted statements on {'; on '.join(supported)}.*")
+    gaps = [f"{row} for {_join(missing[row])}" for row in rows if row in missing]
+    if gaps:
+        out.append(f"*What it does not support: anything on {'; on '.join(gaps)}, which the corpus does not cover.*")
+    out.append(
+        "*Nor does it support a recommendation beyond the quoted statements: the offline engine draws no conclusion "
+        "the sources do not state.*"
+    )
+    out.append("")
+    return out
+
+
+def _limitations(research, by_q, claims, cited, branches) -> list[str]:
+    lines = ["## Limitations", ""]
     gaps = False
     for q in research:
         branch = branches.get(q["id"], {})
@@ -92,16 +266,24 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
         elif not by_q[q["id"]]:
             lines.append(f"- {q['id']} ({q['text']}): no usable evidence was found.")
             gaps = True
+        elif not any(c["claim_id"] in cited for c in by_q[q["id"]]):
+            lines.append(
+                f"- {q['id']} ({q['text']}): its evidence does not bear on the answer, so none of it is cited."
+            )
+            gaps = True
     for c in claims:
-        if c["status"] == "conflicted":
+        if c["status"] == "conflicted" and c["claim_id"] in cited:
             lines.append(f"- {c['claim_id']} is left open because its sources conflict.")
             gaps = True
-        elif c["status"] == "verified_with_limit":
+        elif c["status"] == "verified_with_limit" and c["claim_id"] in cited:
             lines.append(f"- {c['claim_id']} rests on limited evidence: {'; '.join(c['limitations'])}.")
             gaps = True
-    if not gaps:
+    uncited = sum(1 for q in research for c in by_q[q["id"]] if c["claim_id"] not in cited)
+    if uncited:
+        lines.append(f"- {uncited} further usable claim(s) in claims.json are not cited: they do not carry the answer.")
+    elif not gaps:
         lines.append("- None found beyond the scope of the corpus searched.")
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
 class OfflineWriter:
@@ -111,7 +293,9 @@ class OfflineWriter:
     def run(self, brief: Brief, ctx) -> AgentResult:
         plan = ctx.read_json(PLAN)
         claims = ctx.read_json(CLAIMS)["claims"]
-        needed = {cid for c in claims if c["status"] == "conflicted" for cid in c["contradicting_cards"]}
+        needed = {
+            cid for c in claims if c["status"] in USABLE for cid in c["supporting_cards"] + c["contradicting_cards"]
+        }
         cards = {cid: ctx.read_json(card_path(cid)) for cid in sorted(needed)}
         draft = brief.outputs[0]
         ctx.write(draft, render_draft(plan, claims, cards, brief.facts.get("branches", {})))

@@ -1,0 +1,114 @@
+"""The offline engine over the built-in python-docs corpus: does the report cite the documents that answer?
+
+Runs each question of `bench/pythondocs_questions.json` (or `--questions`) offline over
+`--corpus python-docs` (plan approved) and scores the final report:
+
+- gold document cited: a cited claim rests on a card from one of the question's gold documents;
+- citation precision: the share of cited documents that are gold (0 when nothing is cited);
+- answer key phrase in body: one of the question's key phrases occurs (case-insensitive) in the
+  report body (no title line, no Limitations, no appended Evidence/Sources sections);
+- self-citations: reports citing the harness's own package description (the distribution that
+  ships the `harness` package), which is not documentation of Python.
+
+Usage:
+    .venv/bin/python bench/bench_pythondocs.py
+    .venv/bin/python bench/bench_pythondocs.py --json /tmp/pydocs.json --keep /tmp/pydocs-runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_hotpot import body_of  # noqa: E402  (the same report body as the HotpotQA benchmark)
+
+HERE = Path(__file__).resolve().parent
+QUESTIONS = HERE / "pythondocs_questions.json"
+
+
+def own_distributions() -> set[str]:
+    """Corpus paths of the harness's own distribution(s), `dist/<normalized name>` (the same rule python-docs uses
+    to leave them out, so a report citing one would mean that rule failed)."""
+    from harness.sources.pythondocs import own_distributions as names
+
+    return {f"dist/{name}" for name in names()}
+
+
+def cited_documents(run_dir: Path) -> set[str]:
+    from harness.contract.citations import parse_citations
+
+    drafts = sorted((run_dir / "drafts").glob("draft-*.md"), key=lambda p: int(p.stem.split("-")[1]))
+    if not drafts:
+        return set()
+    claims = {c["claim_id"]: c for c in json.loads((run_dir / "claims.json").read_text())["claims"]}
+    keys = {k for cit in parse_citations(body_of(drafts[-1].read_text(encoding="utf-8"))) for k in cit.keys}
+    paths = set()
+    for key in keys:
+        claim = claims.get(key, {})
+        for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
+            card = json.loads((run_dir / "source-cards" / f"{card_id}.json").read_text())
+            record = json.loads((run_dir / "sources" / f"{card['source_id']}.json").read_text())
+            paths.add(record.get("path") or "")
+    return paths
+
+
+def run_one(item: dict, runs_dir: Path, own: set[str]) -> dict:
+    import harness
+
+    result = harness.run(item["question"], corpus="python-docs", runs_dir=runs_dir, yes=True)
+    report = result.run_dir / "final-report.md"
+    completed = result.status == "completed" and report.is_file()
+    body = body_of(report.read_text(encoding="utf-8")).lower() if completed else ""
+    cited = cited_documents(result.run_dir) if completed else set()
+    gold = set(item["gold"])
+    return {
+        "question": item["question"],
+        "status": result.status,
+        "gold_cited": bool(cited & gold),
+        "citation_precision": len(cited & gold) / len(cited) if cited else 0.0,
+        "answer_in_body": any(k.lower() in body for k in item["key_phrases"]),
+        "self_citation": bool(cited & own),
+        "cited": sorted(cited),
+        "run_dir": str(result.run_dir),
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--questions", type=Path, default=QUESTIONS, help="question set (JSON)")
+    ap.add_argument("--json", type=Path, help="write per-question scores here")
+    ap.add_argument("--keep", type=Path, help="keep the run folders under this folder")
+    args = ap.parse_args(argv)
+    try:
+        items = json.loads(args.questions.read_text(encoding="utf-8"))["questions"]
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"bench_pythondocs: --questions: {args.questions}: {exc}", file=sys.stderr)
+        return 2
+    own = own_distributions()
+    with tempfile.TemporaryDirectory(prefix="pydocs-") as tmp:
+        runs_dir = args.keep or Path(tmp)
+        results = [run_one(item, runs_dir, own) for item in items]
+    n = len(results)
+    print(f"python-docs questions: {n} ({args.questions.name})")
+    print("| figure | value |")
+    print("| --- | ---: |")
+    print(f"| gold document cited | {sum(r['gold_cited'] for r in results) / n:.2f} |")
+    print(f"| citation precision | {sum(r['citation_precision'] for r in results) / n:.2f} |")
+    print(f"| answer key phrase in body | {sum(r['answer_in_body'] for r in results) / n:.2f} |")
+    print(f"| self-citations (reports) | {sum(r['self_citation'] for r in results)} |")
+    print(f"| completed | {sum(r['status'] == 'completed' for r in results)} of {n} |")
+    for r in results:
+        if not r["gold_cited"] or r["self_citation"]:
+            print(f"  missed: {r['question']} -> {', '.join(r['cited']) or 'nothing cited'} ({r['status']})")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""How well a sentence answers a question: the offline engine's one relevance rule.
+
+The Researcher ranks candidate sentences with it, the Analyst orders claims by it and the
+Writer picks the claims that carry the answer with it, so all three agree on what "relevant"
+means. Everything is lexical and deterministic:
+
+- the question's *terms*: its content words (stems), each weighted by how rare it is among
+  the passages retrieved for it (a word every passage has tells little);
+- the *answer type* the question asks for (a person, a date, a number, a place, a yes/no
+  comparison), and whether the sentence has a phrase of that type;
+- the *named things* of a text (capitalized phrases, quoted titles, dotted code names): a
+  question's named things select the documents about them, and a named thing that evidence
+  mentions but the question does not is a *bridge* the Researcher searches for next.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from harness.evidence.lexical import content_words
+
+TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
+FIRST = 0.15  # a document's opening sentence: it says what the document is about
+PERSON, DATE, NUMBER, PLACE, YESNO, OTHER = "person", "date", "number", "place", "yes/no", "other"
+
+_YESNO = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
+_NUMBER_Q = re.compile(
+    r"\bhow\s+(?:many|much|long|old|tall|high|far|big|large|deep|wide|heavy)\b|\bwhat\s+(?:number|percentage|size|population)\b|\bpopulation\b",
+    re.I,
+)
+_DATE_Q = re.compile(
+    r"^when\b|\bwhen\s+(?:was|were|did|is|does)\b|\b(?:what|which)\s+(?:year|date|day|month|decade|century|time)\b|\bin\s+what\s+year\b",
+    re.I,
+)
+_PERSON_Q = re.compile(
+    r"\bwho(?:m|se)?\b|\b(?:what|which)\s+(?:\w+\s+){0,2}?(?:person|people|man|woman|actor|actress|singer|player|author|writer|director|"
+    r"producer|composer|musician|artist|politician|king|queen|president|founder|poet|novelist|coach|member|rapper|comedian)s?\b",
+    re.I,
+)
+_PLACE_Q = re.compile(
+    r"^where\b|\bwhere\s+(?:is|was|are|were|did|does)\b|\b(?:what|which)\s+(?:\w+\s+){0,2}?(?:city|town|country|state|county|province|"
+    r"region|village|island|river|continent|nation|place|location|area)\b",
+    re.I,
+)
+
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_DATE_S = re.compile(rf"\b{_MONTH}\b|\b1[0-9]{{3}}\b|\b20[0-9]{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b", re.I)
+_NUMBER_S = re.compile(
+    r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
+    r"hundred|thousand|million|billion|dozen)\b",
+    re.I,
+)
+_PLACE_S = re.compile(
+    r"\b(?:in|at|near|from|of)\s+(?:the\s+)?[A-Z][\w'’-]+|\b(?:city|town|county|state|province|country|located|based|capital)\b"
+)
+_NAME_S = re.compile(r"\b[A-Z][a-z'’-]+(?:\s+(?:[A-Z]\.\s*)*[A-Z][a-z'’-]+)+\b")
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+# Capitalized phrases (allowing "of", "the", "de"... inside), quoted titles, dotted code names.
+_CAP = r"[A-Z0-9][\w'’&.-]*"
+_ENTITY = re.compile(
+    rf"“([^”]{{2,80}})”|\"([^\"]{{2,80}})\"|(`[^`]+`|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)|({_CAP}(?:\s+(?:(?:of|the|de|del|da|du|von|van|der|la|le|y|&)\s+)*{_CAP})*)"
+)
+# Capitalized words that start sentences or are grammar, not names.
+_NOT_NAMES = frozenset(
+    """a an the he she it its they them their his her this that these those there here in on at of for to by with
+from as and or but if when while after before during since until what which who whom whose where why how is are
+was were be been also however both one two first later its also many some most other such all each no not
+between among whether""".split()
+)
+
+
+# Words a criterion is commonly discussed with (stems via content_words): "error handling" is about exceptions.
+_RELATED = {
+    "error": "exception raise fail failure",
+    "exception": "error raise",
+    "fail": "error exception",
+    "speed": "fast slow performance time",
+    "fast": "speed slow performance",
+    "performance": "speed fast slow",
+    "memory": "allocation footprint",
+    "cancel": "cancellation cancelled",
+    "security": "secure safe",
+    "safety": "safe secure",
+    "concurrency": "concurrent parallel thread",
+    "cost": "price expensive cheap",
+}
+_RELATED_STEMS = {stem: content_words(related) for word, related in _RELATED.items() for stem in content_words(word)}
+
+
+def criterion_words(criterion: str) -> set[str]:
+    """The criterion's content words and the words it is commonly discussed with."""
+    words = content_words(criterion)
+    return words.union(*(_RELATED_STEMS.get(w, set()) for w in words))
+
+
+def answer_type(question: str) -> str:
+    """What kind of answer the question asks for (checked in this order)."""
+    q = question.strip()
+    if _YESNO.match(q):
+        return YESNO
+    if _NUMBER_Q.search(q):
+        return NUMBER
+    if _DATE_Q.search(q):
+        return DATE
+    if _PERSON_Q.search(q):
+        return PERSON
+    if _PLACE_Q.search(q):
+        return PLACE
+    return OTHER
+
+
+def has_type(sentence: str, kind: str) -> bool:
+    """Does the sentence carry a phrase of the asked-for type?"""
+    if kind == DATE:
+        return bool(_DATE_S.search(sentence))
+    if kind == NUMBER:
+        return bool(_NUMBER_S.search(re.sub(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", "", sentence)))
+    if kind == PLACE:
+        return bool(_PLACE_S.search(sentence))
+    if kind == PERSON:
+        return bool(_NAME_S.search(sentence))
+    return False
+
+
+def entities(text: str) -> list[str]:
+    """Named things in the text, in order: quoted titles, code names and capitalized phrases."""
+    found: list[str] = []
+    for m in _ENTITY.finditer(text):
+        name = next(g for g in m.groups() if g)
+        name = name.strip().strip("`").strip(" .,;:")
+        words = name.split()
+        while words and words[0].lower() in _NOT_NAMES:
+            words = words[1:]  # "The", "In", "He" at the start of a sentence
+        while words and words[-1].lower() in _NOT_NAMES:
+            words = words[:-1]
+        name = " ".join(words)
+        if len(name) < 2 or not content_words(name):
+            continue
+        if name.lower() not in (f.lower() for f in found):
+            found.append(name)
+    return found
+
+
+def title_match(name: str, title: str) -> float:
+    """How well a document's title names this thing: 1 the same name ("Mayfair" ~ "Mayfair (magazine)"), 0.5 one
+    name holds at least half of the other's words ("Saint John" ~ "Saint John, New Brunswick"), else 0."""
+    if _DOTTED.fullmatch(name) and title.split():
+        # A code name against a module's title ("json.dumps" ~ "...: json"; "asyncio.gather" ~ "...: asyncio.tasks").
+        module, parts = title.split()[-1].lower(), name.lower().split(".")
+        if module in (name.lower(), ".".join(parts[:-1])):
+            return 1.0
+        if module.split(".")[0] == parts[0]:
+            return 0.5
+    a, b = content_words(name), content_words(re.sub(r"\([^)]*\)", " ", title))
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 1.0
+    if (a <= b or b <= a) and min(len(a), len(b)) / max(len(a), len(b)) >= 0.5:
+        return 0.5
+    return 0.0
+
+
+def names_match(name: str, title: str) -> bool:
+    return title_match(name, title) > 0
+
+
+@dataclass
+class Ask:
+    """A question, ready to score sentences against."""
+
+    text: str
+    words: set[str]
+    kind: str
+    names: list[str]
+    weights: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, question: str, extra: str = "") -> Ask:
+        return cls(
+            question,
+            content_words(question) | content_words(extra),
+            answer_type(question),
+            entities(question),
+        )
+
+    def weigh(self, passages: list[str]) -> None:
+        """Weight each question word by its rarity among the retrieved passages (smoothed idf)."""
+        n = len(passages)
+        sets = [content_words(p) for p in passages]
+        self.weights = {w: math.log(1 + (n + 1) / (1 + sum(w in s for s in sets))) for w in self.words}
+
+    def weight(self, word: str) -> float:
+        return self.weights.get(word, 1.0)
+
+    def coverage(self, words: set[str]) -> float:
+        """Weighted share of the question's words present."""
+        total = sum(self.weight(w) for w in self.words)
+        return sum(self.weight(w) for w in self.words & words) / total if total else 0.0
+
+    def titled(self, title: str, names: list[str] | None = None) -> float:
+        """How well the document's title names something the question names (or one of `names`): 0, 0.5 or 1."""
+        return max((title_match(n, title) for n in (self.names if names is None else names)), default=0.0)
+
+    def score(self, sentence: str, title: str = "", *, first: bool = False, names: list[str] | None = None) -> float:
+        """How well `sentence` (from a document titled `title`) answers the question; about 0..2."""
+        words = content_words(sentence)
+        context = content_words(title) - words
+        score = self.coverage(words) + 0.5 * self.coverage(context)
+        if title:
+            score += TITLED * self.titled(title, names)
+        if self.kind not in (YESNO, OTHER) and has_type(sentence, self.kind):
+            score += 0.25
+        if first:
+            score += FIRST
+        return score
+
+    def new_names(self, sentence: str) -> list[str]:
+        """Named things the sentence mentions that the question does not: candidate bridges."""
+        asked = self.words
+        return [n for n in entities(sentence) if not (content_words(n) <= asked)]
