@@ -1,8 +1,11 @@
 """Budgets for LLM calls, tokens, searches and wall time: per run, per role and per delegation.
 
 Every call is checked *before* it is made and refused if it would go over any limit,
-so limits are never exceeded. What was spent is kept in run.json, so a resumed run
-continues from where it stopped rather than starting with a fresh allowance.
+so limits are never exceeded. The check holds what it let through (`reserve`) until the
+call is settled with what it actually cost (`settle`), so calls made at the same time by
+parallel research branches can never pass the same check together. What was spent is kept
+in run.json, so a resumed run continues from where it stopped rather than starting with a
+fresh allowance.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ class Budget:
         self.role_spent = {
             r: {d: (role_spent or {}).get(r, {}).get(d) or 0 for d in DIMENSIONS} for r in self.role_limits
         }
+        self.held = {d: 0 for d in DIMENSIONS}  # reserved by calls under way, not yet settled
+        self.role_held: dict[str, dict[str, float]] = {}
         self._persist = persist or (lambda _b: None)
         self._lock = threading.Lock()
         self._clock_started = time.monotonic()
@@ -50,33 +55,56 @@ class Budget:
     def _wall(self) -> float:
         return self.spent["wall_seconds"] + (time.monotonic() - self._clock_started)
 
+    def _check(self, role: str, dim: str, amount: float) -> None:
+        """Under the lock: raise BudgetExhausted if `amount` more of `dim`, on top of what is spent and held, is
+        over the run's or `role`'s limit."""
+        spent = self._wall() if dim == "wall_seconds" else self.spent[dim] + self.held[dim]
+        if _over(spent, amount, self.limits[dim]):
+            raise BudgetExhausted(
+                f"run budget for {dim} is exhausted ({_fmt(spent)} of {_fmt(self.limits[dim])} spent)", "run"
+            )
+        rl = self.role_limits.get(role, {})
+        rs = self.role_spent.get(role, {}).get(dim, 0) + self.role_held.get(role, {}).get(dim, 0)
+        if dim != "wall_seconds" and _over(rs, amount, rl.get(dim)):
+            raise BudgetExhausted(
+                f"{role} budget for {dim} is exhausted ({_fmt(rs)} of {_fmt(rl.get(dim))} spent)", "role"
+            )
+
     def check(self, role: str, dim: str, amount: float = 1) -> None:
-        """Raise BudgetExhausted if spending `amount` of `dim` for `role` would exceed a limit."""
+        """Raise BudgetExhausted if spending `amount` of `dim` for `role` would exceed a limit (holds nothing)."""
         with self._lock:
-            spent = self._wall() if dim == "wall_seconds" else self.spent[dim]
-            if _over(spent, amount, self.limits[dim]):
-                raise BudgetExhausted(
-                    f"run budget for {dim} is exhausted ({_fmt(spent)} of {_fmt(self.limits[dim])} spent)", "run"
-                )
-            rl = self.role_limits.get(role, {})
-            rs = self.role_spent.get(role, {})
-            if dim != "wall_seconds" and _over(rs.get(dim, 0), amount, rl.get(dim)):
-                raise BudgetExhausted(
-                    f"{role} budget for {dim} is exhausted ({_fmt(rs.get(dim, 0))} of {_fmt(rl.get(dim))} spent)",
-                    "role",
-                )
+            self._check(role, dim, amount)
+
+    def reserve(self, role: str, amounts: dict[str, float]) -> dict[str, float]:
+        """Check every dimension at once and hold the amounts until `settle`: all or nothing, atomically."""
+        with self._lock:
+            for dim, amount in amounts.items():
+                self._check(role, dim, amount)
+            held = self.role_held.setdefault(role, {d: 0 for d in DIMENSIONS})
+            for dim, amount in amounts.items():
+                self.held[dim] += amount
+                held[dim] += amount
+        return dict(amounts)
+
+    def settle(self, role: str, held: dict[str, float], spent: dict[str, float]) -> None:
+        """Release what a call held and record what it spent (may be nothing), with one persist."""
+        with self._lock:
+            for dim, amount in held.items():
+                self.held[dim] -= amount
+                self.role_held.setdefault(role, {d: 0 for d in DIMENSIONS})[dim] -= amount
+            for dim, amount in spent.items():
+                self.spent[dim] += amount
+                self.role_spent.setdefault(role, {d: 0 for d in DIMENSIONS})[dim] += amount
+        if spent:
+            self._persist(self)
 
     def charge(self, role: str, dim: str, amount: float = 1) -> None:
-        """Record spending (after a successful check) and persist it."""
-        self.charge_many(role, {dim: amount})
+        """Record spending that held nothing, and persist it."""
+        self.settle(role, {}, {dim: amount})
 
     def charge_many(self, role: str, amounts: dict[str, float]) -> None:
         """Record several dimensions at once (a model call's call and tokens) with one persist."""
-        with self._lock:
-            for dim, amount in amounts.items():
-                self.spent[dim] += amount
-                self.role_spent.setdefault(role, {d: 0 for d in DIMENSIONS})[dim] += amount
-        self._persist(self)
+        self.settle(role, {}, amounts)
 
     def check_time(self) -> None:
         self.check("harness", "wall_seconds", 0)
@@ -106,23 +134,56 @@ def _fmt(v: float | None) -> str:
 
 
 class DelegationBudget:
-    """The per-delegation limits from an agent spec, layered on the run budget."""
+    """The per-delegation limits from an agent spec, layered on the run budget (tool calls of one step may run
+    in parallel, so its own limits are reserved the same way)."""
 
     def __init__(self, budget: Budget, role: str, limits: dict[str, Any], deadline: float | None):
         self.budget = budget
         self.role = role
         self.limits = {d: limits.get(d) for d in ("llm_calls", "tokens", "searches")}
         self.spent = {"llm_calls": 0, "tokens": 0, "searches": 0}
+        self.held = {"llm_calls": 0, "tokens": 0, "searches": 0}
         self.deadline = deadline  # time.monotonic() value, or None
+        self._lock = threading.Lock()
+
+    def _check(self, dim: str, amount: float) -> None:
+        if _over(self.spent[dim] + self.held[dim], amount, self.limits.get(dim)):
+            raise BudgetExhausted(
+                f"{self.role} step budget for {dim} is exhausted ({_fmt(self.spent[dim] + self.held[dim])} of "
+                f"{_fmt(self.limits[dim])})",
+                "delegation",
+            )
 
     def check(self, dim: str, amount: float = 1) -> None:
         self.check_deadline()
-        if _over(self.spent[dim], amount, self.limits.get(dim)):
-            raise BudgetExhausted(
-                f"{self.role} step budget for {dim} is exhausted ({_fmt(self.spent[dim])} of {_fmt(self.limits[dim])})",
-                "delegation",
-            )
+        with self._lock:
+            self._check(dim, amount)
         self.budget.check(self.role, dim, amount)
+
+    def reserve(self, amounts: dict[str, float]) -> dict[str, float]:
+        """Check this step's, its role's and the run's limits for all `amounts` and hold them until `settle`."""
+        self.check_deadline()
+        with self._lock:
+            for dim, amount in amounts.items():
+                self._check(dim, amount)
+            self.budget.reserve(self.role, amounts)  # raises (holding nothing) when the run or role is over
+            for dim, amount in amounts.items():
+                self.held[dim] += amount
+        return dict(amounts)
+
+    def settle(self, held: dict[str, float], spent: dict[str, float]) -> None:
+        with self._lock:
+            for dim, amount in held.items():
+                self.held[dim] -= amount
+            for dim, amount in spent.items():
+                self.spent[dim] += amount
+        self.budget.settle(self.role, held, spent)
+
+    def charge(self, dim: str, amount: float = 1) -> None:
+        self.settle({}, {dim: amount})
+
+    def charge_many(self, amounts: dict[str, float]) -> None:
+        self.settle({}, amounts)
 
     def left(self, dim: str) -> float | None:
         """How much of `dim` this step may still spend: the least of what its own, its role's and the run's
@@ -132,9 +193,13 @@ class DelegationBudget:
             lefts = [
                 limit - spent
                 for limit, spent in (
-                    (self.limits.get(dim), self.spent.get(dim, 0)),
-                    (budget.role_limits.get(self.role, {}).get(dim), budget.role_spent.get(self.role, {}).get(dim, 0)),
-                    (budget.limits.get(dim), budget.spent.get(dim, 0)),
+                    (self.limits.get(dim), self.spent.get(dim, 0) + self.held.get(dim, 0)),
+                    (
+                        budget.role_limits.get(self.role, {}).get(dim),
+                        budget.role_spent.get(self.role, {}).get(dim, 0)
+                        + budget.role_held.get(self.role, {}).get(dim, 0),
+                    ),
+                    (budget.limits.get(dim), budget.spent.get(dim, 0) + budget.held.get(dim, 0)),
                 )
                 if limit is not None
             ]
@@ -144,14 +209,6 @@ class DelegationBudget:
         """Is it the run's own limit (not this step's or its role's) that leaves nothing of `dim`?"""
         limit = self.budget.limits.get(dim)
         return limit is not None and self.budget.spent.get(dim, 0) >= limit
-
-    def charge(self, dim: str, amount: float = 1) -> None:
-        self.charge_many({dim: amount})
-
-    def charge_many(self, amounts: dict[str, float]) -> None:
-        for dim, amount in amounts.items():
-            self.spent[dim] += amount
-        self.budget.charge_many(self.role, amounts)
 
     def check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:

@@ -139,16 +139,31 @@ class AgentContext:
 
     # ---- budget --------------------------------------------------------------------
 
-    def before_llm_call(self, estimated_tokens: int) -> None:
-        """Refuse a model call that could take any budget over its limit."""
-        self.budget.check("llm_calls", 1)
-        self.budget.check("tokens", estimated_tokens)
+    def before_llm_call(self, estimated_tokens: int) -> dict[str, float]:
+        """Refuse a model call that could take any budget over its limit; otherwise hold its estimate (returned:
+        hand it to `after_llm_call`, or to `release` when the call never happened)."""
+        return self.budget.reserve({"llm_calls": 1, "tokens": estimated_tokens})
 
-    def after_llm_call(self, tokens: int, thinking: int = 0) -> None:
+    def after_llm_call(self, tokens: int, thinking: int = 0, held: dict[str, float] | None = None) -> None:
         self.llm_calls += 1
         self.tokens += tokens
         self.thinking_tokens += thinking
-        self.budget.charge_many({"llm_calls": 1, "tokens": tokens})
+        self.budget.settle(held or {}, {"llm_calls": 1, "tokens": tokens})
+
+    def release(self, held: dict[str, float]) -> None:
+        """Give back what a call that was never made held."""
+        self.budget.settle(held, {})
+
+    def _spend_search(self, run: Callable[[], Any]) -> Any:
+        """One search (or web fetch): held before it runs, charged once it answered, given back if it failed."""
+        held = self.budget.reserve({"searches": 1})
+        try:
+            result = run()
+        except BaseException:
+            self.release(held)
+            raise
+        self.budget.settle(held, {"searches": 1})
+        return result
 
     def check_deadline(self) -> None:
         self.budget.check_deadline()
@@ -202,10 +217,7 @@ class AgentContext:
         if self.tools is None or "search" not in self.spec.tools:
             raise PermissionRefused(f"{self.role}: the search tool is not in this agent's spec")
         self.refuse_unless_allowed("corpus")
-        self.budget.check("searches", 1)
-        hits = self.tools.search(query, k, question_id=self.brief.question_id)
-        self.budget.charge("searches", 1)
-        return hits
+        return self._spend_search(lambda: self.tools.search(query, k, question_id=self.brief.question_id))
 
     def web_policy(self):
         """The question's domain policy: its allowed domains (none listed: the open web), minus its blocked ones."""
@@ -224,19 +236,13 @@ class AgentContext:
 
     def web_search(self, query: str, k: int = 5) -> list[dict[str, str]]:
         web = self._web_tools("web_search")
-        self.budget.check("searches", 1)
-        results = web.web_search(query, max(1, min(int(k), 10)), self.web_policy())
-        self.budget.charge("searches", 1)
-        return results
+        return self._spend_search(lambda: web.web_search(query, max(1, min(int(k), 10)), self.web_policy()))
 
     def fetch_url(self, url: str):
         web = self._web_tools("fetch_url")
         policy = self.web_policy()
         policy.check(url)  # a host the plan does not allow is refused before anything is spent
-        self.budget.check("searches", 1)
-        result = web.fetch_url(url, policy, question_id=self.brief.question_id)
-        self.budget.charge("searches", 1)
-        return result
+        return self._spend_search(lambda: web.fetch_url(url, policy, question_id=self.brief.question_id))
 
     def read_source(self, source_id: str, offset: int = 0, length: int = 2000):
         if self.tools is None or "read_source" not in self.spec.tools:

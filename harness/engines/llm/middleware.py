@@ -296,28 +296,31 @@ class BudgetGuard(AgentMiddleware):
         messages = ([request.system_message] if request.system_message is not None else []) + list(request.messages)
         return estimate_tokens(messages, request.tools, allowance), allowance
 
-    def _before(self, request: ModelRequest, ctx: AgentContext) -> tuple[ModelRequest, tuple[int, int]]:
+    def _before(self, request: ModelRequest, ctx: AgentContext) -> tuple[ModelRequest, tuple[int, int, dict]]:
         ctx.check_deadline()
         estimate, allowance = self._estimate(request)
-        ctx.before_llm_call(estimate)
-        if ctx.budget.left("llm_calls") == 1:  # one last turn to save the step's work, said in words
+        held = ctx.before_llm_call(estimate)
+        if ctx.budget.left("llm_calls") == 0:  # this call is the last its budget allows: one turn to save the work
             request = request.override(messages=[*request.messages, HumanMessage(last_call_notice(ctx))])
-        return request, (estimate, allowance)
+        return request, (estimate, allowance, held)
 
     @staticmethod
-    def _after(response: Any, estimate: tuple[int, int], ctx: AgentContext) -> None:
+    def _after(response: Any, estimate: tuple[int, int, dict], ctx: AgentContext) -> None:
         message = ai_message(response)
-        whole, allowance = estimate
+        whole, allowance, held = estimate
         ctx.after_llm_call(
             _used_tokens(message) or (whole - allowance if is_empty_message(message) else whole),
             _thinking_tokens(message),
+            held,
         )
 
     @staticmethod
-    def _failed(exc: BaseException, estimate: tuple[int, int], ctx: AgentContext) -> None:
-        if not isinstance(exc, (HarnessError, DelegationTimeout)):
-            whole, allowance = estimate
-            ctx.after_llm_call(whole - allowance)
+    def _failed(exc: BaseException, estimate: tuple[int, int, dict], ctx: AgentContext) -> None:
+        whole, allowance, held = estimate
+        if isinstance(exc, (HarnessError, DelegationTimeout)):
+            ctx.release(held)  # stopped before the provider saw it
+        else:
+            ctx.after_llm_call(whole - allowance, 0, held)
 
     def wrap_model_call(self, request, handler):
         ctx = delegation.of(request.runtime).ctx
@@ -385,14 +388,17 @@ def budgeted_summarization(model: Any, backend: Any):
 
         def attempt():
             ctx.check_deadline()
-            ctx.before_llm_call(estimate)
+            held = ctx.before_llm_call(estimate)
             try:
                 reply = model.invoke(prompt)
             except Exception as exc:
-                if not isinstance(exc, (HarnessError, DelegationTimeout)):
-                    ctx.after_llm_call(estimate - allowance)
+                if isinstance(exc, (HarnessError, DelegationTimeout)):
+                    ctx.release(held)
+                else:
+                    ctx.after_llm_call(estimate - allowance, 0, held)
                 raise
-            ctx.after_llm_call(_used_tokens(reply) or (estimate - allowance if is_empty_message(reply) else estimate))
+            tokens = _used_tokens(reply) or (estimate - allowance if is_empty_message(reply) else estimate)
+            ctx.after_llm_call(tokens, _thinking_tokens(reply), held)
             return reply
 
         reply = retrier.call(attempt, accept_empty=True)
