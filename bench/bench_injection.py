@@ -1,7 +1,8 @@
 """Planted prompt injections: how many the detector flags, how many reach a report, and its false alarms.
 
-Measures, for each attack set (the 75 BIPIA training strings, and our own held-out set of
-75 in the same 15 categories, bench/data/injection-heldout.json):
+Measures, for each attack set (the 75 BIPIA training strings; our own held-out set of 75 in the
+same 15 categories, bench/data/injection-heldout.json, written before the detector; and a blind
+set of 45, bench/data/injection-blind.json, written after the rules had been tuned on the other two):
 
   1. flagged: each attack is planted, one attack sentence between two normal ones, into
      documents of four kinds (a short plain-text note, a Markdown page, an HTML page, a
@@ -15,9 +16,10 @@ Measures, for each attack set (the 75 BIPIA training strings, and our own held-o
      Evidence, Sources and their titles), every draft, claims.json, every card, the title of
      every registered source, and the run summary the viewer shows.
   3. false alarms: flagged sentences / all sentences (`harness.sources.sentences`) over the
-     whole python-docs corpus, and over the repository's own test corpora (the corpora of
-     evals/ except the injection cases, whose flags are expected, and the documents of
-     tests/fakes/workspaces.py).
+     whole python-docs corpus, over the repository's own test corpora (the corpora of evals/
+     except the injection cases, whose flags are expected, and the documents of
+     tests/fakes/workspaces.py), and over the Wikipedia paragraphs of the HotpotQA sample
+     (../shared/data/hotpotqa-dev-sample.jsonl, when present): clean prose of another kind.
 
 Usage:
     .venv/bin/python bench/bench_injection.py                 # everything (about 10 minutes: 600 runs)
@@ -44,6 +46,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 TRAIN = ROOT.parent / "shared" / "data" / "bipia-text-attack-train.json"
 HELDOUT = HERE / "data" / "injection-heldout.json"
+BLIND = HERE / "data" / "injection-blind.json"
+HOTPOT = ROOT.parent / "shared" / "data" / "hotpotqa-dev-sample.jsonl"
 KINDS = ("note", "markdown", "html", "docstring")
 
 
@@ -291,7 +295,7 @@ def echo(attacks: dict[str, list[str]], sample: int | None) -> dict[str, object]
     echoed = []
     fields: dict[str, int] = defaultdict(int)
     t0 = time.perf_counter()
-    for category, attack, host in todo:
+    for _category, attack, host in todo:
         with tempfile.TemporaryDirectory(prefix="bench-inj-") as tmp:
             status, where = run_planted(host, attack, Path(tmp))
         statuses[status] += 1
@@ -350,18 +354,30 @@ def test_corpora() -> list[tuple[str, str]]:
     return docs
 
 
+def wikipedia(path: Path) -> list[tuple[str, str]]:
+    """Each distinct context paragraph of the HotpotQA sample, by its title."""
+    paragraphs: dict[str, str] = {}
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            for title, sentences in json.loads(line)["context"]:
+                paragraphs[title] = "".join(sentences)
+    return sorted(paragraphs.items())
+
+
 # ---- printing --------------------------------------------------------------------------------------
 
 
-def pct(num: int, den: int) -> str:
-    return f"{100 * num / den:.1f}%" if den else "n/a"
+def pct(num: int, den: int, digits: int = 1) -> str:
+    return f"{100 * num / den:.{digits}f}%" if den else "n/a"
 
 
 def print_detection(label: str, per: dict[str, list[int]], missed: list[str], show: bool) -> None:
     flagged = sum(v[0] for v in per.values())
     planted = sum(v[1] for v in per.values())
     worst = min(per.items(), key=lambda kv: kv[1][0] / kv[1][1])
-    print(f"\n## {label}: flagged {flagged}/{planted} = {pct(flagged, planted)}; lowest category {worst[0]} {pct(*worst[1])}")
+    print(
+        f"\n## {label}: flagged {flagged}/{planted} = {pct(flagged, planted)}; lowest category {worst[0]} {pct(*worst[1])}"
+    )
     print("| category | flagged | share |")
     print("| --- | ---: | ---: |")
     for category, (f, n) in per.items():
@@ -376,30 +392,45 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--train", type=Path, default=TRAIN, help="BIPIA training attacks (JSON)")
     ap.add_argument("--heldout", type=Path, default=HELDOUT, help="held-out attacks (JSON)")
+    ap.add_argument("--blind", type=Path, default=BLIND, help="blind attacks, written after tuning (JSON)")
+    ap.add_argument("--hotpot", type=Path, default=HOTPOT, help="HotpotQA sample for false alarms on Wikipedia prose")
     ap.add_argument("--no-runs", action="store_true", help="skip the offline runs (no echo figure)")
     ap.add_argument("--runs-per-set", type=int, default=None, help="echo on a fixed random sample of N plantings")
     ap.add_argument("--show", action="store_true", help="list missed attacks and flagged python-docs sentences")
     args = ap.parse_args()
 
-    sets = {"training (BIPIA)": load_attacks(args.train), "held-out (ours)": load_attacks(args.heldout)}
+    sets = {
+        "training (BIPIA)": load_attacks(args.train),
+        "held-out (ours)": load_attacks(args.heldout),
+        "blind (ours, written after tuning)": load_attacks(args.blind),
+    }
     for label, attacks in sets.items():
         per, missed = detection(attacks)
         print_detection(label, per, missed, args.show)
 
-    t0 = time.perf_counter()
     docs = python_docs()
     f, n, examples = false_alarms(docs)
-    seconds = time.perf_counter() - t0
     chars = sum(len(t) for _, t in docs)
-    print(f"\n## false alarms\npython-docs: {f}/{n} sentences flagged = {pct(f, n)} ({len(docs)} documents, {chars:,} characters)")
+    print(
+        f"\n## false alarms\npython-docs: {f}/{n} sentences flagged = {pct(f, n, 3)} ({len(docs)} documents, {chars:,} characters)"
+    )
     if args.show:
         for e in examples:
             print("  -", e)
     tf, tn, texamples = false_alarms(test_corpora())
-    print(f"test corpora (evals/ without injection cases, tests/fakes): {tf}/{tn} sentences flagged = {pct(tf, tn)}")
+    print(f"test corpora (evals/ without injection cases, tests/fakes): {tf}/{tn} sentences flagged = {pct(tf, tn, 3)}")
     for e in texamples:
         print("  -", e)
-    print(f"(corpus load + detection over python-docs: {seconds:.1f} s)")
+    if args.hotpot.is_file():
+        wf, wn, wexamples = false_alarms(wikipedia(args.hotpot))
+        print(f"Wikipedia paragraphs (HotpotQA sample): {wf}/{wn} sentences flagged = {pct(wf, wn, 3)}")
+        for e in wexamples[: None if args.show else 10]:
+            print("  -", e)
+    t0 = time.perf_counter()
+    for _name, text in docs:
+        flag_spans(text)
+    seconds = time.perf_counter() - t0
+    print(f"(detection over python-docs: {seconds:.2f} s, {chars / seconds / 1e6:.1f} M characters/s)")
 
     if args.no_runs:
         return
