@@ -47,13 +47,6 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
 
 
-def paragraph_around(text: str, offset: int) -> tuple[int, int]:
-    """The span of the blank-line-separated paragraph containing `offset`."""
-    start = text.rfind("\n\n", 0, offset)
-    end = text.find("\n\n", offset)
-    return (0 if start < 0 else start + 2, len(text) if end < 0 else end)
-
-
 def number_clauses(text: str) -> set[str]:
     """Content words of the clauses that carry a number or version (what a version claim is about)."""
     words: set[str] = set()
