@@ -146,6 +146,10 @@ _OUT = r"(?:response|reply|replies|answer|answers|output|message|summary|report|
 _ADJ = r"(?:(?:final|whole|entire|next|own|generated|written|full|complete)\s+)?"
 _YOUR_STRONG = re.compile(r"\byour\s+" + _ADJ + r"(?:response|reply|replies|answer|answers|summary)(?:'s)?\b", re.I)
 _YOUR_WEAK = re.compile(r"\byour\s+" + _ADJ + r"(?:output|message|report|writing|text)(?:'s)?\b", re.I)
+# "your change", "your code": documentation speaking to its reader about the reader's own work.
+_YOUR_OWN = re.compile(
+    r"\byour\s+(?!" + _ADJ + r"(?:response|reply|replies|answer|answers|summary|output|message)\b)\w+", re.I
+)
 _ANSWER_LEAD = re.compile(
     r"^(?:in|at|to|for|on|when|before|after|while|as|throughout|within)\b[^,]*\b(?:your\s+" + _OUT + r"|"
     r"the\s+(?:answer|reply|summary))\b[^,]*,|"
@@ -252,6 +256,7 @@ _TRANSLATE = re.compile(
     r"^(?:respond|reply|answer|write|speak|talk)\s+(?:only\s+|exclusively\s+|entirely\s+)?in\s+" + _LANGS + r"\b",
     re.I,
 )
+_IN_LANG = re.compile(r"\b(?:in|into|to)\s+" + _LANGS + r"\b", re.I)
 _LANG_QUESTION = re.compile(r"\bin\s+" + _LANGS + r"\s*\?['\"’”]*$", re.I)
 _ANSWER_VERB_START = re.compile(
     r"^(?:respond|reply|answer)\b(?!\s+(?:to|the|a|an|this|these|that|each|every|with\s+(?:a|an|the)\s+\w+\s+(?:object|code|header|status)))",
@@ -359,7 +364,12 @@ class _Facts:
 
     @property
     def form(self) -> bool:
-        return self._get("form", lambda: _FORM_UNITS.search(self.s) or _UNIT_POS.search(self.s))
+        return self._get(
+            "form",
+            lambda: (
+                _FORM_UNITS.search(self.s) or _UNIT_POS.search(self.s) or (self.language and _IN_LANG.search(self.s))
+            ),
+        )
 
     @property
     def transform(self) -> bool:
@@ -463,7 +473,8 @@ def _judge(f: _Facts, order: str, led_in: bool, context: str | None, heading: bo
     if context is not None and not heading and (indirect or _is_request(s, order)) and not f.code:
         words = _topic_words(order[len(first) :])  # the request verb says nothing about the topic
         shared = words & _topic_words(context)
-        refers_back = _ANAPHORA.search(order)  # "this method", "it": about the text around it
+        # "this method", "it": about the text around it; "your change": the reader's own work
+        refers_back = _ANAPHORA.search(order) or _YOUR_OWN.search(order)
         if (len(words) >= 2 or len(s.split()) >= 6) and len(shared) < 0.25 * len(words) and not refers_back:
             return "unrelated_request"
     return None
