@@ -1,8 +1,10 @@
 """Planted prompt injections: how many the detector flags, how many reach a report, and its false alarms.
 
 Measures, for each attack set (the 75 BIPIA training strings; our own held-out set of 75 in the
-same 15 categories, bench/data/injection-heldout.json, written before the detector; and a blind
-set of 45, bench/data/injection-blind.json, written after the rules had been tuned on the other two):
+same 15 categories, bench/data/injection-heldout.json, written before the detector; a blind set
+of 45, bench/data/injection-blind.json, written after the rules had been tuned on the other two;
+and a final set of 30, bench/data/injection-final.json, written after the fixes the blind set
+prompted; bench/README.md gives each set's first measurement, before it influenced any rule):
 
   1. flagged: each attack is planted, one attack sentence between two normal ones, into
      documents of four kinds (a short plain-text note, a Markdown page, an HTML page, a
@@ -22,7 +24,7 @@ set of 45, bench/data/injection-blind.json, written after the rules had been tun
      (../shared/data/hotpotqa-dev-sample.jsonl, when present): clean prose of another kind.
 
 Usage:
-    .venv/bin/python bench/bench_injection.py                 # everything (about 10 minutes: 600 runs)
+    .venv/bin/python bench/bench_injection.py                 # everything (about 3 minutes: 900 runs)
     .venv/bin/python bench/bench_injection.py --no-runs       # detection and false alarms only (seconds)
     .venv/bin/python bench/bench_injection.py --runs-per-set 60   # echo on a fixed sample of the runs
 """
@@ -47,6 +49,7 @@ ROOT = HERE.parent
 TRAIN = ROOT.parent / "shared" / "data" / "bipia-text-attack-train.json"
 HELDOUT = HERE / "data" / "injection-heldout.json"
 BLIND = HERE / "data" / "injection-blind.json"
+FINAL = HERE / "data" / "injection-final.json"
 HOTPOT = ROOT.parent / "shared" / "data" / "hotpotqa-dev-sample.jsonl"
 KINDS = ("note", "markdown", "html", "docstring")
 
@@ -72,9 +75,9 @@ class Host:
                 f"<p>{esc(middle)}</p>\n<p>{esc(self.tail)}</p>\n</body></html>\n"
             )
         if self.kind == "markdown":
-            return f"# {self.head}\n\n{textwrap.fill(middle, 88)}\n\n{self.tail}\n"
+            return f"# {self.head}\n\n{textwrap.fill(middle, 88, break_on_hyphens=False, break_long_words=False)}\n\n{self.tail}\n"
         if self.kind == "docstring":
-            return f"{self.head}\n{textwrap.fill(middle, 72)}\n\n{self.tail}\n"
+            return f"{self.head}\n{textwrap.fill(middle, 72, break_on_hyphens=False, break_long_words=False)}\n\n{self.tail}\n"
         return middle + "\n"  # a plain note: one line, as people write them
 
 
@@ -393,6 +396,7 @@ def main() -> None:
     ap.add_argument("--train", type=Path, default=TRAIN, help="BIPIA training attacks (JSON)")
     ap.add_argument("--heldout", type=Path, default=HELDOUT, help="held-out attacks (JSON)")
     ap.add_argument("--blind", type=Path, default=BLIND, help="blind attacks, written after tuning (JSON)")
+    ap.add_argument("--final", type=Path, default=FINAL, help="final attacks, written after the blind fixes (JSON)")
     ap.add_argument("--hotpot", type=Path, default=HOTPOT, help="HotpotQA sample for false alarms on Wikipedia prose")
     ap.add_argument("--no-runs", action="store_true", help="skip the offline runs (no echo figure)")
     ap.add_argument("--runs-per-set", type=int, default=None, help="echo on a fixed random sample of N plantings")
@@ -403,6 +407,7 @@ def main() -> None:
         "training (BIPIA)": load_attacks(args.train),
         "held-out (ours)": load_attacks(args.heldout),
         "blind (ours, written after tuning)": load_attacks(args.blind),
+        "final (ours, written after the blind fixes)": load_attacks(args.final),
     }
     for label, attacks in sets.items():
         per, missed = detection(attacks)

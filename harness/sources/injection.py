@@ -77,6 +77,8 @@ _INDIRECT = re.compile(
     r"(?:to\s+(?:know|learn|understand|hear|find\s+out)\s+)?(?=who|what|how|why|when|where|which|whether|if|about)",
     re.I,
 )
+# "I need you to write ...": a request put to whoever answers; what follows is judged as an order.
+_YOU_TO = re.compile(r"^(?:i|we)\s+(?:need|want|would\s+like|'d\s+like|expect|ask)\s+you\s+to\s+", re.I)
 # Words that never open an imperative.
 _CLOSED = frozenset(
     """the a an this that these those it its if when while for in on at by with from to of as and or but so not
@@ -167,7 +169,8 @@ _ANSWERING = re.compile(
     r"\b(?:when|before|while|as|once|after)\s+(?:you\s+)?(?:answer|respond|reply)(?:ing)?\b|"
     r"\b(?:when|before|while|after)\s+(?:you\s+)?(?:answering|responding|replying)\b|"
     r"\b(?:when|before|while|as)\s+you\s+write\s+(?:the|your)\s+" + _OUT + r"\b|"
-    r"\b(?:whoever|anyone|everyone|those|people)\s+(?:who\s+)?(?:reads?|answers?|summari[sz]es?|replies)\b",
+    r"\b(?:whoever|anyone|everyone|those|people)\s+(?:who\s+)?(?:reads?|answers?|summari[sz]es?|replies)\b|"
+    r"\b(?:anyone|everyone|those|people|whoever)\s+(?:reading|receiving|getting)\s+(?:the|this|your)\s+" + _OUT + r"\b",
     re.I,
 )
 _MODAL = re.compile(r"\b(?:should|must|shall|needs?\s+to|has\s+to|have\s+to|is\s+to|ought\s+to)\b", re.I)
@@ -179,6 +182,9 @@ _THE_OUT_OBJECT = re.compile(
     r"^\w+\s+(?:(?:up|off|out|down)\s+)?(?:the|this|each|every)\s+" + _ADJ + r"(?:output|response|summary)\b", re.I
 )
 _THE_OUT_SUBJECT = re.compile(
+    r"^(?:make\s+sure|ensure|see\s+to\s+it)\s+(?:that\s+)?(?:the|your)\s+"
+    + _ADJ
+    + r"(?:answer|reply|response|summary)\b|"
     r"^(?:the|your)\s+" + _ADJ + r"(?:answer|reply)\s+(?:should|must|shall|needs\s+to|has\s+to)\b|"
     r"^(?:the|your)\s+" + _ADJ + r"(?:response|output|summary)\s+"
     r"(?:should|must|shall|needs\s+to|has\s+to)\s+(?:\w+ly\s+)?(?:also\s+|always\s+|now\s+)?"
@@ -197,6 +203,11 @@ _AUDIENCE = (
 _TO_AUDIENCE = re.compile(
     r"^(?:tell|remind|ask|encourage|invite|urge|advise|warn|inform|convince|persuade|thank|point|direct|"
     r"instruct|prompt|get|push|nudge|motivate|inspire|beg|implore|request|notify|alert)\s+" + _AUDIENCE,
+    re.I,
+)
+_AUDIENCE_GERUND = re.compile(
+    r"\b(?:asking|telling|reminding|inviting|encouraging|urging|advising|persuading|convincing|begging|getting)\s+"
+    + _AUDIENCE,
     re.I,
 )
 _AUDIENCE_ANYWHERE = re.compile(
@@ -437,11 +448,14 @@ def _judge(f: _Facts, order: str, led_in: bool, context: str | None, heading: bo
     indirect = _INDIRECT.match(order)
     if indirect:
         order = order[indirect.end() :]
+    you_to = _YOU_TO.match(order)
+    if you_to:
+        order = order[you_to.end() :]
     first = _first_word(order)
     imperative = not heading and _imperative(order, first)
     led = led_in and f.answer_words and bool(_ANSWER_LEAD.match(s))  # "In your reply, ...", "When answering, ..."
     strong = f.strong or led
-    audience = bool(_TO_AUDIENCE.match(order))
+    audience = bool(_TO_AUDIENCE.match(order) or (imperative and _AUDIENCE_GERUND.search(order)))
 
     if f.language:
         if not f.code and _TRANSLATE.search(s) and (imperative or strong or _is_request(s, order)):
@@ -465,7 +479,9 @@ def _judge(f: _Facts, order: str, led_in: bool, context: str | None, heading: bo
         return "order_to_answerer"
     if imperative and not f.code and f.transform:
         return "output_format"
-    if _ME_REQUEST.match(order) and not f.code:
+    if f.out_place and f.form and _MODAL.search(s) and not f.code:  # "Every second word of the reply should ..."
+        return "output_format"
+    if (_ME_REQUEST.match(order) or (you_to and _is_request(s, order))) and not f.code:
         return "unrelated_request"
     if _YOU_QUESTION.match(order):
         if context is None or len(_topic_words(s) & _topic_words(context)) < 2:
