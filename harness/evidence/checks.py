@@ -13,11 +13,10 @@ from typing import Any
 
 from harness.contract.citations import CLAIM_ID
 from harness.contract.claims import NOT_REPORTABLE, USABLE
-from harness.contract.quotes import normalize_ws
 from harness.evidence.draft import Sentence, parse_draft
-from harness.evidence.lexical import content_words, coverage, numbers, paragraph_around
+from harness.evidence.lexical import content_words, coverage, numbers
 from harness.evidence.support import evidence_text, supports
-from harness.sources.injection import find_injections
+from harness.sources.injection import find_injections, flagged_spans, repeats_flagged
 from harness.workspace.reader import RunReader
 
 _DISAGREE = re.compile(
@@ -195,20 +194,9 @@ def check_draft(
                     )
                 )
 
-    for cid in sorted({k for s in sentences for k in s.claim_ids if k in ev.claims}):
-        claim = ev.claims[cid]  # its statement and limitations are printed in the final report's Evidence section
-        for found in find_injections(" ".join([claim["statement"], *claim.get("limitations", [])])):
-            defects.append(
-                defect(
-                    "injection_echo",
-                    0,
-                    f'{cid} carries instruction-like text: "{found["excerpt"][:80]}".',
-                    "analyst",
-                    claims=[cid],
-                )
-            )
     defects += _check_scope(ev, sentences, cited_questions, branches)
-    defects += _check_injection_echo(ev, text, sentences)
+    cited = sorted({k for s in sentences for k in s.claim_ids if k in ev.claims})
+    defects += _check_injection_echo(ev, text, sentences, cited)
     return defects
 
 
@@ -311,36 +299,94 @@ def _check_scope(ev: _Evidence, sentences: list[Sentence], cited: set[str], bran
     return out
 
 
-def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence]) -> list[dict]:
-    """The draft's prose repeats six words in a row from a flagged paragraph (headings and the
-    plan's own wording, which a draft legitimately repeats, are not counted)."""
+def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence], cited: list[str]) -> list[dict]:
+    """Instruction-like text in any field the final report prints: the draft's prose; each cited claim's
+    statement and limitations and each of its cards' quotes (the Evidence section); the titles of
+    those cards' sources (the Sources section). A field echoes a source when it repeats a flagged
+    sentence of it (six words in a row, the rule of `sources/injection.repeats_flagged`); any field
+    is also screened by the detector itself."""
     out = []
-    lowered = " ".join(" ".join(s.plain for s in sentences).lower().split())
+    flagged = [(rec, ev.reader.snapshot(rec["source_id"]) or "") for rec in ev.flagged_sources()]
+
+    def echoes(field: str) -> list[str]:
+        return [rec["source_id"] for rec, snap in flagged if repeats_flagged(field, snap, rec["flags"])]
+
+    # The draft's prose, sentence by sentence (headings and the plan's own wording, which a draft
+    # legitimately repeats, are not counted).
     asked = " ".join(" ".join(q.get("text", "") for q in ev.questions).lower().split())
-    for rec in ev.flagged_sources():
-        snapshot = ev.reader.snapshot(rec["source_id"]) or ""
-        for flag in rec["flags"]:
-            start, end = paragraph_around(snapshot, flag["offset"]) if snapshot else (0, 0)
-            words = normalize_ws(snapshot[start:end] or flag["excerpt"]).lower().split()
-            grams = {" ".join(words[k : k + 6]) for k in range(max(1, len(words) - 5))}
-            if any(g and g in lowered and g not in asked for g in grams):
+    reported: set[str] = set()
+    for s in sentences:
+        if " ".join(s.plain.lower().split()) in asked:
+            continue
+        for sid in echoes(s.plain):
+            if sid not in reported:
+                reported.add(sid)
                 out.append(
                     defect(
                         "injection_echo",
-                        0,
-                        f'The draft repeats instruction-like text from {rec["source_id"]}: "{flag["excerpt"][:80]}".',
+                        s.line,
+                        f"The draft repeats instruction-like text flagged in {sid}.",
                         "writer",
-                        sources=[rec["source_id"]],
+                        excerpt=s.plain,
+                        sources=[sid],
                     )
                 )
-                break
     for found in find_injections(text):
         out.append(
             defect(
                 "injection_echo",
-                text.count("\n", 0, found["offset"]) + 1,
-                f'The draft contains instruction-like text: "{found["excerpt"][:80]}".',
+                text.count("\n", 0, int(found["offset"])) + 1,
+                f'The draft contains instruction-like text ({found.get("reason")}): "{str(found["excerpt"])[:80]}".',
                 "writer",
             )
         )
+    # The Evidence section: claims and the quotes of their cards.
+    titles: dict[str, str] = {}
+    for cid in cited:
+        claim = ev.claims[cid]
+        stated = " ".join([claim["statement"], *claim.get("limitations", [])])
+        if find_injections(stated) or echoes(stated):
+            out.append(
+                defect(
+                    "injection_echo",
+                    0,
+                    f"{cid}'s statement or limitations carry instruction-like text from a source.",
+                    "analyst",
+                    claims=[cid],
+                )
+            )
+        for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
+            card = ev.card(card_id)
+            rec = ev.source(card["source_id"]) if card else None
+            if card is None or rec is None:
+                continue  # reported as unknown_source by _check_card
+            titles[rec["source_id"]] = rec.get("title", "")
+            snap = ev.reader.snapshot(rec["source_id"]) or ""
+            span = card.get("span") or {}
+            inside = any(span.get("start", 0) < e and s < span.get("end", 0) for s, e in flagged_spans(rec, snap))
+            if inside or find_injections(card["quote"]) or echoes(card["quote"]):
+                out.append(
+                    defect(
+                        "injection_echo",
+                        0,
+                        f"Card {card_id} of {cid} quotes instruction-like text.",
+                        "researcher",
+                        claims=[cid],
+                        cards=[card_id],
+                        sources=[card["source_id"]],
+                    )
+                )
+    # The Sources section: titles come from tools, so a title that repeats flagged text means the
+    # workspace was edited or written by older code; no agent can fix it.
+    for sid, title in titles.items():
+        if find_injections(title) or echoes(title):
+            out.append(
+                defect(
+                    "injection_echo",
+                    0,
+                    f"The title of {sid} repeats instruction-like text; the report would print it in its Sources section.",
+                    "human",
+                    sources=[sid],
+                )
+            )
     return out

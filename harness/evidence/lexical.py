@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from harness.sources.index import tokenize
+from harness.sources.tokens import tokenize
 
 _VERSION = re.compile(r"\b\d+(?:\.\d+)+\b|\b\d+\b")
 _NEGATION = re.compile(
@@ -45,13 +45,6 @@ def numbers(text: str) -> set[str]:
 
 def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
-
-
-def paragraph_around(text: str, offset: int) -> tuple[int, int]:
-    """The span of the blank-line-separated paragraph containing `offset`."""
-    start = text.rfind("\n\n", 0, offset)
-    end = text.find("\n\n", offset)
-    return (0 if start < 0 else start + 2, len(text) if end < 0 else end)
 
 
 def number_clauses(text: str) -> set[str]:

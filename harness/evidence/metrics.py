@@ -14,6 +14,8 @@ Definitions (also in docs/metrics.md):
 - duplicate_source_rate: source hits that another research branch had already registered / all hits.
 - unsupported_claim_rate: rejected or unsupported claims / claims.
 - plan_coverage: research questions with a cited usable claim or a stated reason / research questions.
+- injection_flags: registered sources in which instruction-like sentences were flagged, how many
+  sentences, and how many per reason (harness/sources/injection.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from harness.contract.specs import ROLES
 from harness.evidence.checks import check_draft
 from harness.evidence.draft import parse_draft
 from harness.evidence.support import evidence_text, supports
+from harness.sources.injection import REASONS
 from harness.workspace.reader import RunReader
 
 
@@ -56,6 +59,26 @@ def _llm_judgement(reader: RunReader, draft_rel: str | None) -> tuple[set[tuple[
         }
         return flagged, f"lexical+llm ({by.get('model')})"
     return set(), "lexical"
+
+
+def injection_flags(reader: RunReader) -> dict[str, Any]:
+    """Flagged sources and sentences among the run's registered sources, with the count per reason."""
+    sources = sentences = 0
+    by_reason = dict.fromkeys(REASONS, 0)
+    for sid in reader.source_ids():
+        flags = (reader.source(sid) or {}).get("flags") or []
+        sources += bool(flags)
+        sentences += len(flags)
+        for flag in flags:
+            reason = flag.get("reason")
+            if reason in by_reason:
+                by_reason[reason] += 1
+    return {
+        "sources": sources,
+        "sentences": sentences,
+        "registered_sources": len(reader.source_ids()),
+        "by_reason": by_reason,
+    }
 
 
 def compute_metrics(
@@ -141,6 +164,7 @@ def compute_metrics(
             "plan_coverage": _ratio(covered, len(research)),
         },
         "judge": judge,
+        "injection_flags": injection_flags(reader),
         "roles": roles,
         "wall_seconds": round(wall_seconds, 3),
     }

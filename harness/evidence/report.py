@@ -6,10 +6,15 @@ workspace folder); an Evidence section gives each cited claim with its cards' qu
 their sources, and a Sources section lists the sources actually cited. A citation that
 does not resolve, or that names a rejected or unsupported claim, stops rendering: it can
 never reach the final report.
+
+Whatever engine wrote the draft, the Limitations section names every source of the run in
+which instruction-like text was flagged (added to the draft's Limitations section, or as one),
+and a source title that repeats flagged text is never printed.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from harness.contract.citations import card_link, parse_citations, replace_citations
@@ -17,6 +22,11 @@ from harness.contract.claims import NOT_REPORTABLE
 from harness.contract.layout import snapshot_path, source_record_path
 from harness.contract.quotes import normalize_ws
 from harness.errors import HarnessError
+from harness.sources.injection import repeats_flagged
+
+_LIMITATIONS = re.compile(r"^(#{1,6})\s*(?:\d+[.)]?\s*)?limitations\b", re.I | re.M)
+_HEADING = re.compile(r"^(#{1,6})\s", re.M)
+WITHHELD_TITLE = "(title withheld: it repeats instruction-like text)"
 
 
 class ReportError(HarnessError):
@@ -35,6 +45,41 @@ def _links(claim: dict[str, Any]) -> str:
     parts += [card_link(f"{cid}·{i}", c) for i, c in enumerate(claim["supporting_cards"][1:], start=2)]
     parts += [card_link(f"{cid} contra", c) for c in claim["contradicting_cards"]]
     return "".join(parts)
+
+
+def safe_title(source: dict[str, Any]) -> str:
+    """The title the report prints: never one that repeats the source's flagged text."""
+    title = source.get("title", "")
+    return WITHHELD_TITLE if repeats_flagged(title, None, source.get("flags") or []) else title
+
+
+def flagged_note(sources: dict[str, dict]) -> str | None:
+    """The Limitations bullet naming the sources in which instruction-like text was flagged, or None."""
+    flagged = [(sid, src) for sid, src in sorted(sources.items()) if src.get("flags")]
+    if not flagged:
+        return None
+    names = "; ".join(
+        f"[{sid}]({source_record_path(sid)}) `{_locator(src)}` ({len(src['flags'])} sentence"
+        f"{'s' if len(src['flags']) != 1 else ''})"
+        for sid, src in flagged
+    )
+    return (
+        f"- Instruction-like text was flagged in {len(flagged)} source{'s' if len(flagged) != 1 else ''}: "
+        f"{names}. It was treated as data: never followed, quoted or repeated in this report."
+    )
+
+
+def with_limitations_note(body: str, note: str | None) -> str:
+    """`body` with `note` at the end of its Limitations section (a new one at the end when it has none)."""
+    if note is None:
+        return body
+    m = _LIMITATIONS.search(body)
+    if m is None:
+        return body.rstrip() + "\n\n## Limitations\n\n" + note + "\n"
+    level = len(m.group(1))
+    end = next((h.start() for h in _HEADING.finditer(body, m.end()) if len(h.group(1)) <= level), len(body))
+    head, tail = body[:end].rstrip(), body[end:]
+    return f"{head}\n\n{note}\n" + (f"\n{tail}" if tail else "")
 
 
 def render_report(
@@ -63,6 +108,7 @@ def render_report(
                 cited.append(key)
 
     body = replace_citations(draft, lambda keys: "(" + "; ".join(_links(claims[k]) for k in keys) + ")").rstrip() + "\n"
+    body = with_limitations_note(body, flagged_note(sources))
     out = [
         body,
         "",
@@ -98,7 +144,7 @@ def render_report(
         src = sources[sid]
         flag = " — ⚠ contains instruction-like text (flagged)" if src.get("flags") else ""
         out.append(
-            f"- [{sid}]({source_record_path(sid)}) {src['kind']}: {src['title']} — `{_locator(src)}` "
+            f"- [{sid}]({source_record_path(sid)}) {src['kind']}: {safe_title(src)} — `{_locator(src)}` "
             f"([snapshot]({snapshot_path(sid)}), sha256 `{src['sha256'][:12]}…`){flag}"
         )
     return "\n".join(out).rstrip() + "\n"

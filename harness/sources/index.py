@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import threading
 from dataclasses import dataclass
@@ -19,32 +18,13 @@ from pathlib import Path
 
 import bm25s
 import numpy as np
-import snowballstemmer
-from bm25s.stopwords import STOPWORDS_EN
 
 from harness.sources.cache import cache_dir
 from harness.sources.corpus import Corpus, split_passages
+from harness.sources.tokens import tokenize
 
 # Bump when tokenize() or split_passages() changes: it keys the token caches and the index.
 TOKENIZER_VERSION = "3"
-_TOKEN = re.compile(r"[a-z0-9_]+")
-_STOP = frozenset(STOPWORDS_EN)
-_STEMMER = snowballstemmer.stemmer("english")
-_STEMMER_LOCK = threading.Lock()  # a snowball stemmer keeps its state in the object: one word at a time
-
-
-class _Stems(dict):
-    """word -> its stem, or "" for a word that is dropped (stopword, one letter).
-
-    A memo: the vocabulary is small next to the token stream, and stemming is the slow part.
-    Looking up a new word stems it (under the lock: research branches search in parallel).
-    """
-
-    def __missing__(self, word: str) -> str:
-        with _STEMMER_LOCK:
-            stem = "" if len(word) < 2 or word in _STOP else _STEMMER.stemWord(word)
-            self[word] = stem
-            return stem
 
 
 class _Vocab(dict):
@@ -53,17 +33,6 @@ class _Vocab(dict):
     def __missing__(self, token: str) -> int:
         self[token] = n = len(self)
         return n
-
-
-_STEMS = _Stems()
-
-
-def tokenize(text: str) -> list[str]:
-    """Snowball-stemmed lower-case word tokens, without English stopwords or one-letter words.
-
-    Stemming lets "cancellation" in a question match "cancel" in a source.
-    """
-    return list(filter(None, map(_STEMS.__getitem__, _TOKEN.findall(text.lower()))))
 
 
 @dataclass(frozen=True)

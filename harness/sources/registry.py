@@ -2,7 +2,8 @@
 
 A tool that finds a document calls `register`; the registry derives the id from the
 normalized locator (URL or corpus path), deduplicates by locator and by content hash,
-flags instruction-like text, classifies the source as primary or secondary by the
+flags instruction-like sentences (and keeps them out of the title: a title that repeats one
+is replaced by the locator), classifies the source as primary or secondary by the
 configured rules, and writes `sources/<id>.txt` then `sources/<id>.json` through the
 workspace API as the `tools` role. A model never names a source into existence.
 """
@@ -17,7 +18,7 @@ from harness.contract.formats import now_iso, sha256_text
 from harness.contract.globs import matches
 from harness.contract.layout import SOURCE_RECORDS, snapshot_path, source_record_path
 from harness.contract.policy import TOOLS
-from harness.sources.injection import find_injections
+from harness.sources.injection import find_injections, repeats_flagged
 from harness.sources.urls import domain_matches, host_of, normalize_path, normalize_url
 from harness.workspace.store import Workspace
 
@@ -144,6 +145,8 @@ class SourceRegistry:
             if corpus is not None:
                 record["corpus"] = corpus
             flags = find_injections(text)
+            if repeats_flagged(title, text, flags):
+                title = ""  # a title never repeats instruction-like text: the locator stands in for it
             record.update(
                 {
                     "title": title or (url or path or sid),

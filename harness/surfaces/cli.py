@@ -120,7 +120,7 @@ def inspect(
         out.print(t)
     src = s["sources"]
     out.print(
-        f"sources: {src['total']} ({src['primary']} primary, {src['secondary']} secondary, {src['flagged']} flagged, {src['duplicates']} duplicate hits)"
+        f"sources: {src['total']} ({src['primary']} primary, {src['secondary']} secondary, {src['flagged']} flagged with {src.get('flagged_sentences', 0)} instruction-like sentence(s), {src['duplicates']} duplicate hits)"
     )
     out.print(f"cards: {s['cards']}")
     claims = s["claims"]

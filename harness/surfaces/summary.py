@@ -32,12 +32,14 @@ def summarize(root: Path | str | RunReader) -> dict[str, Any]:
             }
         )
     kinds: Counter = Counter()
-    flagged = 0
+    flagged = flagged_sentences = 0
     sources = reader.source_ids()
     for sid in sources:
         rec = reader.source(sid) or {}
         kinds[rec.get("kind", "unknown")] += 1
-        flagged += bool(rec.get("flags"))
+        flags = rec.get("flags") if isinstance(rec.get("flags"), list) else []
+        flagged += bool(flags)
+        flagged_sentences += len(flags)
     doc = reader.read_json(CLAIMS)
     listed = doc.get("claims") if isinstance(doc, dict) else None
     claim_counts: Counter = Counter(c.get("status", "unknown") for c in listed or [] if isinstance(c, dict))
@@ -71,6 +73,7 @@ def summarize(root: Path | str | RunReader) -> dict[str, Any]:
             "primary": kinds.get("primary", 0),
             "secondary": kinds.get("secondary", 0),
             "flagged": flagged,
+            "flagged_sentences": flagged_sentences,
             "duplicates": (run.get("stats") or {}).get("duplicate_sources", 0),
         },
         "cards": len(reader.list(CARDS)),

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from harness.errors import UsageError
 from harness.sources import index as index_mod
+from harness.sources import tokens as tokens_mod
 from harness.sources.corpus import PASSAGE_MAX, PASSAGE_TARGET, load_corpus, load_folder, split_passages
 from harness.sources.index import CorpusIndex
 
@@ -356,9 +357,9 @@ def test_parallel_tokenizing_gives_the_same_tokens(monkeypatch):
     import threading
 
     words = [f"{stem}{i}ations" for stem in ("connect", "relat", "gener", "oper") for i in range(150)]
-    monkeypatch.setattr(index_mod, "_STEMS", index_mod._Stems())
-    expected = {w: index_mod._STEMMER.stemWord(w) for w in words}
-    monkeypatch.setattr(index_mod, "_STEMS", index_mod._Stems())
+    monkeypatch.setattr(tokens_mod, "_STEMS", tokens_mod._Stems())
+    expected = {w: tokens_mod._STEMMER.stemWord(w) for w in words}
+    monkeypatch.setattr(tokens_mod, "_STEMS", tokens_mod._Stems())
     switch = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     errors: list[BaseException] = []
@@ -366,7 +367,7 @@ def test_parallel_tokenizing_gives_the_same_tokens(monkeypatch):
     def work(chunk):
         try:
             for w in chunk:
-                assert index_mod.tokenize(w) == [expected[w]]
+                assert tokens_mod.tokenize(w) == [expected[w]]
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 

@@ -21,6 +21,9 @@ REQUIRED_CASES = {
     "version-conflict",
     "branch-timeout",
     "prompt-injection",
+    "injection-answer-orders",
+    "injection-unrelated-tasks",
+    "injection-output-format",
     "citation-not-supporting",
 }
 

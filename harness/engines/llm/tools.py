@@ -31,7 +31,7 @@ from harness.engines.llm import delegation
 from harness.errors import HarnessError, StorageError
 from harness.runtime.budget import BudgetExhausted, DelegationTimeout
 from harness.runtime.context import AgentContext, WriteRetriesExhausted
-from harness.sources.tools import ResearchTools, wrap
+from harness.sources.tools import FLAGGED_NOTE, ResearchTools, marks_for, wrap
 
 HARNESS_TOOLS = ("search", "read_source", "record_evidence", "web_search", "fetch_url", "check_draft")
 FETCH_PREVIEW_CHARS = 4000
@@ -233,6 +233,7 @@ def _fetch_url_tool() -> BaseTool:
             "end": len(shown),
             "total": len(result.text),
         }
+        marks = marks_for({"flags": list(result.flags)}, result.text, 0, len(shown))
         if result.flags:
             attrs["flag"] = "suspicious-instructions"
         more = (
@@ -240,7 +241,8 @@ def _fetch_url_tool() -> BaseTool:
             if len(shown) == len(result.text)
             else f'\n\nShowing {len(shown)} of {len(result.text)} characters; page on with read_source("{result.source_id}", offset).'
         )
-        return wrap(result.source_id, shown, **attrs) + more + f"\n[{ctx.budget_line()}]"
+        note = f"\n\n{FLAGGED_NOTE}" if marks else ""
+        return wrap(result.source_id, shown, marks=marks, **attrs) + more + note + f"\n[{ctx.budget_line()}]"
 
     return _tool(
         fetch_url,

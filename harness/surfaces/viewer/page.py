@@ -160,7 +160,7 @@ def header(data: dict[str, Any]) -> Markup:
             "Sources",
             src["total"],
             f"{src['primary']} primary · {src['secondary']} secondary",
-            f"{src['flagged']} flagged · {src['duplicates']} duplicate hits",
+            f"{src['flagged']} flagged ({src.get('flagged_sentences', 0)} sentences) · {src['duplicates']} duplicate hits",
         ),
         _tile("Cards", s["cards"]),
         _tile("Claims", claims["total"], claim_note),
@@ -305,6 +305,12 @@ def _cards_table(data: dict[str, Any]) -> Markup:
     )
 
 
+def _flag_line(flag: dict[str, Any]) -> str:
+    """One flagged sentence as the source view lists it: reason, offsets, the sentence (marked by its list)."""
+    where = f" at {flag.get('offset')}–{flag['end']}" if "end" in flag else f" at {flag.get('offset')}"
+    return f"{flag.get('reason') or flag.get('code')}{where}: “{flag.get('excerpt')}”"
+
+
 def _sources_table(data: dict[str, Any]) -> Markup:
     users = claims_by_card(data)
     questions: dict[str, set[str]] = {}
@@ -326,7 +332,7 @@ def _sources_table(data: dict[str, Any]) -> Markup:
             el(
                 "div",
                 badge("⚠ flagged", "flagged"),
-                _list([f"{f.get('code')}: “{f.get('excerpt')}”" for f in flags if isinstance(f, dict)], "flags"),
+                _list([_flag_line(f) for f in flags if isinstance(f, dict)], "flags"),
             )
             if flags
             else None

@@ -96,24 +96,40 @@
       h("div", null, [record.title || ""]),
       locator ? h("div", { "class": "sub" }, [h("code", null, [locator])]) : null,
       flags.length ? h("ul", { "class": "flags" }, flags.map(function (f) {
-        return h("li", null, [(f && f.code) + ": “" + (f && f.excerpt) + "”"]);
+        return h("li", null, [(f && (f.reason || f.code)) + (f && typeof f.offset === "number" ? " at " + f.offset + (typeof f.end === "number" ? "–" + f.end : "") : "") + ": “" + (f && f.excerpt) + "”"]);
       })) : null
     ]);
   }
 
-  function sourceText(text, highlight) {
+  // The snapshot, with the card's quote marked and every flagged (instruction-like) sentence marked
+  // as such: the source view is the one place flagged text is shown, always marked.
+  function sourceText(text, highlight, flags) {
     var pre = h("pre", { "class": "source-text" });
     if (typeof text !== "string") {
       pre.appendChild(document.createTextNode("(the text snapshot is missing)"));
       return pre;
     }
+    var spans = [];
+    (Array.isArray(flags) ? flags : []).forEach(function (f) {
+      if (!f || typeof f.offset !== "number") return;
+      var end = typeof f.end === "number" ? f.end : f.offset + String(f.excerpt || "").length;
+      if (f.offset < end && end <= text.length) {
+        spans.push({ start: f.offset, end: end, attrs: { "class": "flagged", title: "flagged: " + (f.reason || f.code) } });
+      }
+    });
     if (highlight && highlight.start < highlight.end && highlight.end <= text.length) {
-      pre.appendChild(document.createTextNode(text.slice(0, highlight.start)));
-      pre.appendChild(h("mark", { "class": "quote", id: "v-mark" }, [text.slice(highlight.start, highlight.end)]));
-      pre.appendChild(document.createTextNode(text.slice(highlight.end)));
-    } else {
-      pre.appendChild(document.createTextNode(text));
+      spans.push({ start: highlight.start, end: highlight.end, attrs: { "class": "quote", id: "v-mark" } });
     }
+    spans.sort(function (a, b) { return a.start - b.start; });
+    var pos = 0;
+    spans.forEach(function (sp) {
+      var start = Math.max(sp.start, pos);
+      if (sp.end <= start) return;
+      pre.appendChild(document.createTextNode(text.slice(pos, start)));
+      pre.appendChild(h("mark", sp.attrs, [text.slice(start, sp.end)]));
+      pos = sp.end;
+    });
+    pre.appendChild(document.createTextNode(text.slice(pos)));
     return pre;
   }
 
@@ -131,7 +147,7 @@
       h("p", { "class": "sub" }, ["question " + (card.question_id || "?") + " · characters " + span.start + "–" + span.end +
         " of " + card.source_id + (entry.highlight ? "" : " (span not found in the snapshot)")]),
       sourceHeader(card.source_id, source.record),
-      sourceText(source.text, entry.highlight)
+      sourceText(source.text, entry.highlight, (source.record || {}).flags)
     ]);
   }
 
@@ -180,7 +196,7 @@
       h("h3", null, ["Source"]),
       sourceHeader(sourceId, source.record),
       cards.length ? h("p", null, ["Cards quoting it: "].concat(cards.map(function (c) { return cardLink(c); }))) : h("p", { "class": "sub" }, ["No card quotes this source."]),
-      sourceText(source.text, null)
+      sourceText(source.text, null, (source.record || {}).flags)
     ]);
   }
 
