@@ -205,11 +205,6 @@ class DelegationBudget:
             ]
         return max(0, min(lefts)) if lefts else None
 
-    def run_exhausted(self, dim: str) -> bool:
-        """Is it the run's own limit (not this step's or its role's) that leaves nothing of `dim`?"""
-        limit = self.budget.limits.get(dim)
-        return limit is not None and self.budget.spent.get(dim, 0) >= limit
-
     def check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise DelegationTimeout(f"{self.role} ran past its time limit")

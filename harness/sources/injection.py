@@ -323,10 +323,6 @@ def _is_request(sentence: str, order: str) -> bool:
     return bool(_REQUEST.match(order)) and not sentence.rstrip().endswith(":")
 
 
-def _form(s: str) -> bool:
-    return bool(_FORM_UNITS.search(s) or _UNIT_POS.search(s))
-
-
 _WORDS = re.compile(r"[a-z][a-z']*")
 _OVERRIDE_GATE = frozenset("ignore disregard forget override skip reveal leak".split())
 _AGENT_GATE = frozenset(
