@@ -128,7 +128,7 @@ def _rows(url: str, sql: str, *args):
 
 
 def _start_paused(cfg, url):
-    """runner.start_run with the checkpointer from open_checkpointer(ws, url), stopped at the plan gate."""
+    """lifecycle.start_run with the checkpointer from open_checkpointer(ws, url), stopped at the plan gate."""
     corpus = load_corpus(cfg.corpus)
     ws = Workspace.create(
         cfg.runs_dir, cfg.question, config=cfg.snapshot(), budget={"limits": dict(cfg.budget), "spent": {}}
@@ -253,16 +253,16 @@ def test_many_runs_share_one_database_and_setup_is_safe_to_race(pg_url, runs_dir
 
 @needs_pg
 def test_the_runner_takes_a_checkpoint_db_url(pg_url, fixture_corpus, tmp_path):
-    """Once runner.start_run/resume_run accept checkpoint_db (see docs/scale-out.md), the CLI path is covered too."""
-    from harness.orchestrator import runner
+    """lifecycle.start_run/resume_run take checkpoint_db (see docs/scale-out.md): the CLI path is covered too."""
+    from harness.orchestrator import lifecycle
 
     if "checkpoint_db" not in inspect.signature(start_run).parameters:
-        pytest.skip("runner.start_run does not take checkpoint_db yet")
+        pytest.skip("lifecycle.start_run does not take checkpoint_db yet")
     cfg = build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(tmp_path / "runs"), yes=False)
     paused = start_run(cfg, approver=None, checkpoint_db=pg_url)
     assert paused.status == "awaiting_plan_approval"
     assert not (paused.run_dir / ".harness" / "checkpoints.sqlite").exists()
-    done = runner.resume_run(
+    done = lifecycle.resume_run(
         paused.run_dir, approver=lambda ws, p: {"decision": "approve", "by": "runner"}, checkpoint_db=pg_url
     )
     assert done.status == "completed"
