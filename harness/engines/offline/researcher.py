@@ -122,7 +122,8 @@ def _chain(ranked: list, ask: Ask) -> list:
     document says the rest. Every pair (a, b) of sentences from two documents is ranked by a's relevance plus
     b's against the rest of the question (`Ask.rest`: the words a and its title do not already hold), plus
     LINK when one names the other's document (a bridge: "performed by Harry Connick Jr." and Harry Connick Jr.'s
-    own page). A pair is the chain when its second sentence adds at least PAIR_MIN; else the best sentence
+    own page; half as much for a partial name). Only documents that name each other, or that the question
+    names both, make a pair. A pair is the chain when its second sentence adds at least PAIR_MIN; else the best sentence
     alone."""
     if not ranked:
         return []
@@ -132,21 +133,23 @@ def _chain(ranked: list, ask: Ask) -> list:
     pool = [c for cands in by_doc.values() for c in cands[:PAIR_FROM]]
     words = {id(c): content_words(c.text) | content_words(c.title) for c in pool}
     names = {id(c): entities(c.text) for c in pool}
+    asked = {sid for sid, cands in by_doc.items() if cands[0].titled or _mentions(ask.text, cands[0].title)}
 
-    def names_doc(c, title: str) -> bool:
-        return _mentions(c.text, title) or any(title_match(n, title) == 1.0 for n in names[id(c)])
+    def link(c, title: str) -> float:
+        """1 when the sentence names the whole title, 0.5 for a partial name ("Galaxy S6" ~ "Samsung Galaxy S6")."""
+        return 1.0 if _mentions(c.text, title) else max((title_match(n, title) for n in names[id(c)]), default=0.0)
 
-    named = {(id(c), sid): names_doc(c, by_doc[sid][0].title) for c in pool for sid in by_doc if sid != c.source_id}
+    links = {(id(c), sid): link(c, by_doc[sid][0].title) for c in pool for sid in by_doc if sid != c.source_id}
     best: tuple = (0.0, 0.0, None, None)
     for a in pool:
         rest = ask.rest(words[id(a)])
         for b in pool:
             if b.source_id == a.source_id:
                 continue
-            linked = named[(id(a), b.source_id)] or named[(id(b), a.source_id)]
-            if not linked and not (a.titled and b.titled):
+            linked = max(links[(id(a), b.source_id)], links[(id(b), a.source_id)])
+            if not linked and not {a.source_id, b.source_id} <= asked:
                 continue  # two documents unrelated to each other, not both named by the question
-            added = rest.score(b.text, b.title, first=b.first) + (LINK if linked else 0.0)
+            added = rest.score(b.text, b.title, first=b.first) + LINK * linked
             if a.relevance + added > best[0]:
                 best = (a.relevance + added, added, a, b)
     if best[2] is not None and best[1] >= PAIR_MIN:
