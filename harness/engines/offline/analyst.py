@@ -2,8 +2,8 @@
 
 - Cards are ranked by how well their quotes answer the question (`ranking.Ask`, with the
   source's title as context), the Researcher's confidence, and how many sources agree.
-- Cards of one question whose quotes share most content words (and agree on numbers and
-  negation) are near-duplicates and form one claim: its statement is the best card's quote,
+- Cards of one question whose quotes share most content words and name the same things (and
+  agree on numbers and negation) are near-duplicates and form one claim: its statement is the best card's quote,
   the other cards stay on it as corroboration.
 - Claims are numbered best first within each question, so C1 is the first question's best.
 - Two claims of one question, from different sources, that talk about the same thing but
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 from harness.contract.quotes import normalize_ws
-from harness.engines.offline.ranking import Ask
+from harness.engines.offline.ranking import Ask, entities
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
 from harness.runtime.interface import AgentResult, Brief
 
@@ -40,6 +40,22 @@ def card_rank(ask: Ask, card: dict, title: str, kind: str = "primary") -> float:
 
 def _words(card: dict) -> set[str]:
     return {w for w in content_words(card["quote"]) if not w.isdigit()}
+
+
+def _names(card: dict) -> set[str]:
+    return content_words(" ".join(entities(card["quote"])))
+
+
+def _same_claim(a: dict, b: dict) -> bool:
+    """Near-duplicates: most content words shared, the same named things (each quote's names are in the other:
+    "Polypodium scutulatum is a species of fern" does not back "Polypodium rimbachii is a species of fern"),
+    and agreement on numbers and negation."""
+    return (
+        jaccard(_words(a), _words(b)) >= SAME_CLAIM
+        and _names(a) <= content_words(b["quote"])
+        and _names(b) <= content_words(a["quote"])
+        and _agree(a, b)
+    )
 
 
 def _same_topic(a: dict, b: dict) -> bool:
@@ -107,7 +123,7 @@ class OfflineAnalyst:
             clusters: list[list[dict]] = []
             for card in qcards:
                 for cluster in clusters:
-                    if jaccard(_words(card), _words(cluster[0])) >= SAME_CLAIM and _agree(card, cluster[0]):
+                    if _same_claim(card, cluster[0]):
                         cluster.append(card)
                         break
                 else:
