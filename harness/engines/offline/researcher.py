@@ -133,7 +133,7 @@ def _chain(ranked: list, ask: Ask) -> list:
     pool = [c for cands in by_doc.values() for c in cands[:PAIR_FROM]]
     words = {id(c): content_words(c.text) | content_words(c.title) for c in pool}
     names = {id(c): entities(c.text) for c in pool}
-    asked = {sid for sid, cands in by_doc.items() if cands[0].titled or _mentions(ask.text, cands[0].title)}
+    asked = set(_start_docs(ranked, ask)) | {sid for sid, cands in by_doc.items() if _mentions(ask.text, cands[0].title)}
 
     def link(c, title: str) -> float:
         """1 when the sentence names the whole title, 0.5 for a partial name ("Galaxy S6" ~ "Samsung Galaxy S6")."""
