@@ -43,23 +43,26 @@ def _words(card: dict) -> set[str]:
 
 
 def _names(card: dict) -> set[str]:
-    return content_words(" ".join(entities(card["quote"])))
+    """The words of the things the quote names, without numbers ("Larkspur 3.0" names Larkspur)."""
+    return {w for w in content_words(" ".join(entities(card["quote"]))) if not any(ch.isdigit() for ch in w)}
+
+
+def _same_things(a: dict, b: dict) -> bool:
+    """Each quote's named things are in the other: "Polypodium scutulatum is a species of fern" and
+    "Polypodium rimbachii is a species of fern" are about two things."""
+    return _names(a) <= content_words(b["quote"]) and _names(b) <= content_words(a["quote"])
 
 
 def _same_claim(a: dict, b: dict) -> bool:
-    """Near-duplicates: most content words shared, the same named things (each quote's names are in the other:
-    "Polypodium scutulatum is a species of fern" does not back "Polypodium rimbachii is a species of fern"),
-    and agreement on numbers and negation."""
-    return (
-        jaccard(_words(a), _words(b)) >= SAME_CLAIM
-        and _names(a) <= content_words(b["quote"])
-        and _names(b) <= content_words(a["quote"])
-        and _agree(a, b)
-    )
+    """Near-duplicates: most content words shared, the same named things, agreement on numbers and negation."""
+    return jaccard(_words(a), _words(b)) >= SAME_CLAIM and _same_things(a, b) and _agree(a, b)
 
 
 def _same_topic(a: dict, b: dict) -> bool:
-    """Whole quotes overlap, or the clauses that carry their numbers do ("added in X 3.0" / "first shipped with X 3.1")."""
+    """About the same named things, and whole quotes overlap, or the clauses that carry their numbers do ("added
+    in X 3.0" / "first shipped with X 3.1"). Two films' release years are not a conflict."""
+    if not _same_things(a, b):
+        return False
     if jaccard(_words(a), _words(b)) >= SAME_TOPIC:
         return True
     na, nb = number_clauses(a["quote"]), number_clauses(b["quote"])

@@ -23,7 +23,16 @@ import re
 from dataclasses import dataclass
 
 from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
-from harness.engines.offline.ranking import Ask, criterion_words, entities, names_match, title_match
+from harness.engines.offline.ranking import (
+    OTHER,
+    YESNO,
+    Ask,
+    criterion_words,
+    entities,
+    has_type,
+    names_match,
+    title_match,
+)
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
@@ -40,6 +49,7 @@ HOP2_CARDS = 3  # cards kept from hop 2 at most (from documents titled after a b
 SECONDARY, FLAGGED = 0.2, 0.1  # relevance penalties: a primary, unflagged source saying as much ranks first
 PAIR_FROM = 5  # best sentences of each document that may be a link of a two-document chain
 LINK = 0.3  # added to a two-document chain whose one sentence names the other's document
+CHAIN_MORE = 1  # sentences of the chain's documents that join it when no link has the asked-for kind of answer
 PAIR_MIN = 0.5  # what a second document's sentence must add (against the rest of the question) to join the chain
 MIN_CHARS, MAX_CHARS = 30, 500
 _CODE_START = re.compile(
@@ -152,9 +162,14 @@ def _chain(ranked: list, ask: Ask) -> list:
             added = rest.score(b.text, b.title, first=b.first) + LINK * linked
             if a.relevance + added > best[0]:
                 best = (a.relevance + added, added, a, b)
-    if best[2] is not None and best[1] >= PAIR_MIN:
-        return sorted(best[2:], key=lambda c: c.key)
-    return ranked[:1]
+    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else ranked[:1]
+    docs = {c.source_id for c in chain}
+    more: list = []
+    if ask.kind not in (YESNO, OTHER) and not any(has_type(c.text, ask.kind, ask.text) for c in chain):
+        # the asked-for kind of answer (a date, a number, a name...) is in neither link: the chain documents'
+        # best sentence that has one joins the chain
+        more = [c for c in ranked if c.source_id in docs and c not in chain and has_type(c.text, ask.kind, ask.text)]
+    return sorted(chain + more[:CHAIN_MORE], key=lambda c: c.key)
 
 
 def _confidence(relevance: float) -> str:
