@@ -227,3 +227,59 @@ def test_same_question_same_corpus_same_report(tmp_path):
     assert sorted(left) == sorted(right)
     for rel in left:
         assert left[rel] == right[rel], rel
+
+
+# --- budgets: a spent step or role search budget ends the searching, not the branch ------------
+
+
+def _delegations(run_dir: Path, agent: str) -> list[dict]:
+    lines = (run_dir / "trace.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["event"] == "delegation" and e["agent"] == agent]
+
+
+def test_a_spent_role_search_budget_leaves_the_branch_its_cards(tmp_path):
+    """The branch makes three searches (the question, the code name it names, its topic words); with a researcher
+    budget of 2 the third is refused, and the branch writes cards from the hits of the first two."""
+    corpus = write_docs(tmp_path / "corpus", COMPARE_DOCS)
+    (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
+    question = "How does fastq.retry treat a failed job?"
+    assert len(make_plan(question)["questions"][0]["search_terms"]) == 2  # plus the topic words: 3 searches
+    run_dir = run(corpus, tmp_path / "runs", question, config_file=tmp_path / "research.yaml", concurrency=1)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["budget"]["roles"]["researcher"]["spent"]["searches"] == 2
+    assert manifest["branches"]["Q1"]["status"] == "completed"
+    assert cards(run_dir) and "fastq" in cited_titles(run_dir)
+    (step,) = _delegations(run_dir, "researcher")
+    assert step["stop_reason"] == "completed" and "searches stopped at the limit" in step["detail"]["summary"]
+    assert "researcher budget for searches is exhausted" in step["detail"]["summary"]
+    assert validate_workspace(run_dir) == []
+
+
+def test_with_a_role_budget_of_two_searches_the_branches_that_searched_still_produce_cards(tmp_path):
+    """Two branches of four searches each, one at a time, share a researcher budget of 2: the first stops after
+    two searches with cards; the second can make none, so it is blocked with the limit as its reason. The run
+    goes on to a report."""
+    corpus = write_docs(tmp_path / "corpus", COMPARE_DOCS)
+    (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
+    run_dir = run(corpus, tmp_path / "runs", COMPARE_QUESTION, config_file=tmp_path / "research.yaml", concurrency=1)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    branches = manifest["branches"]
+    done = [q for q, b in branches.items() if b["status"] == "completed"]
+    cut = [q for q, b in branches.items() if b["status"] == "blocked"]
+    assert len(done) == 1 and len(cut) == 1
+    assert {c["question_id"] for c in cards(run_dir)} == set(done)
+    assert "researcher budget for searches is exhausted" in branches[cut[0]]["reason"]
+    assert (run_dir / "final-report.md").is_file()
+
+
+def test_the_runs_own_search_budget_still_ends_the_run(tmp_path):
+    corpus = write_docs(tmp_path / "corpus", COMPARE_DOCS)
+    cfg = build_config(
+        "How does fastq.retry treat a failed job?",
+        corpus=str(corpus),
+        runs_dir=str(tmp_path / "runs"),
+        yes=True,
+        budget={"searches": 2},
+    )
+    result = start_run(cfg)
+    assert result.status == "budget_exhausted" and "searches" in result.reason

@@ -23,6 +23,7 @@ from harness.evidence.lexical import content_words
 
 TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
 FIRST = 0.15  # a document's opening sentence: it says what the document is about
+TYPED = 0.25  # a sentence with a phrase of the asked-for answer type (a date, a number, a name...)
 PERSON, DATE, NUMBER, PLACE, YESNO, OTHER = "person", "date", "number", "place", "yes/no", "other"
 
 _YESNO = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
@@ -217,7 +218,7 @@ class Ask:
         if title:
             score += TITLED * self.titled(title, names)
         if self.kind not in (YESNO, OTHER) and has_type(sentence, self.kind, self.text):
-            score += 0.25
+            score += TYPED
         if first:
             score += FIRST
         return score

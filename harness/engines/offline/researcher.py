@@ -14,7 +14,9 @@ which hop it came from.
 
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
-the branch is blocked; only secondary sources → blocked with that reason.
+the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
+role's search budget runs out, the Researcher stops searching and writes cards from the hits it
+already has (the run's own budget still ends the run).
 """
 
 from __future__ import annotations
@@ -143,7 +145,9 @@ def _chain(ranked: list, ask: Ask) -> list:
     pool = [c for cands in by_doc.values() for c in cands[:PAIR_FROM]]
     words = {id(c): content_words(c.text) | content_words(c.title) for c in pool}
     names = {id(c): entities(c.text) for c in pool}
-    asked = set(_start_docs(ranked, ask)) | {sid for sid, cands in by_doc.items() if _mentions(ask.text, cands[0].title)}
+    asked = set(_start_docs(ranked, ask)) | {
+        sid for sid, cands in by_doc.items() if _mentions(ask.text, cands[0].title)
+    }
 
     def link(c, title: str) -> float:
         """1 when the sentence names the whole title, 0.5 for a partial name ("Galaxy S6" ~ "Samsung Galaxy S6")."""
@@ -225,14 +229,24 @@ class OfflineResearcher:
                 cache[sid] = (ctx.read_text(snapshot_path(sid)), ctx.read_json(source_record_path(sid)))
             return cache[sid]
 
+        stopped: list[BudgetExhausted] = []
+
         def search(query: str):
-            """A hop-2 search the budget cannot afford is skipped: the branch ends with what it found."""
+            """One search. Once this step's or its role's search budget is spent, no further search is made and the
+            branch goes on with the hits it has; the run's own budget still ends the run."""
+            if stopped:
+                return []
             try:
                 return ctx.search(query, SEARCH_K)
-            except BudgetExhausted:
+            except BudgetExhausted as exc:
+                if exc.scope == "run":
+                    raise
+                stopped.append(exc)
                 return []
 
-        hop1 = [(rank, hit) for query in queries for rank, hit in enumerate(ctx.search(query, SEARCH_K))]
+        hop1 = [(rank, hit) for query in queries for rank, hit in enumerate(search(query))]
+        if not hop1 and stopped:
+            raise stopped[0]  # not one search made: the step ends on its limit (blocked, the limit as its reason)
         ask.weigh([hit.text for _, hit in hop1])
         seen_spans: set[tuple[str, int]] = set()
 
@@ -292,7 +306,8 @@ class OfflineResearcher:
             return AgentResult(
                 "blocked",
                 "no relevant passage",
-                blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in queries[:4])}",
+                blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in queries[:4])}"
+                + (f" (searches stopped at the limit: {stopped[0]})" if stopped else ""),
             )
         if kinds == {"secondary"}:
             return AgentResult(
@@ -300,7 +315,8 @@ class OfflineResearcher:
                 f"{written} card(s), secondary sources only",
                 blocked_reason="no_primary_source: only secondary sources address this question",
             )
-        return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s)")
+        limit = f"; searches stopped at the limit ({stopped[0]})" if stopped else ""
+        return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s){limit}")
 
     @staticmethod
     def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences):
