@@ -146,6 +146,38 @@ def test_a_bridge_not_found_by_the_first_search_is_searched_for_as_hop_two(tmp_p
     assert all("found by searching for 'Shirley Temple'" in c["evidence_summary"] for c in hop2)
 
 
+def test_the_bridge_documents_answer_sentence_is_the_one_that_says_the_rest_not_its_opening(tmp_path):
+    """The soundtrack's page names the singer; the singer's page opens with who he is, and says the asked-for
+    number two sentences later: that sentence, ranked against what the bridge sentence leaves unsaid, is cited."""
+    docs = {
+        "soundtrack.md": "# Moonlit Harbor (soundtrack)\n\nMoonlit Harbor is the soundtrack to the film of that name. "
+        "The songs are performed by pianist Arlo Fenwick, who won a jazz award.\n",
+        "fenwick.md": "# Arlo Fenwick\n\nArlo Fenwick is a pianist and singer from the coast. He began playing "
+        "piano as a child in his hometown. He has had seven top 20 US albums and ten number-one jazz albums.\n",
+        "harbor.md": "# Moonlit Harbor\n\nMoonlit Harbor is a romantic film set in a small port town. "
+        "The film follows two sailors over twelve years.\n",
+        "jazz.md": "# Jazz piano\n\nJazz piano is a collective term for the techniques pianists use in jazz. "
+        "Many jazz pianists have recorded albums with big bands.\n",
+    }
+    question = 'The songs from the soundtrack to "Moonlit Harbor" are performed by a singer who has had how many top 20 US albums?'
+    run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", question)
+    summary = (run_dir / "final-report.md").read_text().split("## Summary", 1)[1].split("\n## ", 1)[0]
+    assert "seven top 20 US albums" in summary and "performed by pianist Arlo Fenwick" in summary
+    assert {"Moonlit Harbor (soundtrack)", "Arlo Fenwick"} <= cited_titles(run_dir)
+    assert "Jazz piano" not in cited_titles(run_dir)
+
+
+def test_an_ellipsis_before_a_lower_case_word_does_not_end_a_sentence():
+    from harness.sources.sentences import split_sentences
+
+    text = "When Harry Met Sally... is the soundtrack of the film. It sold well... Then it was reissued."
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "When Harry Met Sally... is the soundtrack of the film.",
+        "It sold well...",
+        "Then it was reissued.",
+    ]
+
+
 # --- the Analyst: ranked claims, near-duplicates merged -----------------------------------------
 
 
@@ -162,6 +194,19 @@ def test_near_duplicate_quotes_become_one_claim_with_corroborating_cards(tmp_pat
     merged = [c for c in claims if len(c["supporting_cards"]) == 2]
     assert len(merged) == 1 and "three times" in merged[0]["statement"]
     assert merged[0]["claim_id"] == "C1"  # ranked first: it answers the question, and two sources agree
+
+
+def test_quotes_about_two_different_named_things_are_neither_merged_nor_a_conflict(tmp_path):
+    """Two towns, said in the same words but for their names and sizes, are two claims, not one claim in dispute."""
+    docs = {
+        "a.md": "# Millbrook\n\nMillbrook is a home rule-class city in Jefferson County with 12,000 residents.\n",
+        "b.md": "# Oakfield\n\nOakfield is a home rule-class city in Jefferson County with 14,000 residents.\n",
+    }
+    question = "How many residents does a home rule-class city in Jefferson County have?"
+    run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", question)
+    claims = json.loads((run_dir / "claims.json").read_text())["claims"]
+    assert len(claims) == 2
+    assert all(len(c["supporting_cards"]) == 1 and c["status"] == "verified" for c in claims)
 
 
 # --- the Writer: a Summary that answers, a comparison table, no repeated deliverable -----------

@@ -48,8 +48,8 @@ def _names(card: dict) -> set[str]:
 
 
 def _same_things(a: dict, b: dict) -> bool:
-    """Each quote's named things are in the other: "Polypodium scutulatum is a species of fern" and
-    "Polypodium rimbachii is a species of fern" are about two things."""
+    """Each quote's named things are in the other: "Jeffersontown is a home rule-class city in Jefferson County"
+    and "Middletown is a home rule-class city in Jefferson County" are about two things."""
     return _names(a) <= content_words(b["quote"]) and _names(b) <= content_words(a["quote"])
 
 
