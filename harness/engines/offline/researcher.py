@@ -12,6 +12,11 @@ Hop 2: when the best evidence names something the question only describes (a *br
 that name and takes the best sentences of the documents titled after it. Every card says
 which hop it came from.
 
+The answer's chain (`_chain`, the cards written with confidence "high"): the best pair of
+sentences from two documents that name each other, or that the question names both, the
+second ranked against what the first leaves unsaid (a bridge's own page says the rest); or
+the best sentence alone when no second document adds enough.
+
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
