@@ -146,6 +146,38 @@ def test_a_bridge_not_found_by_the_first_search_is_searched_for_as_hop_two(tmp_p
     assert all("found by searching for 'Shirley Temple'" in c["evidence_summary"] for c in hop2)
 
 
+def test_the_bridge_documents_answer_sentence_is_the_one_that_says_the_rest_not_its_opening(tmp_path):
+    """The soundtrack's page names the singer; the singer's page opens with who he is, and says the asked-for
+    number two sentences later: that sentence, ranked against what the bridge sentence leaves unsaid, is cited."""
+    docs = {
+        "soundtrack.md": "# Moonlit Harbor (soundtrack)\n\nMoonlit Harbor is the soundtrack to the film of that name. "
+        "The songs are performed by pianist Arlo Fenwick, who won a jazz award.\n",
+        "fenwick.md": "# Arlo Fenwick\n\nArlo Fenwick is a pianist and singer from the coast. He began playing "
+        "piano as a child in his hometown. He has had seven top 20 US albums and ten number-one jazz albums.\n",
+        "harbor.md": "# Moonlit Harbor\n\nMoonlit Harbor is a romantic film set in a small port town. "
+        "The film follows two sailors over twelve years.\n",
+        "jazz.md": "# Jazz piano\n\nJazz piano is a collective term for the techniques pianists use in jazz. "
+        "Many jazz pianists have recorded albums with big bands.\n",
+    }
+    question = 'The songs from the soundtrack to "Moonlit Harbor" are performed by a singer who has had how many top 20 US albums?'
+    run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", question)
+    summary = (run_dir / "final-report.md").read_text().split("## Summary", 1)[1].split("\n## ", 1)[0]
+    assert "seven top 20 US albums" in summary and "performed by pianist Arlo Fenwick" in summary
+    assert {"Moonlit Harbor (soundtrack)", "Arlo Fenwick"} <= cited_titles(run_dir)
+    assert "Jazz piano" not in cited_titles(run_dir)
+
+
+def test_an_ellipsis_before_a_lower_case_word_does_not_end_a_sentence():
+    from harness.sources.sentences import split_sentences
+
+    text = "When Harry Met Sally... is the soundtrack of the film. It sold well... Then it was reissued."
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "When Harry Met Sally... is the soundtrack of the film.",
+        "It sold well...",
+        "Then it was reissued.",
+    ]
+
+
 # --- the Analyst: ranked claims, near-duplicates merged -----------------------------------------
 
 
@@ -162,6 +194,19 @@ def test_near_duplicate_quotes_become_one_claim_with_corroborating_cards(tmp_pat
     merged = [c for c in claims if len(c["supporting_cards"]) == 2]
     assert len(merged) == 1 and "three times" in merged[0]["statement"]
     assert merged[0]["claim_id"] == "C1"  # ranked first: it answers the question, and two sources agree
+
+
+def test_quotes_about_two_different_named_things_are_neither_merged_nor_a_conflict(tmp_path):
+    """Two towns, said in the same words but for their names and sizes, are two claims, not one claim in dispute."""
+    docs = {
+        "a.md": "# Millbrook\n\nMillbrook is a home rule-class city in Jefferson County with 12,000 residents.\n",
+        "b.md": "# Oakfield\n\nOakfield is a home rule-class city in Jefferson County with 14,000 residents.\n",
+    }
+    question = "How many residents does a home rule-class city in Jefferson County have?"
+    run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", question)
+    claims = json.loads((run_dir / "claims.json").read_text())["claims"]
+    assert len(claims) == 2
+    assert all(len(c["supporting_cards"]) == 1 and c["status"] == "verified" for c in claims)
 
 
 # --- the Writer: a Summary that answers, a comparison table, no repeated deliverable -----------
@@ -227,3 +272,59 @@ def test_same_question_same_corpus_same_report(tmp_path):
     assert sorted(left) == sorted(right)
     for rel in left:
         assert left[rel] == right[rel], rel
+
+
+# --- budgets: a spent step or role search budget ends the searching, not the branch ------------
+
+
+def _delegations(run_dir: Path, agent: str) -> list[dict]:
+    lines = (run_dir / "trace.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["event"] == "delegation" and e["agent"] == agent]
+
+
+def test_a_spent_role_search_budget_leaves_the_branch_its_cards(tmp_path):
+    """The branch makes three searches (the question, the code name it names, its topic words); with a researcher
+    budget of 2 the third is refused, and the branch writes cards from the hits of the first two."""
+    corpus = write_docs(tmp_path / "corpus", COMPARE_DOCS)
+    (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
+    question = "How does fastq.retry treat a failed job?"
+    assert len(make_plan(question)["questions"][0]["search_terms"]) == 2  # plus the topic words: 3 searches
+    run_dir = run(corpus, tmp_path / "runs", question, config_file=tmp_path / "research.yaml", concurrency=1)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["budget"]["roles"]["researcher"]["spent"]["searches"] == 2
+    assert manifest["branches"]["Q1"]["status"] == "completed"
+    assert cards(run_dir) and "fastq" in cited_titles(run_dir)
+    (step,) = _delegations(run_dir, "researcher")
+    assert step["stop_reason"] == "completed" and "searches stopped at the limit" in step["detail"]["summary"]
+    assert "researcher budget for searches is exhausted" in step["detail"]["summary"]
+    assert validate_workspace(run_dir) == []
+
+
+def test_with_a_role_budget_of_two_searches_the_branches_that_searched_still_produce_cards(tmp_path):
+    """Two branches of four searches each, one at a time, share a researcher budget of 2: the first stops after
+    two searches with cards; the second can make none, so it is blocked with the limit as its reason. The run
+    goes on to a report."""
+    corpus = write_docs(tmp_path / "corpus", COMPARE_DOCS)
+    (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
+    run_dir = run(corpus, tmp_path / "runs", COMPARE_QUESTION, config_file=tmp_path / "research.yaml", concurrency=1)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    branches = manifest["branches"]
+    done = [q for q, b in branches.items() if b["status"] == "completed"]
+    cut = [q for q, b in branches.items() if b["status"] == "blocked"]
+    assert len(done) == 1 and len(cut) == 1
+    assert {c["question_id"] for c in cards(run_dir)} == set(done)
+    assert "researcher budget for searches is exhausted" in branches[cut[0]]["reason"]
+    assert (run_dir / "final-report.md").is_file()
+
+
+def test_the_runs_own_search_budget_still_ends_the_run(tmp_path):
+    corpus = write_docs(tmp_path / "corpus", COMPARE_DOCS)
+    cfg = build_config(
+        "How does fastq.retry treat a failed job?",
+        corpus=str(corpus),
+        runs_dir=str(tmp_path / "runs"),
+        yes=True,
+        budget={"searches": 2},
+    )
+    result = start_run(cfg)
+    assert result.status == "budget_exhausted" and "searches" in result.reason

@@ -2,8 +2,8 @@
 
 - Cards are ranked by how well their quotes answer the question (`ranking.Ask`, with the
   source's title as context), the Researcher's confidence, and how many sources agree.
-- Cards of one question whose quotes share most content words (and agree on numbers and
-  negation) are near-duplicates and form one claim: its statement is the best card's quote,
+- Cards of one question whose quotes share most content words and name the same things (and
+  agree on numbers and negation) are near-duplicates and form one claim: its statement is the best card's quote,
   the other cards stay on it as corroboration.
 - Claims are numbered best first within each question, so C1 is the first question's best.
 - Two claims of one question, from different sources, that talk about the same thing but
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 from harness.contract.quotes import normalize_ws
-from harness.engines.offline.ranking import Ask
+from harness.engines.offline.ranking import Ask, entities
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
 from harness.runtime.interface import AgentResult, Brief
 
@@ -42,8 +42,27 @@ def _words(card: dict) -> set[str]:
     return {w for w in content_words(card["quote"]) if not w.isdigit()}
 
 
+def _names(card: dict) -> set[str]:
+    """The words of the things the quote names, without numbers ("Larkspur 3.0" names Larkspur)."""
+    return {w for w in content_words(" ".join(entities(card["quote"]))) if not any(ch.isdigit() for ch in w)}
+
+
+def _same_things(a: dict, b: dict) -> bool:
+    """Each quote's named things are in the other: "Jeffersontown is a home rule-class city in Jefferson County"
+    and "Middletown is a home rule-class city in Jefferson County" are about two things."""
+    return _names(a) <= content_words(b["quote"]) and _names(b) <= content_words(a["quote"])
+
+
+def _same_claim(a: dict, b: dict) -> bool:
+    """Near-duplicates: most content words shared, the same named things, agreement on numbers and negation."""
+    return jaccard(_words(a), _words(b)) >= SAME_CLAIM and _same_things(a, b) and _agree(a, b)
+
+
 def _same_topic(a: dict, b: dict) -> bool:
-    """Whole quotes overlap, or the clauses that carry their numbers do ("added in X 3.0" / "first shipped with X 3.1")."""
+    """About the same named things, and whole quotes overlap, or the clauses that carry their numbers do ("added
+    in X 3.0" / "first shipped with X 3.1"). Two films' release years are not a conflict."""
+    if not _same_things(a, b):
+        return False
     if jaccard(_words(a), _words(b)) >= SAME_TOPIC:
         return True
     na, nb = number_clauses(a["quote"]), number_clauses(b["quote"])
@@ -107,7 +126,7 @@ class OfflineAnalyst:
             clusters: list[list[dict]] = []
             for card in qcards:
                 for cluster in clusters:
-                    if jaccard(_words(card), _words(cluster[0])) >= SAME_CLAIM and _agree(card, cluster[0]):
+                    if _same_claim(card, cluster[0]):
                         cluster.append(card)
                         break
                 else:

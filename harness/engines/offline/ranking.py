@@ -23,6 +23,7 @@ from harness.evidence.lexical import content_words
 
 TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
 FIRST = 0.15  # a document's opening sentence: it says what the document is about
+TYPED = 0.25  # a sentence with a phrase of the asked-for answer type (a date, a number, a name...)
 PERSON, DATE, NUMBER, PLACE, YESNO, OTHER = "person", "date", "number", "place", "yes/no", "other"
 
 _YESNO = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
@@ -112,17 +113,16 @@ def answer_type(question: str) -> str:
     return OTHER
 
 
-def has_type(sentence: str, kind: str) -> bool:
-    """Does the sentence carry a phrase of the asked-for type?"""
-    if kind == DATE:
-        return bool(_DATE_S.search(sentence))
+def has_type(sentence: str, kind: str, exclude: str = "") -> bool:
+    """Does the sentence carry a phrase of the asked-for type (one that `exclude`, the question, does not
+    already hold: a year the question names is not an answer to "when")?"""
+    pattern = {DATE: _DATE_S, NUMBER: _NUMBER_S, PLACE: _PLACE_S, PERSON: _NAME_S}.get(kind)
+    if pattern is None:
+        return False
     if kind == NUMBER:
-        return bool(_NUMBER_S.search(re.sub(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", "", sentence)))
-    if kind == PLACE:
-        return bool(_PLACE_S.search(sentence))
-    if kind == PERSON:
-        return bool(_NAME_S.search(sentence))
-    return False
+        sentence = re.sub(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", "", sentence)  # years are dates, not counts
+    asked = exclude.lower()
+    return any(m.group(0).lower() not in asked for m in pattern.finditer(sentence))
 
 
 def entities(text: str) -> list[str]:
@@ -187,6 +187,11 @@ class Ask:
             entities(question),
         )
 
+    def rest(self, covered: set[str]) -> Ask:
+        """The question less the words `covered` (what a bridge sentence already answers): what a bridge's own
+        document still has to say. Same answer type, same weights."""
+        return Ask(self.text, self.words - covered, self.kind, self.names, self.weights)
+
     def weigh(self, passages: list[str]) -> None:
         """Weight each question word by its rarity among the retrieved passages (smoothed idf)."""
         n = len(passages)
@@ -212,8 +217,8 @@ class Ask:
         score = self.coverage(words) + 0.5 * self.coverage(context)
         if title:
             score += TITLED * self.titled(title, names)
-        if self.kind not in (YESNO, OTHER) and has_type(sentence, self.kind):
-            score += 0.25
+        if self.kind not in (YESNO, OTHER) and has_type(sentence, self.kind, self.text):
+            score += TYPED
         if first:
             score += FIRST
         return score

@@ -12,9 +12,16 @@ Hop 2: when the best evidence names something the question only describes (a *br
 that name and takes the best sentences of the documents titled after it. Every card says
 which hop it came from.
 
+The answer's chain (`_chain`, the cards written with confidence "high"): the best pair of
+sentences from two documents that name each other, or that the question names both, the
+second ranked against what the first leaves unsaid (a bridge's own page says the rest); or
+the best sentence alone when no second document adds enough.
+
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
-the branch is blocked; only secondary sources → blocked with that reason.
+the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
+role's search budget runs out, the Researcher stops searching and writes cards from the hits it
+already has (the run's own budget still ends the run).
 """
 
 from __future__ import annotations
@@ -23,7 +30,16 @@ import re
 from dataclasses import dataclass
 
 from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
-from harness.engines.offline.ranking import Ask, criterion_words, names_match
+from harness.engines.offline.ranking import (
+    OTHER,
+    YESNO,
+    Ask,
+    criterion_words,
+    entities,
+    has_type,
+    names_match,
+    title_match,
+)
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
@@ -38,7 +54,10 @@ MAX_BRIDGES = 3  # hop-2 searches per branch (each costs one search of the branc
 BRIDGE_FROM = 2  # the best sentences of each chain-start document whose named things are bridge candidates
 HOP2_CARDS = 3  # cards kept from hop 2 at most (from documents titled after a bridge)
 SECONDARY, FLAGGED = 0.2, 0.1  # relevance penalties: a primary, unflagged source saying as much ranks first
-CHAIN_MIN = 0.4  # relevance a titled document's best sentence needs to count as a link of the answer's chain
+PAIR_FROM = 5  # best sentences of each document that may be a link of a two-document chain
+LINK = 0.3  # added to a two-document chain whose one sentence names the other's document
+CHAIN_MORE = 1  # sentences of the chain's documents that join it when no link has the asked-for kind of answer
+PAIR_MIN = 0.5  # what a second document's sentence must add (against the rest of the question) to join the chain
 MIN_CHARS, MAX_CHARS = 30, 500
 _CODE_START = re.compile(
     r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
@@ -96,25 +115,70 @@ def _mentions(sentence: str, title: str) -> bool:
     return bool(words) and words <= content_words(sentence)
 
 
-def _chain(ranked: list, linked: set[str]) -> list:
-    """The links of the answer's chain, best first: the best sentence of each chain document (titled after
-    something the question names, or after a bridge; else the best document), and each sentence that names
-    another chain document (a bridge sentence), one such a document."""
-    start = {c.source_id for c in _chain_start(ranked)}
-    docs = start | linked | {c.source_id for c in ranked if c.hop == 2}
-    titles = {c.source_id: c.title for c in ranked}
-    best = [c for c in _best_per_source(ranked) if c.source_id in docs and c.relevance >= CHAIN_MIN]
-    if not best and ranked:
-        best = [ranked[0]]
-    links = list(best)
-    named: set[tuple[str, str]] = set()
+def _names_doc(sentence: str, title: str) -> bool:
+    """Does the sentence name the document titled `title`: its whole title, or a named thing the title names
+    exactly ("Harry Connick Jr" ~ "Harry Connick Jr.")? A partial match is not a link."""
+    return _mentions(sentence, title) or any(title_match(n, title) == 1.0 for n in entities(sentence))
+
+
+def _start_docs(ranked: list, ask: Ask) -> list[str]:
+    """The documents the question names: for each named thing, the hop-1 documents whose titles match it best
+    ("Richard Hornsby & Sons" over "Richard Hornsby")."""
+    out: list[str] = []
+    for name in ask.names:
+        scores = {c.source_id: title_match(name, c.title) for c in ranked if c.hop == 1}
+        top = max(scores.values(), default=0.0)
+        out += [sid for sid, v in scores.items() if top > 0 and v == top and sid not in out]
+    return out
+
+
+def _chain(ranked: list, ask: Ask) -> list:
+    """The links of the answer's chain: one sentence, or two from two documents, best first.
+
+    A multi-hop answer takes two documents: one sentence answers part of the question, a sentence of another
+    document says the rest. Every pair (a, b) of sentences from two documents is ranked by a's relevance plus
+    b's against the rest of the question (`Ask.rest`: the words a and its title do not already hold), plus
+    LINK when one names the other's document (a bridge: "performed by Harry Connick Jr." and Harry Connick Jr.'s
+    own page; half as much for a partial name). Only documents that name each other, or that the question
+    names both, make a pair. A pair is the chain when its second sentence adds at least PAIR_MIN; else the best sentence
+    alone."""
+    if not ranked:
+        return []
+    by_doc: dict[str, list] = {}
     for c in ranked:
-        for sid in docs:
-            if sid != c.source_id and (c.source_id, sid) not in named and _mentions(c.text, titles[sid]):
-                named.add((c.source_id, sid))
-                if c not in links and (c.source_id in docs or c.titled):
-                    links.append(c)
-    return sorted(links, key=lambda c: c.key)
+        by_doc.setdefault(c.source_id, []).append(c)
+    pool = [c for cands in by_doc.values() for c in cands[:PAIR_FROM]]
+    words = {id(c): content_words(c.text) | content_words(c.title) for c in pool}
+    names = {id(c): entities(c.text) for c in pool}
+    asked = set(_start_docs(ranked, ask)) | {
+        sid for sid, cands in by_doc.items() if _mentions(ask.text, cands[0].title)
+    }
+
+    def link(c, title: str) -> float:
+        """1 when the sentence names the whole title, 0.5 for a partial name ("Galaxy S6" ~ "Samsung Galaxy S6")."""
+        return 1.0 if _mentions(c.text, title) else max((title_match(n, title) for n in names[id(c)]), default=0.0)
+
+    links = {(id(c), sid): link(c, by_doc[sid][0].title) for c in pool for sid in by_doc if sid != c.source_id}
+    best: tuple = (0.0, 0.0, None, None)
+    for a in pool:
+        rest = ask.rest(words[id(a)])
+        for b in pool:
+            if b.source_id == a.source_id:
+                continue
+            linked = max(links[(id(a), b.source_id)], links[(id(b), a.source_id)])
+            if not linked and not {a.source_id, b.source_id} <= asked:
+                continue  # two documents unrelated to each other, not both named by the question
+            added = rest.score(b.text, b.title, first=b.first) + LINK * linked
+            if a.relevance + added > best[0]:
+                best = (a.relevance + added, added, a, b)
+    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else ranked[:1]
+    docs = {c.source_id for c in chain}
+    more: list = []
+    if ask.kind not in (YESNO, OTHER) and not any(has_type(c.text, ask.kind, ask.text) for c in chain):
+        # the asked-for kind of answer (a date, a number, a name...) is in neither link: the chain documents'
+        # best sentence that has one joins the chain
+        more = [c for c in ranked if c.source_id in docs and c not in chain and has_type(c.text, ask.kind, ask.text)]
+    return sorted(chain + more[:CHAIN_MORE], key=lambda c: c.key)
 
 
 def _confidence(relevance: float) -> str:
@@ -136,6 +200,7 @@ class _Candidate:
     hop: int
     text: str
     bridge: str = ""
+    first: bool = False  # its document's opening sentence
     titled: bool = False  # its document is titled after something the question (or the bridge) names
 
     @property
@@ -169,14 +234,24 @@ class OfflineResearcher:
                 cache[sid] = (ctx.read_text(snapshot_path(sid)), ctx.read_json(source_record_path(sid)))
             return cache[sid]
 
+        stopped: list[BudgetExhausted] = []
+
         def search(query: str):
-            """A hop-2 search the budget cannot afford is skipped: the branch ends with what it found."""
+            """One search. Once this step's or its role's search budget is spent, no further search is made and the
+            branch goes on with the hits it has; the run's own budget still ends the run."""
+            if stopped:
+                return []
             try:
                 return ctx.search(query, SEARCH_K)
-            except BudgetExhausted:
+            except BudgetExhausted as exc:
+                if exc.scope == "run":
+                    raise
+                stopped.append(exc)
                 return []
 
-        hop1 = [(rank, hit) for query in queries for rank, hit in enumerate(ctx.search(query, SEARCH_K))]
+        hop1 = [(rank, hit) for query in queries for rank, hit in enumerate(search(query))]
+        if not hop1 and stopped:
+            raise stopped[0]  # not one search made: the step ends on its limit (blocked, the limit as its reason)
         ask.weigh([hit.text for _, hit in hop1])
         seen_spans: set[tuple[str, int]] = set()
 
@@ -219,6 +294,7 @@ class OfflineResearcher:
                         hop,
                         text[s:e],
                         bridge,
+                        s == opening,
                         titled,
                     )
                 )
@@ -227,15 +303,16 @@ class OfflineResearcher:
         candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
         candidates.sort(key=lambda c: c.key)
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
-        hop2, linked = self._second_hop(ask, candidates, seen_titles, search, sentences)
+        hop2, _ = self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates += hop2
         candidates.sort(key=lambda c: c.key)
-        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, linked)
+        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask)
         if not written:
             return AgentResult(
                 "blocked",
                 "no relevant passage",
-                blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in queries[:4])}",
+                blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in queries[:4])}"
+                + (f" (searches stopped at the limit: {stopped[0]})" if stopped else ""),
             )
         if kinds == {"secondary"}:
             return AgentResult(
@@ -243,7 +320,8 @@ class OfflineResearcher:
                 f"{written} card(s), secondary sources only",
                 blocked_reason="no_primary_source: only secondary sources address this question",
             )
-        return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s)")
+        limit = f"; searches stopped at the limit ({stopped[0]})" if stopped else ""
+        return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s){limit}")
 
     @staticmethod
     def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences):
@@ -279,10 +357,10 @@ class OfflineResearcher:
         return out, linked
 
     @staticmethod
-    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], linked: set[str]):
+    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask):
         """The answer's chain and then the best other candidates as cards (at most MAX_CARDS, MAX_PER_SOURCE a
         source); the chain's cards have confidence "high"."""
-        chain = _chain(candidates, linked)
+        chain = _chain(candidates, ask)
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
