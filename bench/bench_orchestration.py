@@ -62,6 +62,7 @@ from fakes.scripted import (  # noqa: E402
     reviewer_policy,
     writer_policy,
 )
+from fakes.scripted import make_plan as scripted_plan  # noqa: E402
 
 QUESTION = "How do the sixteen bench components report and recover from errors?"
 MODEL = "scripted:bench"
@@ -107,39 +108,9 @@ def write_corpus(folder: Path) -> None:
 
 
 def make_plan(question: str, n: int) -> dict:
-    questions = [
-        {
-            "id": f"Q{i + 1}",
-            "text": f"Find how the {t} component reports and recovers from errors.",
-            "kind": "research",
-            "critical": True,
-            "allowed_sources": ["corpus"],
-            "search_terms": [f"{t} error"],
-            "tag": None,
-        }
-        for i, t in enumerate(TOPICS[:n])
-    ]
-    questions.append(
-        {
-            "id": f"Q{n + 1}",
-            "text": "Answer the question from the evidence.",
-            "kind": "deliverable",
-            "critical": True,
-            "tag": None,
-        }
-    )
-    return {
-        "schema_version": 1,
-        "question": question,
-        "revision": 1,
-        "scope": {"in_scope": TOPICS[:n], "out_of_scope": []},
-        "deliverable": "A short answer with citations.",
-        "criteria": [],
-        "questions": questions,
-        "stop_conditions": ["No primary source for a critical question."],
-        "refinement": None,
-        "approval": None,
-    }
+    """The scripted planner's plan over the first n bench topics, one search term per topic."""
+    topics = [(t, f"Find how the {t} component reports and recovers from errors.", [f"{t} error"]) for t in TOPICS]
+    return scripted_plan(question, n, topics)
 
 
 def planner_policy(n: int):

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract.claims import CLAIM_STATUSES
-from harness.contract.layout import CARDS, CLAIMS, FINAL_REPORT
+from harness.contract.layout import CLAIMS, FINAL_REPORT
 from harness.workspace.reader import RunReader
 
 
@@ -76,7 +76,7 @@ def summarize(root: Path | str | RunReader) -> dict[str, Any]:
             "flagged_sentences": flagged_sentences,
             "duplicates": (run.get("stats") or {}).get("duplicate_sources", 0),
         },
-        "cards": len(reader.list(CARDS)),
+        "cards": len(reader.card_ids()),
         "claims": {s: claim_counts.get(s, 0) for s in CLAIM_STATUSES} | {"total": sum(claim_counts.values())},
         "drafts": reader.drafts(),
         "reviews": reviews,

@@ -16,7 +16,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import Field
 
-from fakes.workspaces import CARD_ID, QUOTE, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
+from fakes.workspaces import CARD_ID, CLAIMS, QUOTE, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
 from harness.contract.formats import sha256_text
 from harness.contract.policy import TOOLS
 from harness.engines.llm import models as llm_models
@@ -143,21 +143,6 @@ def workspace_files(ws: Workspace) -> set[str]:
     }
 
 
-CLAIMS_OK = {
-    "claims": [
-        {
-            "claim_id": "C1",
-            "statement": "A TaskGroup cancels its remaining tasks when one fails.",
-            "question_id": "Q1",
-            "supporting_cards": [CARD_ID],
-            "contradicting_cards": [],
-            "limitations": [],
-            "status": "verified",
-        }
-    ]
-}
-
-
 # ---- (a) isolation and (b) the tool set ------------------------------------------------------------------
 
 
@@ -213,7 +198,7 @@ def test_the_model_is_offered_exactly_the_spec_tools(ws, specs, role):
 def test_schema_invalid_write_is_refused_with_the_pointer_then_the_fix_lands(evidence_ws, specs):
     ws = evidence_ws
     spec = specs["analyst"]
-    bad = json.loads(json.dumps(CLAIMS_OK))
+    bad = json.loads(json.dumps(CLAIMS))
     bad["claims"][0]["status"] = "probably"
     brief = Brief(
         role="analyst", task="Write the claim table.", inputs=("plan.json", "source-cards/"), outputs=("claims.json",)
@@ -221,7 +206,7 @@ def test_schema_invalid_write_is_refused_with_the_pointer_then_the_fix_lands(evi
     model = ScriptedModel(
         script=[
             tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(bad)}, "w1"),
-            tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(CLAIMS_OK)}, "w2"),
+            tool_reply("write_file", {"file_path": "/claims.json", "content": json.dumps(CLAIMS)}, "w2"),
             AIMessage("1 verified"),
         ]
     )
@@ -234,7 +219,7 @@ def test_schema_invalid_write_is_refused_with_the_pointer_then_the_fix_lands(evi
     )
     assert landed.status == "success" and "passed validation" in landed.content
     assert result.status == "completed"
-    assert json.loads((ws.root / "claims.json").read_text()) == CLAIMS_OK
+    assert json.loads((ws.root / "claims.json").read_text()) == CLAIMS
     entry = ws.manifest["artifacts"]["claims.json"]  # indexed (run.json on disk gets it with the next rewrite)
     assert entry["writer"] == "analyst" and entry["sha256"] == ctx.outputs["claims.json"]
     assert ctx.retries == 1
@@ -709,7 +694,7 @@ def test_refusals_count_per_file_and_the_prompt_says_exactly_when_the_step_ends(
 def test_read_file_returns_a_long_file_whole(evidence_ws, specs):
     ws = evidence_ws
     spec = specs["writer"]
-    many = {"claims": [{**CLAIMS_OK["claims"][0], "claim_id": f"C{i}"} for i in range(1, 41)]}
+    many = {"claims": [{**CLAIMS["claims"][0], "claim_id": f"C{i}"} for i in range(1, 41)]}
     ws.write("claims.json", many, specs["analyst"].policy)
     assert (ws.root / "claims.json").read_text().count("\n") > 300
     brief = Brief(role="writer", task="Write.", outputs=("drafts/draft-1.md",))

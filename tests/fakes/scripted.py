@@ -154,7 +154,8 @@ TOPICS = [
 ]
 
 
-def make_plan(question: str, n_research: int = 2) -> dict:
+def make_plan(question: str, n_research: int = 2, topics: list[tuple[str, str, list[str]]] = TOPICS) -> dict:
+    """A valid plan of n_research research questions from (topic, question text, search terms), plus the deliverable."""
     questions = [
         {
             "id": f"Q{i + 1}",
@@ -165,7 +166,7 @@ def make_plan(question: str, n_research: int = 2) -> dict:
             "search_terms": terms,
             "tag": None,
         }
-        for i, (_topic, text, terms) in enumerate(TOPICS[:n_research])
+        for i, (_topic, text, terms) in enumerate(topics[:n_research])
     ]
     questions.append(
         {
@@ -180,7 +181,7 @@ def make_plan(question: str, n_research: int = 2) -> dict:
         "schema_version": 1,
         "question": question,
         "revision": 1,
-        "scope": {"in_scope": [t for t, _, _ in TOPICS[:n_research]], "out_of_scope": []},
+        "scope": {"in_scope": [t for t, _, _ in topics[:n_research]], "out_of_scope": []},
         "deliverable": "A short answer with citations.",
         "criteria": [],
         "questions": questions,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from harness.contract.formats import plan_content_sha256, sha256_text
@@ -139,6 +140,23 @@ Tomatoes need six hours of sun each day and regular watering during dry weeks.
 
 
 FIXTURE_QUESTION = "How do `fastjson`, `slowxml` and `ghostlib` compare in speed and release version?"
+
+
+def fixture_run_argv(corpus: Path | str, runs_dir: Path | str, *flags: str) -> list[str]:
+    """The argv of `research run FIXTURE_QUESTION` on a corpus into a runs folder, plan approved (--yes)."""
+    return [
+        sys.executable,
+        "-m",
+        "harness",
+        "run",
+        FIXTURE_QUESTION,
+        "--corpus",
+        str(corpus),
+        "--runs-dir",
+        str(runs_dir),
+        "--yes",
+        *flags,
+    ]
 
 
 def write_fixture_corpus(root: Path) -> Path:

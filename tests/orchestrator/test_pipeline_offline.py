@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes.workspaces import FIXTURE_QUESTION, normalized_artifacts
+from fakes.workspaces import FIXTURE_QUESTION, fixture_run_argv, normalized_artifacts
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.workspace.validate import validate_workspace
@@ -117,18 +117,7 @@ def test_same_question_and_corpus_give_identical_artifacts(fixture_corpus, tmp_p
 
 
 def test_main_command_prints_the_offline_notice_and_the_report_path(fixture_corpus, tmp_path):
-    env_cmd = [
-        sys.executable,
-        "-m",
-        "harness",
-        "run",
-        FIXTURE_QUESTION,
-        "--corpus",
-        str(fixture_corpus),
-        "--runs-dir",
-        str(tmp_path / "runs"),
-        "--yes",
-    ]
+    env_cmd = fixture_run_argv(fixture_corpus, tmp_path / "runs")
     r = subprocess.run(env_cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert (

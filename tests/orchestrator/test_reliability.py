@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import harness.workspace.store as workspace_mod
-from fakes.workspaces import FIXTURE_QUESTION, normalized_artifacts
+from fakes.workspaces import FIXTURE_QUESTION, fixture_run_argv, normalized_artifacts
 from harness.errors import StorageError
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import resume_run, start_run
@@ -93,19 +93,7 @@ def test_sigkill_between_steps_then_resume(reference, tmp_path, k):
         pytest.skip(f"the reference run has only {n_events} events")
     runs = tmp_path / "runs"
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "run",
-            FIXTURE_QUESTION,
-            "--corpus",
-            str(corpus),
-            "--runs-dir",
-            str(runs),
-            "--yes",
-            "--json",
-        ],
+        fixture_run_argv(corpus, runs, "--json"),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -148,19 +136,7 @@ def test_many_runs_at_once_in_one_runs_folder(fixture_corpus, tmp_path):
     runs = tmp_path / "runs"
     procs = [
         subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "harness",
-                "run",
-                FIXTURE_QUESTION,
-                "--corpus",
-                str(fixture_corpus),
-                "--runs-dir",
-                str(runs),
-                "--yes",
-                "--quiet",
-            ],
+            fixture_run_argv(fixture_corpus, runs, "--quiet"),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
@@ -177,21 +153,7 @@ def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path)
     """A second process resuming a run that is running is refused in one line; the lock of a SIGKILLed run is recovered at once."""
     runs = tmp_path / "runs"
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "run",
-            FIXTURE_QUESTION,
-            "--corpus",
-            str(fixture_corpus),
-            "--runs-dir",
-            str(runs),
-            "--yes",
-            "--json",
-            "--agent",
-            "planner=python:fakes.custom_agents:SlowPlanner",
-        ],
+        fixture_run_argv(fixture_corpus, runs, "--json", "--agent", "planner=python:fakes.custom_agents:SlowPlanner"),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -206,21 +168,9 @@ def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path)
     assert proc.wait(timeout=120) == 0
     # the lock died with its holder: after a SIGKILL the run can be resumed at once
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "run",
-            FIXTURE_QUESTION,
-            "--corpus",
-            str(fixture_corpus),
-            "--runs-dir",
-            str(tmp_path / "runs2"),
-            "--yes",
-            "--json",
-            "--agent",
-            "planner=python:fakes.custom_agents:SlowPlanner",
-        ],
+        fixture_run_argv(
+            fixture_corpus, tmp_path / "runs2", "--json", "--agent", "planner=python:fakes.custom_agents:SlowPlanner"
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

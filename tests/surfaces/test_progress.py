@@ -5,11 +5,10 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 
 from rich.console import Console
 
-from fakes.workspaces import FIXTURE_QUESTION
+from fakes.workspaces import FIXTURE_QUESTION, fixture_run_argv
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.surfaces.progress import LiveProgress
@@ -17,19 +16,7 @@ from harness.surfaces.progress import LiveProgress
 
 def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):
     r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "run",
-            FIXTURE_QUESTION,
-            "--corpus",
-            str(fixture_corpus),
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "--yes",
-            "--json",
-        ],
+        fixture_run_argv(fixture_corpus, tmp_path / "runs", "--json"),
         capture_output=True,
         text=True,
         timeout=300,
@@ -48,19 +35,7 @@ def test_json_streams_one_event_per_line(fixture_corpus, tmp_path):
 
 def test_quiet_prints_only_the_result(fixture_corpus, tmp_path):
     r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "run",
-            FIXTURE_QUESTION,
-            "--corpus",
-            str(fixture_corpus),
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "--yes",
-            "--quiet",
-        ],
+        fixture_run_argv(fixture_corpus, tmp_path / "runs", "--quiet"),
         capture_output=True,
         text=True,
         timeout=300,
