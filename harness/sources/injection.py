@@ -106,7 +106,7 @@ _ORDER_VERBS = frozenset(
     misspell introduce spell capitalize uppercase lowercase anagram break tease hint promise claim convince
     persuade argue stress emphasize emphasise highlight insist compare define discuss elaborate analyze
     analyse calculate compute solve imagine pretend act offer announce sign tag prefix suffix wrap put place
-    frame phrase word deliver communicate mix sprinkle pepper fill finish sign""".split()
+    frame phrase word deliver communicate mix sprinkle pepper fill""".split()
 )
 _REQUEST_VERBS = (
     "write|draft|compose|craft|create|generate|produce|develop|design|provide|give|tell|explain|describe|"
@@ -214,11 +214,11 @@ _AUDIENCE_ANYWHERE = re.compile(
     r"(?<![\w@.-])(?:users|readers|the\s+user|the\s+reader|everyone|visitors)(?![\w@.-])", re.I
 )
 
-# Links and addresses.
+# Links and addresses: a URL, an e-mail address, or a bare domain under a common top-level domain.
+_TLD_NAMES = "com net org io xyz info biz co app ly me site online store shop top click link ru cn tk example".split()
 _LINK = re.compile(
     r"\bhttps?://\S+|\bwww\.\S+|\b[\w.+-]+@[\w-]+\.[\w.]+\b|"
-    r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|xyz|info|biz|co|app|ly|me|site|online|store|shop|"
-    r"top|click|link|ru|cn|tk|example)\b",
+    r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:" + "|".join(_TLD_NAMES) + r")\b",
     re.I,
 )
 _PROMO = re.compile(
@@ -330,10 +330,7 @@ _AGENT_GATE = frozenset(
     chatbot chatbots bot bots send post upload exfiltrate email forward leak note dear attention hey""".split()
 )
 _OUT_STEMS = ("answer", "repl", "respon", "output", "summar", "message", "report", "writing", "text")
-_TLDS = tuple(
-    "." + t
-    for t in "com net org io xyz info biz co app ly me site online store shop top click link ru cn tk example".split()
-)
+_TLDS = tuple("." + t for t in _TLD_NAMES)  # the cheap test before _LINK
 
 
 class _Facts:
