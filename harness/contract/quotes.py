@@ -53,13 +53,16 @@ def quote_matches(text: str, quote: str, start: int, end: int) -> bool:
     return normalize_ws(text[start:end]) == normalize_ws(quote)
 
 
+def _words_pattern(quote: str) -> str:
+    """A regex for the (non-blank) quote's words with any run of whitespace between them."""
+    return r"\s+".join(map(re.escape, normalize_ws(quote).split(" ")))
+
+
 def find_quote(text: str, quote: str) -> tuple[int, int] | None:
     """Locate `quote` in `text` allowing any whitespace between its words; return the span."""
-    words = normalize_ws(quote).split(" ")
-    if not words or words == [""]:
+    if not normalize_ws(quote):
         return None
-    pattern = r"\s+".join(re.escape(w) for w in words)
-    m = re.search(pattern, text)
+    m = re.search(_words_pattern(quote), text)
     return (m.start(), m.end()) if m else None
 
 
@@ -121,8 +124,7 @@ def locate_quote(text: str, quote: str, hint: int | None = None) -> Located | No
     if spans:
         s, e = _nearest(spans, hint)
         return Located(s, e, text[s:e], "exact")
-    words = normalize_ws(stripped).split(" ")
-    found = [(m.start(), m.end()) for m in re.finditer(r"\s+".join(map(re.escape, words)), text)]
+    found = [(m.start(), m.end()) for m in re.finditer(_words_pattern(stripped), text)]
     if found:
         s, e = _nearest(found, hint)
         return Located(s, e, text[s:e], "whitespace")
