@@ -47,7 +47,8 @@ _PLACE_Q = re.compile(
 )
 
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
-_DATE_S = re.compile(rf"\b{_MONTH}\b|\b1[0-9]{{3}}\b|\b20[0-9]{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b", re.I)
+_YEAR = re.compile(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b")
+_DATE_S = re.compile(rf"\b{_MONTH}\b|{_YEAR.pattern}|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b", re.I)
 _NUMBER_S = re.compile(
     r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
     r"hundred|thousand|million|billion|dozen)\b",
@@ -120,7 +121,7 @@ def has_type(sentence: str, kind: str, exclude: str = "") -> bool:
     if pattern is None:
         return False
     if kind == NUMBER:
-        sentence = re.sub(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", "", sentence)  # years are dates, not counts
+        sentence = _YEAR.sub("", sentence)  # years are dates, not counts
     asked = exclude.lower()
     return any(m.group(0).lower() not in asked for m in pattern.finditer(sentence))
 
@@ -144,6 +145,11 @@ def entities(text: str) -> list[str]:
     return found
 
 
+def title_words(title: str) -> set[str]:
+    """A document title's content words, its parenthetical left out ("Mayfair (magazine)" → mayfair)."""
+    return content_words(re.sub(r"\([^)]*\)", " ", title))
+
+
 def title_match(name: str, title: str) -> float:
     """How well a document's title names this thing: 1 the same name ("Mayfair" ~ "Mayfair (magazine)"), 0.5 one
     name holds at least half of the other's words ("Saint John" ~ "Saint John, New Brunswick"), else 0."""
@@ -154,7 +160,7 @@ def title_match(name: str, title: str) -> float:
             return 1.0
         if module.split(".")[0] == parts[0]:
             return 0.5
-    a, b = content_words(name), content_words(re.sub(r"\([^)]*\)", " ", title))
+    a, b = content_words(name), title_words(title)
     if not a or not b:
         return 0.0
     if a == b:

@@ -39,6 +39,7 @@ from harness.engines.offline.ranking import (
     has_type,
     names_match,
     title_match,
+    title_words,
 )
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
@@ -111,7 +112,7 @@ def _chain_start(ranked: list) -> list:
 
 def _mentions(sentence: str, title: str) -> bool:
     """Does the sentence name the document's title (all its content words, parenthetical left out)?"""
-    words = content_words(re.sub(r"\([^)]*\)", " ", title))
+    words = title_words(title)
     return bool(words) and words <= content_words(sentence)
 
 
@@ -257,11 +258,11 @@ class OfflineResearcher:
 
         def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
             text, record = source(hit.source_id)
-            about = content_words(hit.text) | content_words(hit.title) | content_words(hit.path.replace("/", " "))
-            if screen and not subject & about:
+            doc_words = content_words(hit.title) | content_words(hit.path.replace("/", " "))
+            if screen and not subject & (content_words(hit.text) | doc_words):
                 return []  # the passage is not about the question's subject
             flagged = flagged_spans(record, text)
-            in_doc = subject & (content_words(hit.title) | content_words(hit.path.replace("/", " ")))
+            in_doc = subject & doc_words
             titled = ask.titled(hit.title, [bridge] if bridge else None)
             opening = _opening_sentence(text)
             out = []
@@ -303,8 +304,7 @@ class OfflineResearcher:
         candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
         candidates.sort(key=lambda c: c.key)
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
-        hop2, _ = self._second_hop(ask, candidates, seen_titles, search, sentences)
-        candidates += hop2
+        candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates.sort(key=lambda c: c.key)
         written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask)
         if not written:
@@ -331,13 +331,12 @@ class OfflineResearcher:
         the best sentence found); their best BRIDGE_FROM sentences may name a bridge. A document
         titled after a bridge joins the chain: one already found stays hop 1; otherwise the
         Researcher searches for the bridge (at most MAX_BRIDGES searches) and the document's
-        sentences come as hop 2. Returns (hop-2 candidates, ids of the sources titled after a bridge)."""
+        sentences come as hop 2. Returns the hop-2 candidates, best first."""
         bridges: list[str] = []
         for cand in _chain_start(ranked):
             for name in ask.new_names(cand.text):
                 if name not in bridges and not names_match(name, cand.title):
                     bridges.append(name)
-        linked = {sid for sid, title in seen_titles.items() for name in bridges if names_match(name, title)}
         have = {c.source_id for c in ranked}
         out: list[_Candidate] = []
         searched = 0
@@ -348,13 +347,10 @@ class OfflineResearcher:
                 continue  # already found by hop 1
             searched += 1
             for rank, hit in enumerate(search(name)):
-                if not names_match(name, hit.title):
-                    continue
-                linked.add(hit.source_id)
-                if hit.source_id not in have:
+                if names_match(name, hit.title) and hit.source_id not in have:
                     out.extend(sentences(hit, rank, 2, screen=False, bridge=name))
         out.sort(key=lambda c: c.key)
-        return out, linked
+        return out
 
     @staticmethod
     def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask):
