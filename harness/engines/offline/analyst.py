@@ -80,8 +80,7 @@ def _sources(cluster: list[dict]) -> set[str]:
 
 def _cluster_rank(cluster: list[dict], rank: dict[str, float]) -> float:
     """A claim's rank: its best card's, plus a little for each further source that agrees."""
-    sources = {c["source_id"] for c in cluster}
-    return rank[cluster[0]["card_id"]] + CORROBORATION * min(len(sources) - 1, 2)
+    return rank[cluster[0]["card_id"]] + CORROBORATION * min(len(_sources(cluster)) - 1, 2)
 
 
 def _short(text: str, n: int = 160) -> str:

@@ -116,12 +116,6 @@ def _mentions(sentence: str, title: str) -> bool:
     return bool(words) and words <= content_words(sentence)
 
 
-def _names_doc(sentence: str, title: str) -> bool:
-    """Does the sentence name the document titled `title`: its whole title, or a named thing the title names
-    exactly ("Harry Connick Jr" ~ "Harry Connick Jr.")? A partial match is not a link."""
-    return _mentions(sentence, title) or any(title_match(n, title) == 1.0 for n in entities(sentence))
-
-
 def _start_docs(ranked: list, ask: Ask) -> list[str]:
     """The documents the question names: for each named thing, the hop-1 documents whose titles match it best
     ("Richard Hornsby & Sons" over "Richard Hornsby")."""

@@ -93,18 +93,14 @@ class _Claims:
 
     def __init__(self, claims: list[dict], cards: dict[str, dict]):
         self.claims = claims
-        self.by_id = {c["claim_id"]: c for c in claims}
         self.cards = cards
 
-    def usable(self, qid: str, statuses=USABLE) -> list[dict]:
-        return [c for c in self.claims if c["question_id"] == qid and c["status"] in statuses]
+    def usable(self, qid: str) -> list[dict]:
+        return [c for c in self.claims if c["question_id"] == qid and c["status"] in USABLE]
 
     def hop(self, claim: dict) -> int:
         hops = [self.cards[c].get("hop", 1) for c in claim["supporting_cards"] if c in self.cards]
         return min(hops) if hops else 1
-
-    def sources(self, claim: dict) -> set[str]:
-        return {self.cards[c]["source_id"] for c in claim["supporting_cards"] if c in self.cards}
 
     def strong(self, claim: dict) -> bool:
         return any(self.cards.get(c, {}).get("confidence") == "high" for c in claim["supporting_cards"])
