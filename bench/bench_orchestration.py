@@ -380,7 +380,7 @@ def instrument() -> Timers:
     t = Timers()
     t.wrap(nodes, "delegate", "delegations (whole)")
     t.wrap(DeepAgentRole, "prepare", "agent graphs compiled (once per role and run, mostly ahead on a thread)")
-    t.wrap(Budget, "charge_many", "budget charge -> run.json rewrite (1 per model call)")
+    t.wrap(Budget, "settle", "budget settle -> run.json rewrite (per model call and search)")
     t.wrap(workspace.Workspace, "update_manifest", "run.json rewrites (all)")
     t.wrap(workspace.Workspace, "set_status", "status changes (checked run.json rewrite + trace)")
     t.wrap(workspace.Workspace, "write", "guarded artifact writes (validate, journal, index, trace)")

@@ -98,14 +98,6 @@ class Budget:
         if spent:
             self._persist(self)
 
-    def charge(self, role: str, dim: str, amount: float = 1) -> None:
-        """Record spending that held nothing, and persist it."""
-        self.settle(role, {}, {dim: amount})
-
-    def charge_many(self, role: str, amounts: dict[str, float]) -> None:
-        """Record several dimensions at once (a model call's call and tokens) with one persist."""
-        self.settle(role, {}, amounts)
-
     def check_time(self) -> None:
         self.check("harness", "wall_seconds", 0)
 
@@ -178,12 +170,6 @@ class DelegationBudget:
             for dim, amount in spent.items():
                 self.spent[dim] += amount
         self.budget.settle(self.role, held, spent)
-
-    def charge(self, dim: str, amount: float = 1) -> None:
-        self.settle({}, {dim: amount})
-
-    def charge_many(self, amounts: dict[str, float]) -> None:
-        self.settle({}, amounts)
 
     def left(self, dim: str) -> float | None:
         """How much of `dim` this step may still spend: the least of what its own, its role's and the run's
