@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness.contract.citations import CARD_LINK, CLAIM_ID, parse_citations
+from harness.contract.citations import CARD_LINK, CLAIM_ID, format_citation, parse_citations
 from harness.contract.claims import NOT_REPORTABLE
 from harness.contract.formats import plan_content_sha256, sha256_bytes
 from harness.contract.layout import card_path, id_of, snapshot_path
@@ -183,7 +183,10 @@ def check_citations(rel: str, text: str, reader: RunReader) -> list[Problem]:
             if not CLAIM_ID.fullmatch(key):
                 problems.append(
                     Problem(
-                        rel, f"line {cit.line}", "citation-syntax", f"[@{key}] is not a claim id (cite claims as [@C1])"
+                        rel,
+                        f"line {cit.line}",
+                        "citation-syntax",
+                        f"{format_citation([key])} is not a claim id (cite claims as {format_citation(['C1'])})",
                     )
                 )
             elif known is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.contract.citations import format_citation
 from harness.contract.schemas import schema as load_schema
 
 
@@ -122,7 +123,8 @@ def output_contract(kind: str) -> str:
                 "## Output contract",
                 "Your output is a Markdown file, `drafts/draft-N.md` (N as given in your brief), written in one `write_file` call.",
                 "Cite claims from `claims.json` by id, in square brackets with an at-sign, at the end of the sentence they "
-                "support: `[@C1]`; several claims: `[@C1; @C3]`. Nothing else is a citation: never cite sources or cards, "
+                f"support: `{format_citation(['C1'])}`; several claims: `{format_citation(['C1', 'C3'])}`. "
+                "Nothing else is a citation: never cite sources or cards, "
                 "never write `[@S1]` or `[@C1, C2]`.",
                 "The harness refuses a draft whose citations do not resolve to claims in `claims.json`; the error names the "
                 "line — fix it and write the whole draft again.",
