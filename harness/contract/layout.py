@@ -24,12 +24,14 @@ def _k(name: str, regex: str, fmt: str, schema: str | None = None, indexed: bool
     return ArtifactKind(name, re.compile(regex), fmt, schema, indexed)
 
 
+SOURCE_ID = r"src-[0-9a-f]{12}"  # what SourceRegistry names a source: 'src-' and 12 hex digits of its locator's hash
+
 KINDS: tuple[ArtifactKind, ...] = (
     _k("run", r"run\.json", "json", "run.schema.json", indexed=False),
     _k("trace", r"trace\.jsonl", "jsonl", "trace-event.schema.json", indexed=False),
     _k("plan", r"plan\.json", "json", "plan.schema.json"),
-    _k("source", r"sources/src-[0-9a-f]{12}\.json", "json", "source.schema.json"),
-    _k("source_text", r"sources/src-[0-9a-f]{12}\.txt", "text"),
+    _k("source", rf"sources/{SOURCE_ID}\.json", "json", "source.schema.json"),
+    _k("source_text", rf"sources/{SOURCE_ID}\.txt", "text"),
     _k("card", r"source-cards/[a-z0-9][a-z0-9._-]{0,95}\.json", "json", "card.schema.json"),
     _k("claims", r"claims\.json", "json", "claims.schema.json"),
     _k("draft", r"drafts/draft-[1-9][0-9]*\.md", "markdown"),

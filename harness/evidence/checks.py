@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.contract.citations import CLAIM_ID
+from harness.contract.citations import CLAIM_ID, format_citation
 from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.contract.layout import SOURCE_ID
 from harness.evidence.draft import Sentence, parse_draft
 from harness.evidence.lexical import content_words, coverage, numbers
 from harness.evidence.support import evidence_text, supports
@@ -28,7 +29,7 @@ _HEDGE = re.compile(
     re.I,
 )
 _RECOMMEND = re.compile(r"\b(?:recommend\w*|should use|prefer\w*|choose|better choice|use .+ instead)\b", re.I)
-_SOURCE_ID = re.compile(r"\bsrc-[0-9a-f]{12}\b")
+_SOURCE_ID = re.compile(rf"\b{SOURCE_ID}\b")
 
 
 def defect(
@@ -119,7 +120,7 @@ def check_draft(
                     defect(
                         "unknown_claim",
                         s.line,
-                        f"[@{key}] does not name a claim in claims.json.",
+                        f"{format_citation([key])} does not name a claim in claims.json.",
                         "writer",
                         excerpt=s.plain,
                         claims=[key],

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.contract.citations import card_link, parse_citations, replace_citations
+from harness.contract.citations import card_link, format_citation, parse_citations, replace_citations
 from harness.contract.claims import NOT_REPORTABLE
 from harness.contract.layout import snapshot_path, source_record_path
 from harness.contract.quotes import normalize_ws
@@ -96,13 +96,15 @@ def render_report(
         for key in cit.keys:
             claim = claims.get(key)
             if claim is None:
-                raise ReportError(f"{draft_rel} line {cit.line}: [@{key}] does not resolve to a claim")
+                raise ReportError(f"{draft_rel} line {cit.line}: {format_citation([key])} does not resolve to a claim")
             if claim["status"] in NOT_REPORTABLE:
-                raise ReportError(f"{draft_rel} line {cit.line}: [@{key}] is {claim['status']} and cannot be reported")
+                raise ReportError(
+                    f"{draft_rel} line {cit.line}: {format_citation([key])} is {claim['status']} and cannot be reported"
+                )
             for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
                 if card_id not in cards or cards[card_id]["source_id"] not in sources:
                     raise ReportError(
-                        f"{draft_rel} line {cit.line}: [@{key}] rests on card {card_id}, which does not resolve to a source"
+                        f"{draft_rel} line {cit.line}: {format_citation([key])} rests on card {card_id}, which does not resolve to a source"
                     )
             if key not in cited:
                 cited.append(key)

@@ -195,7 +195,7 @@ def check_citations(rel: str, text: str, reader: RunReader) -> list[Problem]:
                         rel,
                         f"line {cit.line}",
                         "citation-resolves",
-                        f"[@{key}] cannot resolve: there is no valid claims.json",
+                        f"{format_citation([key])} cannot resolve: there is no valid claims.json",
                     )
                 )
             elif key not in known:
@@ -204,7 +204,7 @@ def check_citations(rel: str, text: str, reader: RunReader) -> list[Problem]:
                         rel,
                         f"line {cit.line}",
                         "citation-resolves",
-                        f"[@{key}] cites a claim that is not in claims.json",
+                        f"{format_citation([key])} cites a claim that is not in claims.json",
                     )
                 )
     return problems
