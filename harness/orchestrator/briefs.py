@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.contract.formats import today
+from harness.contract.layout import id_of, question_cards
 from harness.contract.quotes import normalize_ws
 from harness.workspace.reader import RunReader
 
@@ -61,7 +62,7 @@ def researcher_context(reader: RunReader, qid: str, defects: list[dict[str, Any]
     """For a revise round: what the review found missing for this question, and the cards it already has."""
     if not defects:
         return ""
-    cards = [cid for cid in reader.card_ids() if cid.startswith(qid.lower() + "-")]
+    cards = [id_of(rel) for rel in reader.list(question_cards(qid))]
     lines = ["## Why you are researching again", "The review of the last draft found:"]
     lines += [f"- {d['code']}: {d['message']}" for d in defects]
     lines.append(
