@@ -15,10 +15,12 @@ from typing import Any
 import yaml
 
 from harness.contract.schemas import validate
+from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.engines.llm.models import DEFAULT_MODEL
 from harness.errors import UsageError
 from harness.runtime.budget import DEFAULT_RUN_LIMITS, DIMENSIONS
+from harness.sources.search import SearchSettings, preflight
 
 ENGINES = ("offline", "llm")
 DEFAULT_MAX_REVISIONS = 2  # revise rounds after the first draft
@@ -51,6 +53,7 @@ class RunConfig:
     web: bool = False
     yes: bool = False
     sources: dict[str, Any] = field(default_factory=dict)
+    search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
 
     @property
     def all_offline(self) -> bool:
@@ -70,6 +73,7 @@ class RunConfig:
             "web": self.web,
             "auto_approve_plan": self.yes,
             "sources": self.sources,
+            "search": self.search,
             "role_budgets": self.role_budgets,
         }
 
@@ -182,6 +186,8 @@ def build_config(
     budget: dict[str, Any] | None = None,
     require_final_approval: bool | None = None,
     web: bool | None = None,
+    search: str | None = None,
+    search_url: str | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
 ) -> RunConfig:
@@ -230,7 +236,12 @@ def build_config(
         web=web if web is not None else file_cfg.get("web", False),
         yes=yes,
         sources=file_cfg.get("sources", {}),
+        search=_search_section(file_cfg.get("search", {}), search, search_url),
     )
+    if (search is not None or search_url is not None) and not cfg.web:
+        raise UsageError(
+            f"{'--search' if search is not None else '--search-url'}: the web is off for this run (add --web)"
+        )
     if cfg.max_revisions < 0:
         raise UsageError("--max-revisions: must be 0 or more")
     if cfg.concurrency < 1:
@@ -243,15 +254,36 @@ def build_config(
 WEB_TOOLS = ("web_search", "fetch_url")
 
 
+def _search_section(file_search: dict[str, Any], provider: str | None, url: str | None) -> dict[str, Any]:
+    """research.yaml's `search:` with --search and --search-url over it; another provider drops the file's URL."""
+    section = dict(file_search)
+    if provider is not None:
+        if provider != section.get("provider", DEFAULT_SEARCH_PROVIDER):
+            section.pop("url", None)  # the file's endpoint belongs to the file's provider
+        section["provider"] = provider
+    if url is not None:
+        section["url"] = url
+    return section
+
+
+def search_settings(cfg: RunConfig) -> SearchSettings:
+    """The run's search provider settings (ddgs unless configured; gemini searches with the default Gemini model
+    unless search.model names another)."""
+    s = cfg.search
+    model = s.get("model") or DEFAULT_MODEL.split(":", 1)[1]
+    return SearchSettings(s.get("provider", DEFAULT_SEARCH_PROVIDER), s.get("url"), model)
+
+
 def enable_web(cfg: RunConfig) -> None:
     """--web gives the Researcher the web tools (still limited to the domains the plan allows)."""
     import importlib.util
 
-    missing = [m for m in ("ddgs", "httpx", "trafilatura") if importlib.util.find_spec(m) is None]
+    missing = [m for m in ("httpx", "trafilatura") if importlib.util.find_spec(m) is None]
     if missing:
         raise UsageError(
             f"--web: the web tools need the 'web' extra ({', '.join(missing)} missing): pip install 'research-harness[web]'"
         )
+    preflight(search_settings(cfg))  # the search provider's package, key and endpoint
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
     choice.spec = replace(choice.spec, tools=tools)
@@ -280,6 +312,7 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         web=snapshot.get("web", False),
         yes=snapshot.get("auto_approve_plan", False),
         sources=snapshot.get("sources", {}),
+        search=snapshot.get("search", {}),
     )
     if cfg.web:
         enable_web(cfg)

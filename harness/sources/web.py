@@ -5,28 +5,34 @@ only hosts the plan allows (checked again on every redirect hop, so an allowed p
 bounce us somewhere else), bounded size and time, and only text-like content. A fetched page
 becomes evidence only through `SourceRegistry.register`, which assigns the id, dedups and
 flags instruction-like text. Needs the `web` extra (ddgs, httpx, trafilatura).
+
+The search itself is a provider's (`sources/search/`: ddgs by default); a page fetched from a
+result it returned is registered with the result's query, provider and rank. When the provider
+sent the page's text with the result (Tavily, Exa), that text is the snapshot, no request is made,
+and the record says `text_from: provider`.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from harness.contract.search import FROM_PAGE, FROM_PROVIDER
 from harness.contract.version import __version__
 from harness.errors import EXIT_USAGE, HarnessError
 from harness.sources.registry import SourceRegistry
+from harness.sources.search import SearchProvider, SearchSettings, WebHit, make_provider
 from harness.sources.urls import domain_matches, host_of, normalize_url
 
 _TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
 _REDIRECTS = (301, 302, 303, 307, 308)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_INSTALL_HINT = "pip install 'research-harness[web]'"
 
 
 class WebRefused(HarnessError):
@@ -75,15 +81,6 @@ class FetchResult:
     text: str  # the registered snapshot: what quotes must come from
 
 
-def _ddgs_backend(query: str, n: int) -> list[dict]:
-    """DuckDuckGo via ddgs, imported lazily so the harness runs without the `web` extra."""
-    try:
-        from ddgs import DDGS
-    except ImportError:
-        raise WebRefused(f"web_search {query!r}", f"the web tools are not installed: {_INSTALL_HINT}") from None
-    return list(DDGS().text(query, max_results=n) or [])
-
-
 class WebTools:
     """`web_search` and `fetch_url` for one run; fetched pages are registered in `registry`."""
 
@@ -94,58 +91,90 @@ class WebTools:
         timeout: float = 10.0,
         max_bytes: int = 2_000_000,
         max_redirects: int = 5,
-        search_backend: Callable[[str, int], list[dict]] | None = None,
+        search: SearchProvider | None = None,
         transport: httpx.BaseTransport | None = None,
     ):
         self.registry = registry
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
-        self.search_backend = search_backend or _ddgs_backend
+        self._provider = search
         self.transport = transport
+        self._found: dict[str, WebHit] = {}  # normalized URL -> the search result that first named it
+        self._found_lock = threading.Lock()
+
+    @property
+    def provider(self) -> SearchProvider:
+        """The run's search provider (ddgs unless configured), built on first use."""
+        if self._provider is None:
+            self._provider = make_provider(SearchSettings())
+        return self._provider
+
+    def found(self, url: str) -> WebHit | None:
+        """The search result that first named `url` in this run, if any."""
+        with self._found_lock:
+            return self._found.get(normalize_url(url))
 
     def web_search(self, query: str, k: int, policy: WebPolicy) -> list[dict]:
-        """Up to k results [{'title', 'url', 'snippet'}] on allowed domains; others are dropped, not shown.
-
-        The backend is asked for more than k because the allow-list usually filters many out.
-        Accepts both our keys and ddgs's (href, body).
-        """
+        """Up to k results [{'title', 'url', 'snippet', 'rank', 'provider'}] on allowed domains; others are
+        dropped, not shown. The provider is asked for more than k because the allow-list usually filters many out;
+        `rank` stays the provider's own."""
         try:
-            raw = self.search_backend(query, max(3 * k, 10))
-        except HarnessError:
-            raise
+            raw = self.provider.search(query, max(3 * k, 10))
+        except ImportError:
+            info = getattr(self.provider, "info", None)
+            hint = f": pip install {info.pip}" if info else ""
+            raise WebRefused(
+                f"web_search {query!r}", f"the {self.provider.name} client is not installed{hint}"
+            ) from None
+        except HarnessError as exc:  # a missing package or key, or the provider's own failure
+            raise WebRefused(f"web_search {query!r}", str(exc)) from None
         except Exception as exc:  # a search engine failure is a refusal, not a crash
             raise WebRefused(f"web_search {query!r}", f"the search failed ({type(exc).__name__}: {exc})") from None
         results: list[dict] = []
         seen: set[str] = set()
-        for item in raw:
-            url = item.get("url") or item.get("href") or ""
+        for hit in raw:
             try:
-                key = policy.check(url)
+                key = policy.check(hit.url)
             except WebRefused:
                 continue
             if key in seen:
                 continue
             seen.add(key)
+            with self._found_lock:
+                self._found.setdefault(key, hit)
             results.append(
-                {"title": item.get("title") or "", "url": url, "snippet": item.get("snippet") or item.get("body") or ""}
+                {"title": hit.title, "url": hit.url, "snippet": hit.snippet, "rank": hit.rank, "provider": hit.provider}
             )
             if len(results) >= k:
                 break
         return results
 
     def fetch_url(self, url: str, policy: WebPolicy, question_id: str | None = None) -> FetchResult:
-        """Fetch one allowed page, extract its readable text, and register it as a source."""
-        final_url, content_type, body, charset = self._download(url, policy)
-        if content_type == "text/plain":
-            text, title = _decode(body, charset), ""
+        """Fetch one allowed page, extract its readable text, and register it as a source (with the search result
+        that named it, if one did; its provider's text, if it sent the page's)."""
+        hit = self.found(url)
+        if hit is not None and hit.text and hit.text.strip():
+            final_url, text, title, text_from = policy.check(url), hit.text, hit.title, FROM_PROVIDER
         else:
-            text, title = _html_to_text(body, charset, final_url)
+            final_url, content_type, body, charset = self._download(url, policy)
+            if content_type == "text/plain":
+                text, title = _decode(body, charset), ""
+            else:
+                text, title = _html_to_text(body, charset, final_url)
+            text_from = FROM_PAGE
         if not text.strip():
             raise WebRefused(final_url, "no readable text in the page")
         final = normalize_url(final_url)
         reg = self.registry.register(
-            text=text, title=title or final, url=final, tool="fetch_url", question_id=question_id
+            text=text,
+            title=title or final,
+            url=final,
+            tool="fetch_url",
+            query=hit.query if hit else None,
+            question_id=question_id,
+            found={"provider": hit.provider, "rank": hit.rank} if hit else None,
+            text_from=text_from,
         )
         return FetchResult(
             reg.source_id, final, reg.title, reg.kind, reg.new, reg.flags, self.registry.text(reg.source_id)
