@@ -1,7 +1,7 @@
 """The closed sets of web search provenance: which search providers exist, and where a web snapshot's text came from.
 
 Defined once here; `schemas/config.schema.json` (`search.provider`) and `schemas/source.schema.json`
-(`origin.provider`, `text_from`) list the same values, and a test keeps them equal.
+(`web.provider`, `web.text_from`) list the same values, and a test keeps them equal.
 """
 
 from __future__ import annotations

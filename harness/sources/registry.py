@@ -76,11 +76,6 @@ def _qkey(question_id: str | None) -> int:
     return int(question_id[1:]) if question_id and question_id[1:].isdigit() else 10**6
 
 
-def _origin(tool: str, query: str | None, question_id: str | None, found: dict[str, Any] | None) -> dict[str, Any]:
-    """How a source was found: the tool, the query, the question, and for a web search result its provider and rank."""
-    return {"tool": tool, "query": query, "question_id": question_id, **(found or {})}
-
-
 def source_id_for(locator_key: str) -> str:
     return "src-" + sha256_text(locator_key)[:12]
 
@@ -127,12 +122,11 @@ class SourceRegistry:
         tool: str = "search",
         query: str | None = None,
         question_id: str | None = None,
-        found: dict[str, Any] | None = None,
-        text_from: str | None = None,
+        retrieved_at: str | None = None,
+        web: dict[str, Any] | None = None,
     ) -> Registered:
-        """Register one document. Web sources found by a search carry `found` ({"provider", "rank"}, stored in
-        `origin` beside the query) and `text_from` ("page", or "provider" when the snapshot is the text the
-        search provider returned)."""
+        """Register one document. A web source passes `web`, its provenance (`sources/web/tools.web_provenance`),
+        and `retrieved_at`, when the page was downloaded (earlier than now when it came from the page cache)."""
         if (url is None) == (path is None):
             raise ValueError("register needs exactly one of url= or path=")
         key = locator_key(url=url, path=path, corpus=corpus)
@@ -142,7 +136,7 @@ class SourceRegistry:
             if existing is not None:
                 self._by_locator.setdefault(key, existing)
                 rec = self._records[existing]
-                self._keep_first_origin(rec, _origin(tool, query, question_id, found))
+                self._keep_first_origin(rec, tool, query, question_id)
                 return Registered(existing, rec["kind"], rec["title"], False, tuple(rec["flags"]))
             sid = source_id_for(key)
             record: dict[str, Any] = {"source_id": sid}
@@ -154,38 +148,37 @@ class SourceRegistry:
                 kind = self.rules.kind_for(path=record["path"])
             if corpus is not None:
                 record["corpus"] = corpus
+            if web is not None:
+                record["web"] = web
             flags = find_injections(text)
             if repeats_flagged(title, text, flags):
                 title = ""  # a title never repeats instruction-like text: the locator stands in for it
             record.update(
                 {
                     "title": title or (url or path or sid),
-                    "retrieved_at": now_iso(),
+                    "retrieved_at": retrieved_at or now_iso(),
                     "sha256": digest,
                     "size": len(text),
                     "kind": kind,
                     "flags": flags,
-                    "origin": _origin(tool, query, question_id, found),
+                    "origin": {"tool": tool, "query": query, "question_id": question_id},
                 }
             )
-            if text_from is not None:
-                record["text_from"] = text_from
             self.workspace.write(snapshot_path(sid), text, TOOLS)
             self.workspace.write(source_record_path(sid), record, TOOLS)
             self._remember(record)
             return Registered(sid, kind, record["title"], True, tuple(flags))
 
-    def _keep_first_origin(self, rec: dict[str, Any], origin: dict[str, Any]) -> None:
+    def _keep_first_origin(self, rec: dict[str, Any], tool: str, query: str | None, question_id: str | None) -> None:
         """Record as origin the first (question, query) in plan order, not in time order.
 
         Parallel branches reach the same source in any order; ordering by question id keeps
         the source record identical from run to run.
         """
         old = rec.get("origin") or {}
-        mine = (_qkey(origin["question_id"]), origin["query"] or "")
-        theirs = (_qkey(old.get("question_id")), old.get("query") or "")
-        if old.get("tool") == origin["tool"] and mine < theirs:
-            updated = {**rec, "origin": origin}
+        mine, theirs = (_qkey(question_id), query or ""), (_qkey(old.get("question_id")), old.get("query") or "")
+        if old.get("tool") == tool and mine < theirs:
+            updated = {**rec, "origin": {"tool": tool, "query": query, "question_id": question_id}}
             self.workspace.write(source_record_path(rec["source_id"]), updated, TOOLS)
             self._records[rec["source_id"]] = updated
 

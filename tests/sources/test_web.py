@@ -125,7 +125,7 @@ def registry(ws):
 
 @pytest.fixture
 def tools(registry):
-    return WebTools(registry, timeout=2.0)
+    return WebTools(registry, timeout=2.0, allow_private=True)
 
 
 LOCAL = WebPolicy(allowed_domains=("127.0.0.1",))
@@ -198,7 +198,7 @@ def test_allowed_redirect_is_followed_and_the_final_url_recorded(tools, registry
 
 def test_redirect_loop_is_cut_off(registry, base):
     with pytest.raises(WebRefused, match=r"too many redirects \(more than 2\)"):
-        WebTools(registry, max_redirects=2).fetch_url(base + "/loop", LOCAL)
+        WebTools(registry, max_redirects=2, allow_private=True).fetch_url(base + "/loop", LOCAL)
 
 
 def test_blocked_domain_wins_over_allowed(tools, registry, base):
@@ -216,7 +216,7 @@ def test_non_allowed_domain_is_refused_without_a_request(tools, registry, base):
 @pytest.mark.parametrize("route", ["/huge", "/huge-declared"])
 def test_oversize_page_is_refused(registry, base, route):
     with pytest.raises(WebRefused, match="larger than the 50,000-byte limit"):
-        WebTools(registry, max_bytes=50_000).fetch_url(base + route, LOCAL)
+        WebTools(registry, max_bytes=50_000, allow_private=True).fetch_url(base + route, LOCAL)
     assert registry.ids() == []
 
 
@@ -240,7 +240,7 @@ def test_page_without_readable_text_is_refused(tools, registry, base):
 def test_timeout_is_refused(registry, base):
     started = time.monotonic()
     with pytest.raises(WebRefused, match=r"/slow: timed out after 0.2s"):
-        WebTools(registry, timeout=0.2).fetch_url(base + "/slow", LOCAL)
+        WebTools(registry, timeout=0.2, allow_private=True).fetch_url(base + "/slow", LOCAL)
     assert time.monotonic() - started < 1.0
     assert registry.ids() == []
 
@@ -295,8 +295,16 @@ def test_web_search_filters_to_the_allow_list_and_respects_k(registry):
             "snippet": "TaskGroup",
             "rank": 2,
             "provider": "searxng",
+            "flags": [],
         },
-        {"title": "Root", "url": "https://python.org/", "snippet": "home", "rank": 6, "provider": "searxng"},
+        {
+            "title": "Root",
+            "url": "https://python.org/",
+            "snippet": "home",
+            "rank": 6,
+            "provider": "searxng",
+            "flags": [],
+        },
     ]
     assert len(tools.web_search("asyncio TaskGroup", 5, policy)) == 3
     open_web = tools.web_search(
