@@ -148,7 +148,7 @@ def run_context(
     if cfg.web:
         from harness.sources.web import WebTools
 
-        web = WebTools(registry)
+        web = WebTools(registry, **cfg.fetch)
     return RunContext(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
 
 

@@ -227,6 +227,14 @@ def run(
     web: bool | None = typer.Option(
         None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
     ),
+    web_allow_private: bool | None = typer.Option(
+        None,
+        "--web-allow-private",
+        help="Let pages and redirects point at private, loopback and link-local addresses (intranets, tests).",
+    ),
+    web_ignore_robots: bool | None = typer.Option(
+        None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
+    ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
@@ -250,6 +258,8 @@ def run(
         budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
         require_final_approval=require_final_approval,
         web=web,
+        web_allow_private=web_allow_private,
+        web_robots=None if web_ignore_robots is None else not web_ignore_robots,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")

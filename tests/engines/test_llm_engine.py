@@ -437,7 +437,10 @@ def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
             {"title": "Elsewhere", "href": "https://elsewhere.net/x", "body": "not allowed"},
         ]
 
-    web = WebTools(SourceRegistry(ws), search_backend=backend, transport=transport)
+    # example.org stands for a public site: a fake resolver answers for it, so no lookup leaves the machine
+    web = WebTools(
+        SourceRegistry(ws), search_backend=backend, transport=transport, resolver=lambda host, port: ["93.184.215.14"]
+    )
     spec = dataclasses.replace(specs["researcher"], tools=("web_search", "fetch_url", "read_file", "write_file"))
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
     model = ScriptedModel(

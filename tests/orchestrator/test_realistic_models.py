@@ -204,11 +204,11 @@ def test_a_web_run_whose_plan_allows_the_web_completes_against_a_local_server(tm
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/taskgroup"
     monkeypatch.setattr(
-        "harness.sources.web._ddgs_backend",
+        "harness.sources.web.tools._ddgs_backend",
         lambda q, n: [{"title": "TaskGroup notes", "href": url, "body": "TaskGroup cancels"}],
     )
     try:
-        result, models = run(tmp_path, corpus, Quirks(web=True), web=True)
+        result, models = run(tmp_path, corpus, Quirks(web=True), web=True, web_allow_private=True)
     finally:
         server.shutdown()
     assert_completed(result)
