@@ -51,6 +51,7 @@ class RunConfig:
     concurrency: int = DEFAULT_CONCURRENCY
     require_final_approval: bool = False
     web: bool = False
+    fetch: dict[str, Any] = field(default_factory=dict)  # research.yaml `fetch:` (WebTools keyword arguments)
     yes: bool = False
     sources: dict[str, Any] = field(default_factory=dict)
     search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
@@ -71,6 +72,7 @@ class RunConfig:
             "require_final_approval": self.require_final_approval,
             "corpus": self.corpus,
             "web": self.web,
+            "fetch": self.fetch,
             "auto_approve_plan": self.yes,
             "sources": self.sources,
             "search": self.search,
@@ -188,6 +190,8 @@ def build_config(
     web: bool | None = None,
     search: str | None = None,
     search_url: str | None = None,
+    web_allow_private: bool | None = None,
+    web_robots: bool | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
 ) -> RunConfig:
@@ -234,6 +238,7 @@ def build_config(
         if require_final_approval is not None
         else file_cfg.get("require_final_approval", False),
         web=web if web is not None else file_cfg.get("web", False),
+        fetch=fetch_settings(file_cfg.get("fetch", {}), allow_private=web_allow_private, robots=web_robots),
         yes=yes,
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), search, search_url),
@@ -274,15 +279,24 @@ def search_settings(cfg: RunConfig) -> SearchSettings:
     return SearchSettings(s.get("provider", DEFAULT_SEARCH_PROVIDER), s.get("url"), model)
 
 
-def enable_web(cfg: RunConfig) -> None:
-    """--web gives the Researcher the web tools (still limited to the domains the plan allows)."""
-    import importlib.util
+def fetch_settings(file_fetch: dict[str, Any], *, allow_private: bool | None, robots: bool | None) -> dict[str, Any]:
+    """research.yaml's `fetch:` with the --web-allow-private and --web-ignore-robots flags over it."""
+    out = dict(file_fetch)
+    if allow_private is not None:
+        out["allow_private"] = allow_private
+    if robots is not None:
+        out["robots"] = robots
+    return out
 
-    missing = [m for m in ("httpx", "trafilatura") if importlib.util.find_spec(m) is None]
+
+def enable_web(cfg: RunConfig) -> None:
+    """--web gives the Researcher the web tools (still limited to the domains the plan allows), once the
+    extractor is known to import: a broken install is one line now, not a failed branch at the first fetch."""
+    from harness.sources.web.preflight import extractor_missing
+
+    missing = extractor_missing()
     if missing:
-        raise UsageError(
-            f"--web: the web tools need the 'web' extra ({', '.join(missing)} missing): pip install 'research-harness[web]'"
-        )
+        raise UsageError(f"--web: {missing}")
     preflight(search_settings(cfg))  # the search provider's package, key and endpoint
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
@@ -310,6 +324,7 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         concurrency=snapshot.get("concurrency", DEFAULT_CONCURRENCY),
         require_final_approval=snapshot.get("require_final_approval", False),
         web=snapshot.get("web", False),
+        fetch=snapshot.get("fetch", {}),
         yes=snapshot.get("auto_approve_plan", False),
         sources=snapshot.get("sources", {}),
         search=snapshot.get("search", {}),

@@ -149,7 +149,7 @@ def run_context(
         from harness.sources.search import make_provider
         from harness.sources.web import WebTools
 
-        web = WebTools(registry, search=make_provider(search_settings(cfg)))
+        web = WebTools(registry, search=make_provider(search_settings(cfg)), **cfg.fetch)
     return RunContext(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
 
 

@@ -233,6 +233,14 @@ def run(
     search_url: str | None = typer.Option(
         None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
     ),
+    web_allow_private: bool | None = typer.Option(
+        None,
+        "--web-allow-private",
+        help="Let pages and redirects point at private, loopback and link-local addresses (intranets, tests).",
+    ),
+    web_ignore_robots: bool | None = typer.Option(
+        None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
+    ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
@@ -258,6 +266,8 @@ def run(
         web=web,
         search=search,
         search_url=search_url,
+        web_allow_private=web_allow_private,
+        web_robots=None if web_ignore_robots is None else not web_ignore_robots,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")

@@ -211,7 +211,7 @@ def test_a_web_run_whose_plan_allows_the_web_completes_against_a_local_server(tm
         ).search(q, n),
     )
     try:
-        result, models = run(tmp_path, corpus, Quirks(web=True), web=True)
+        result, models = run(tmp_path, corpus, Quirks(web=True), web=True, web_allow_private=True)
     finally:
         server.shutdown()
     assert_completed(result)

@@ -43,6 +43,8 @@ def why_refused(address: str) -> str | None:
     ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone id (fe80::1%eth0) is not part of it
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
+    if ip.is_unspecified:
+        return "the unspecified address (it reaches this machine)"
     if ip.is_loopback:
         return "a loopback address"
     if ip.is_link_local:
@@ -117,14 +119,13 @@ class AddressGuard:
 
 
 class _GuardedBackend(httpcore.SyncBackend):
-    """Opens each TCP connection to an address the guard checked, never to a name resolved again later."""
+    """Opens each TCP connection to an address the guard resolved (and checked, unless private addresses are
+    allowed), never to a name resolved again later."""
 
     def __init__(self, guard: AddressGuard):
         self.guard = guard
 
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):  # noqa: D102
-        if self.guard.allow_private:
-            return super().connect_tcp(host, port, timeout, local_address, socket_options)
         last: Exception | None = None
         for address in self.guard.addresses(host, port):
             try:

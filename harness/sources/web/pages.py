@@ -65,10 +65,22 @@ def decode(body: bytes, declared: str | None, *, html: bool = False) -> str:
         return body.decode("utf-8-sig")
     except UnicodeDecodeError:
         pass
+    return _detected(body)
+
+
+def _detected(body: bytes) -> str:
+    """`charset_normalizer`'s best guess; between guesses it rates equally, windows-1252, which is what browsers
+    assume for an undeclared Western page (cp1250 and cp1252 tie on French text, for instance)."""
     from charset_normalizer import from_bytes
 
-    best = from_bytes(body).best()
-    return str(best) if best is not None else body.decode("utf-8", errors="replace")
+    matches = list(from_bytes(body))
+    if not matches:
+        return body.decode("utf-8", errors="replace")
+    best = matches[0]
+    for m in matches:
+        if (m.chaos, m.coherence) == (best.chaos, best.coherence) and "cp1252" in m.could_be_from_charset:
+            return body.decode("cp1252")
+    return str(best)
 
 
 def page_text(body: bytes, content_type: str, charset: str | None, url: str) -> tuple[str, str]:

@@ -34,7 +34,6 @@ from harness.sources.web.policy import WebPolicy, WebRefused
 from harness.sources.web.robots import RobotsRules
 
 
-
 @dataclass(frozen=True)
 class FetchResult:
     source_id: str
