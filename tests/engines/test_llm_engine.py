@@ -419,7 +419,7 @@ def test_blocked_reply_becomes_a_blocked_result(ws, specs):
 
 
 def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
-    from fakes.localweb import StaticSearch
+    from fakes.searxng_web import StaticSearch
     from harness.sources.web import WebTools
 
     plan = make_plan()

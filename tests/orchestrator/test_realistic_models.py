@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from fakes.localweb import StaticSearch
 from fakes.realistic import DOCS, Quirks, RealisticUsage, realistic_policies
 from fakes.scripted import GeminiDispatch, scripted_models
+from fakes.searxng_web import StaticSearch
 from fakes.workspaces import delegations, manifest, trace, write_docs
 from harness.contract.quotes import normalize_ws
 from harness.orchestrator.config import build_config

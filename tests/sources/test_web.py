@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from fakes.localweb import StaticSearch
+from fakes.searxng_web import StaticSearch
 from harness.contract.formats import sha256_bytes
 from harness.sources.registry import SourceRegistry
 from harness.sources.urls import normalize_url

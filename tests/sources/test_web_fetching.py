@@ -14,7 +14,7 @@ import pytest
 
 from fakes.documents import minimal_pdf
 from fakes.local_web import LocalSite, Reply, html_page, redirect
-from fakes.localweb import StaticSearch
+from fakes.searxng_web import StaticSearch
 from harness.contract.formats import sha256_bytes
 from harness.sources.registry import SourceRegistry
 from harness.sources.web import WebPolicy, WebRefused, WebTools

@@ -23,7 +23,7 @@ class ExaSearch(Provider):
         client = Exa(api_key=self.api_key, base_url=(self.settings.url or EXA_API).rstrip("/"))
         try:
             answer = client.search(
-                query, num_results=n, contents={"text": {"maxCharacters": TEXT_CHARS}}, timeout=SEARCH_TIMEOUT
+                query, num_results=n, contents={"text": {"max_characters": TEXT_CHARS}}, timeout=SEARCH_TIMEOUT
             )
         except Exception as exc:  # the client raises ValueError for a non-200 answer, its own timeout error
             raise self.failed(exc) from None

@@ -2,7 +2,7 @@
 client langchain-google-genai is built on), whose grounding metadata lists the pages it found.
 
 Gemini names each page by a grounding redirect (`https://vertexaisearch.cloud.google.com/grounding-api-redirect/…`),
-not by its address. The redirect is resolved by one request that reads its Location without following it; the
+not by its address. The redirect is resolved by one GET that reads its Location without following it; the
 page itself is then fetched like any other result, through every guard of `fetch_url`. Only redirects on
 Google's redirect host (or on the host of the configured endpoint, for a local stand-in) are resolved; any
 other URL is kept as it is. Key: GOOGLE_API_KEY or GEMINI_API_KEY; `--search-url` sets the API's base URL.
@@ -65,9 +65,7 @@ class GeminiSearch(Provider):
         if parts.hostname not in ours or not parts.path.startswith(REDIRECT_PATH):
             return uri
         try:
-            resp = http.head(uri)
-            if resp.status_code == 405:  # a redirect service that answers only GET
-                resp = http.get(uri)
+            resp = http.get(uri)  # not followed: only its Location is read
         except httpx.HTTPError:
             return uri
         location = resp.headers.get("location")
