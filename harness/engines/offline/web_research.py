@@ -76,7 +76,7 @@ class WebResearch:
             except BudgetExhausted:
                 raise
             except HarnessError as exc:  # refused, failed or empty: not a source
-                self.skipped.append(f"{result['url']}: {exc}")
+                self.skipped.append(str(exc) if result["url"] in str(exc) else f"{result['url']}: {exc}")
                 continue
             if page.source_id not in self.pages:
                 self.pages[page.source_id] = Document(page.url, page.title, page.text, "")
