@@ -1,6 +1,6 @@
 """The page fetcher on a local "web" of realistic pages: throughput, p95 latency, against trafilatura alone.
 
-Serves from 127.0.0.1 (tests/fakes/local_web.py): article pages of 20-80 KB with cookie banners,
+Serves from 127.0.0.1 (tests/fakes.sites.py): article pages of 20-80 KB with cookie banners,
 navigation, sidebars, share bars and footers; PDFs; redirects; slow pages (0.2 s before the answer);
 huge pages (8 MB, past the 5 MB cap); and pages in windows-1252, ISO-8859-1 and windows-1251 (declared
 in the header, in a <meta>, or not at all). Then, on the same pages, in one process, one page at a time:
@@ -35,7 +35,7 @@ import httpx  # noqa: E402
 import trafilatura  # noqa: E402
 
 from fakes.documents import minimal_pdf  # noqa: E402
-from fakes.local_web import LocalSite, Reply, prose, realistic_article, redirect  # noqa: E402
+from fakes.sites import LocalSite, Reply, prose, realistic_article, redirect  # noqa: E402
 from harness.sources.registry import SourceRegistry  # noqa: E402
 from harness.sources.web import WebPolicy, WebRefused, WebTools  # noqa: E402
 from harness.sources.web.cache import PageCache  # noqa: E402

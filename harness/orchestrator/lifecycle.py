@@ -33,7 +33,7 @@ from harness.contract.specs import ROLES
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
-from harness.orchestrator.config import RunConfig, config_from_snapshot
+from harness.orchestrator.config import RunConfig, config_from_snapshot, search_settings
 from harness.orchestrator.context import RunContext
 from harness.orchestrator.graph import build_graph, graph_config
 from harness.orchestrator.nodes import Pipeline
@@ -146,9 +146,10 @@ def run_context(
         tools = ResearchTools(index, registry)
     web = None
     if cfg.web:
+        from harness.sources.search import make_provider
         from harness.sources.web import WebTools
 
-        web = WebTools(registry, **cfg.fetch)
+        web = WebTools(registry, search=make_provider(search_settings(cfg)), **cfg.fetch)
     return RunContext(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
 
 

@@ -235,6 +235,12 @@ def run(
     web_ignore_robots: bool | None = typer.Option(
         None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
     ),
+    search: str | None = typer.Option(
+        None, "--search", help="Web search provider: ddgs (default, no key), tavily, exa, brave, searxng, gemini."
+    ),
+    search_url: str | None = typer.Option(
+        None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
+    ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
@@ -260,6 +266,8 @@ def run(
         web=web,
         web_allow_private=web_allow_private,
         web_robots=None if web_ignore_robots is None else not web_ignore_robots,
+        search=search,
+        search_url=search_url,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")

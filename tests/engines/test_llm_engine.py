@@ -419,6 +419,7 @@ def test_blocked_reply_becomes_a_blocked_result(ws, specs):
 
 
 def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
+    from fakes.localweb import StaticSearch
     from harness.sources.web import WebTools
 
     plan = make_plan()
@@ -431,15 +432,15 @@ def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
     )
     transport = httpx.MockTransport(lambda req: httpx.Response(200, headers={"content-type": "text/html"}, text=page))
 
-    def backend(q, n):
-        return [
-            {"title": "Notes", "href": "https://example.org/notes", "body": "TaskGroup cancels"},
-            {"title": "Elsewhere", "href": "https://elsewhere.net/x", "body": "not allowed"},
+    backend = StaticSearch(
+        [
+            {"title": "Notes", "url": "https://example.org/notes", "snippet": "TaskGroup cancels"},
+            {"title": "Elsewhere", "url": "https://elsewhere.net/x", "snippet": "not allowed"},
         ]
-
+    )
     # example.org stands for a public site: a fake resolver answers for it, so no lookup leaves the machine
     web = WebTools(
-        SourceRegistry(ws), search_backend=backend, transport=transport, resolver=lambda host, port: ["93.184.215.14"]
+        SourceRegistry(ws), search=backend, transport=transport, resolver=lambda host, port: ["93.184.215.14"]
     )
     spec = dataclasses.replace(specs["researcher"], tools=("web_search", "fetch_url", "read_file", "write_file"))
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")

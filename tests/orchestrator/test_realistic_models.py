@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes.localweb import StaticSearch
 from fakes.realistic import DOCS, Quirks, RealisticUsage, realistic_policies
 from fakes.scripted import GeminiDispatch, scripted_models
 from fakes.workspaces import delegations, manifest, trace, write_docs
@@ -204,8 +205,10 @@ def test_a_web_run_whose_plan_allows_the_web_completes_against_a_local_server(tm
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/taskgroup"
     monkeypatch.setattr(
-        "harness.sources.web.tools._ddgs_backend",
-        lambda q, n: [{"title": "TaskGroup notes", "href": url, "body": "TaskGroup cancels"}],
+        "harness.sources.search.ddgs.DdgsSearch.search",
+        lambda self, q, n: StaticSearch(
+            [{"title": "TaskGroup notes", "url": url, "snippet": "TaskGroup cancels"}], "ddgs"
+        ).search(q, n),
     )
     try:
         result, models = run(tmp_path, corpus, Quirks(web=True), web=True, web_allow_private=True)

@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from fakes.localweb import StaticSearch
 from harness.contract.formats import sha256_bytes
 from harness.sources.registry import SourceRegistry
 from harness.sources.urls import normalize_url
@@ -271,21 +272,19 @@ def test_same_content_at_another_path_is_the_same_source(tools, ws, base):
 
 
 def test_web_search_filters_to_the_allow_list_and_respects_k(registry):
-    calls = []
-
-    def backend(query, n):
-        calls.append((query, n))
-        return [
-            {"title": "Evil", "href": "https://evil.com/a", "body": "no"},
-            {"title": "Docs", "href": "https://docs.python.org/3/library/asyncio-task.html", "body": "TaskGroup"},
+    backend = StaticSearch(
+        [
+            {"title": "Evil", "url": "https://evil.com/a", "snippet": "no"},
+            {"title": "Docs", "url": "https://docs.python.org/3/library/asyncio-task.html", "snippet": "TaskGroup"},
             {"title": "Blocked", "url": "https://bugs.python.org/issue1", "snippet": "blocked"},
             {"title": "Dup", "url": "https://docs.python.org/3/library/asyncio-task.html?utm_source=x", "snippet": ""},
             {"title": "FTP", "url": "ftp://python.org/pub", "snippet": "no"},
             {"title": "Root", "url": "https://python.org/", "snippet": "home"},
             {"title": "PEP", "url": "https://peps.python.org/pep-0654/", "snippet": "exception groups"},
         ]
-
-    tools = WebTools(registry, search_backend=backend)
+    )
+    calls = backend.calls
+    tools = WebTools(registry, search=backend)
     policy = WebPolicy(("python.org",), ("bugs.python.org",))
     results = tools.web_search("asyncio TaskGroup", 2, policy)
     assert calls[0][0] == "asyncio TaskGroup" and calls[0][1] >= 2
@@ -294,9 +293,18 @@ def test_web_search_filters_to_the_allow_list_and_respects_k(registry):
             "title": "Docs",
             "url": "https://docs.python.org/3/library/asyncio-task.html",
             "snippet": "TaskGroup",
+            "rank": 2,
+            "provider": "searxng",
             "flags": [],
         },
-        {"title": "Root", "url": "https://python.org/", "snippet": "home", "flags": []},
+        {
+            "title": "Root",
+            "url": "https://python.org/",
+            "snippet": "home",
+            "rank": 6,
+            "provider": "searxng",
+            "flags": [],
+        },
     ]
     assert len(tools.web_search("asyncio TaskGroup", 5, policy)) == 3
     open_web = tools.web_search(
@@ -317,4 +325,4 @@ def test_search_backend_failure_is_a_refusal(registry):
         raise RuntimeError("rate limited")
 
     with pytest.raises(WebRefused, match="the search failed.*rate limited"):
-        WebTools(registry, search_backend=broken).web_search("q", 3, WebPolicy(("python.org",)))
+        WebTools(registry, search=StaticSearch(broken)).web_search("q", 3, WebPolicy(("python.org",)))

@@ -1,6 +1,8 @@
-"""A small "web" served from 127.0.0.1 (port 0): routes, a request counter and an in-flight gauge.
+"""A local site on 127.0.0.1 (port 0) serving any routes, with a request counter and an in-flight gauge, and
+builders of realistic pages (cookie banners, navigation, sidebars, footers; 20-80 KB articles).
 
-Used by the fetcher's tests and by `bench/bench_web.py`; nothing here talks to any other address.
+Used by the fetcher's tests and by `bench/bench_web.py`; nothing here talks to any other address. (The
+search half's scenario, a SearXNG-compatible endpoint and its pages, is `localweb.py`.)
 """
 
 from __future__ import annotations
