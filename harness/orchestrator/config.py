@@ -188,10 +188,10 @@ def build_config(
     budget: dict[str, Any] | None = None,
     require_final_approval: bool | None = None,
     web: bool | None = None,
-    search: str | None = None,
-    search_url: str | None = None,
     web_allow_private: bool | None = None,
     web_robots: bool | None = None,
+    search: str | None = None,
+    search_url: str | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
 ) -> RunConfig:
@@ -259,6 +259,16 @@ def build_config(
 WEB_TOOLS = ("web_search", "fetch_url")
 
 
+def fetch_settings(file_fetch: dict[str, Any], *, allow_private: bool | None, robots: bool | None) -> dict[str, Any]:
+    """research.yaml's `fetch:` with the --web-allow-private and --web-ignore-robots flags over it."""
+    out = dict(file_fetch)
+    if allow_private is not None:
+        out["allow_private"] = allow_private
+    if robots is not None:
+        out["robots"] = robots
+    return out
+
+
 def _search_section(file_search: dict[str, Any], provider: str | None, url: str | None) -> dict[str, Any]:
     """research.yaml's `search:` with --search and --search-url over it; another provider drops the file's URL."""
     section = dict(file_search)
@@ -279,25 +289,16 @@ def search_settings(cfg: RunConfig) -> SearchSettings:
     return SearchSettings(s.get("provider", DEFAULT_SEARCH_PROVIDER), s.get("url"), model)
 
 
-def fetch_settings(file_fetch: dict[str, Any], *, allow_private: bool | None, robots: bool | None) -> dict[str, Any]:
-    """research.yaml's `fetch:` with the --web-allow-private and --web-ignore-robots flags over it."""
-    out = dict(file_fetch)
-    if allow_private is not None:
-        out["allow_private"] = allow_private
-    if robots is not None:
-        out["robots"] = robots
-    return out
-
-
 def enable_web(cfg: RunConfig) -> None:
     """--web gives the Researcher the web tools (still limited to the domains the plan allows), once the
-    extractor is known to import: a broken install is one line now, not a failed branch at the first fetch."""
+    extractor is known to import (a broken install is one line now, not a failed branch at the first fetch)
+    and the search provider's package, key and endpoint are there."""
     from harness.sources.web.preflight import extractor_missing
 
     missing = extractor_missing()
     if missing:
         raise UsageError(f"--web: {missing}")
-    preflight(search_settings(cfg))  # the search provider's package, key and endpoint
+    preflight(search_settings(cfg))
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
     choice.spec = replace(choice.spec, tools=tools)

@@ -227,12 +227,6 @@ def run(
     web: bool | None = typer.Option(
         None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
     ),
-    search: str | None = typer.Option(
-        None, "--search", help="Web search provider: ddgs (default, no key), tavily, exa, brave, searxng, gemini."
-    ),
-    search_url: str | None = typer.Option(
-        None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
-    ),
     web_allow_private: bool | None = typer.Option(
         None,
         "--web-allow-private",
@@ -240,6 +234,12 @@ def run(
     ),
     web_ignore_robots: bool | None = typer.Option(
         None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
+    ),
+    search: str | None = typer.Option(
+        None, "--search", help="Web search provider: ddgs (default, no key), tavily, exa, brave, searxng, gemini."
+    ),
+    search_url: str | None = typer.Option(
+        None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
     ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
@@ -264,10 +264,10 @@ def run(
         budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
         require_final_approval=require_final_approval,
         web=web,
-        search=search,
-        search_url=search_url,
         web_allow_private=web_allow_private,
         web_robots=None if web_ignore_robots is None else not web_ignore_robots,
+        search=search,
+        search_url=search_url,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")

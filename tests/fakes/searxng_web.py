@@ -1,6 +1,6 @@
 """A local web to research: a SearXNG-compatible search endpoint and the pages its results name, on 127.0.0.1.
 
-`search_web()` is a `LocalSite` (fakes/local_web.py) that answers `GET /search?q=…&format=json` the way
+`search_web()` is a `LocalSite` (fakes/sites.py) that answers `GET /search?q=…&format=json` the way
 SearXNG's JSON API does (`{"query", "number_of_results", "results": [{"url", "title", "content", "engine",
 "score"}]}`; 403 without `format=json`, as an instance without the JSON format enabled), listing `RESULTS`
 in order for any query, and serves the pages they name: two good articles inside a cookie banner,
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs, urlsplit
 
-from fakes.local_web import LocalSite, Reply, html_page
+from fakes.sites import LocalSite, Reply, html_page
 from harness.sources.search import WebHit
 
 QUESTION = "How does the Raft consensus algorithm elect a leader?"

@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from fakes.gemini_stub import GeminiStub, StubReply
-from fakes.local_web import LocalSite, Reply, redirect
 from fakes.searxng_web import RESULTS, search_web
+from fakes.sites import LocalSite, Reply, redirect
 from harness.contract.schemas import schema as load_schema
 from harness.contract.search import SEARCH_PROVIDERS
 from harness.errors import UsageError

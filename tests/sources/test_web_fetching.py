@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from fakes.documents import minimal_pdf
-from fakes.local_web import LocalSite, Reply, html_page, redirect
 from fakes.searxng_web import StaticSearch
+from fakes.sites import LocalSite, Reply, html_page, redirect
 from harness.contract.formats import sha256_bytes
 from harness.sources.registry import SourceRegistry
 from harness.sources.web import WebPolicy, WebRefused, WebTools

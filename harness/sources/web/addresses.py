@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -136,17 +137,25 @@ class _GuardedBackend(httpcore.SyncBackend):
         raise last
 
 
+_SSL: dict[bool, ssl.SSLContext] = {}  # built once per process: loading the CA bundle is slow
+
+
+def _ssl_context(verify: bool) -> ssl.SSLContext:
+    if verify not in _SSL:
+        _SSL[verify] = httpx.create_ssl_context(verify=verify)
+    return _SSL[verify]
+
+
 class GuardedTransport(httpx.HTTPTransport):
     """httpx's own transport, with its connection pool opening connections through the guard.
 
-    httpx does not take a network backend, so the pool httpx built is replaced by one with the same
-    settings and `_GuardedBackend` (httpcore's documented extension point).
+    httpx does not take a network backend, so this sets up the pool httpx's transport would build (its
+    only state) with `_GuardedBackend`, httpcore's extension point for how connections are opened.
     """
 
-    def __init__(self, guard: AddressGuard, *, verify: bool = True):
-        super().__init__(verify=verify)
+    def __init__(self, guard: AddressGuard, *, verify: bool = True):  # noqa: B027 - replaces httpx's pool setup
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(verify=verify),
+            ssl_context=_ssl_context(verify),
             max_connections=100,
             max_keepalive_connections=20,
             keepalive_expiry=5.0,

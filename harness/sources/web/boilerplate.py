@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from lxml import html as lxml_html
+from lxml.html import HtmlElement
 
 _CHROME_TAGS = ("nav", "footer", "aside", "form", "dialog", "button", "template", "select")
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "dialog", "alertdialog", "search", "complementary", "menu"}
@@ -28,12 +28,8 @@ _CHROME_NAME = re.compile(
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
 
-def strip_chrome(page: str) -> str:
-    """The page's HTML without the elements its markup marks as furniture (unchanged if it does not parse)."""
-    try:
-        root = lxml_html.document_fromstring(page)
-    except (ValueError, lxml_html.etree.ParserError):
-        return page
+def strip_chrome(root: HtmlElement) -> HtmlElement:
+    """Drop, in place, the elements the page's markup marks as furniture; returns `root`."""
     doomed = []
     for el in root.iter():
         if not isinstance(el.tag, str):
@@ -60,7 +56,7 @@ def strip_chrome(page: str) -> str:
     for el in doomed:
         if el.getparent() is not None:
             el.drop_tree()
-    return lxml_html.tostring(root, encoding="unicode")
+    return root
 
 
 _COOKIE_LINE = re.compile(

@@ -70,6 +70,7 @@ class Downloader:
         self.transport = transport  # tests and benchmarks may swap the network out
         self._hosts: dict[str, threading.BoundedSemaphore] = {}
         self._hosts_lock = threading.Lock()
+        self._shared: httpx.Client | None = None
 
     def _host_slot(self, url: str) -> threading.BoundedSemaphore:
         key = f"{host_of(url)}:{url_port(url)}"
@@ -77,45 +78,55 @@ class Downloader:
             return self._hosts.setdefault(key, threading.BoundedSemaphore(max(1, self.limits.per_host)))
 
     def _client(self) -> httpx.Client:
-        headers = {"User-Agent": f"research-harness/{__version__}", "Accept": ACCEPT_HEADER}
-        return httpx.Client(
-            follow_redirects=False,
-            timeout=self.limits.timeout,
-            headers=headers,
-            transport=self.transport or GuardedTransport(self.guard),
-        )
+        """One client for the run (httpx clients are thread-safe): its connections and TLS set-up are reused."""
+        with self._hosts_lock:
+            if self._shared is None:
+                headers = {"User-Agent": f"research-harness/{__version__}", "Accept": ACCEPT_HEADER}
+                self._shared = httpx.Client(
+                    follow_redirects=False,
+                    timeout=self.limits.timeout,
+                    headers=headers,
+                    transport=self.transport or GuardedTransport(self.guard),
+                )
+            return self._shared
+
+    def close(self) -> None:
+        with self._hosts_lock:
+            if self._shared is not None:
+                self._shared.close()
+                self._shared = None
 
     def get(self, url: str, policy: WebPolicy) -> Download:
         """The page at `url` (the URL as given: normalizing drops trailing slashes, and a server that
         redirects /docs to /docs/ would otherwise loop), or WebRefused saying why not."""
         current, hops = url, []
-        with self._client() as client:
-            for _hop in range(self.limits.max_redirects + 1):
-                policy.check(current)
-                hops.append(current)
-                try:
-                    self.guard.check_url(current)
-                    if self.robots is not None and not self.robots.allowed(client, current):
-                        raise WebRefused(
-                            current, f"robots.txt of {host_of(current)} disallows this page; try another source"
-                        )
-                    with self._host_slot(current), client.stream("GET", current) as resp:
-                        if resp.status_code in REDIRECTS:
-                            location = resp.headers.get("location")
-                            if not location:
-                                raise WebRefused(current, f"HTTP {resp.status_code} redirect without a Location")
-                            current = urljoin(current, location)
-                            continue
-                        content_type, body, charset = self._read(current, resp)
-                        return Download(
-                            url, current, tuple(hops), resp.status_code, content_type, body, charset, bool(self.robots)
-                        )
-                except AddressRefused as exc:
-                    raise WebRefused(current, exc.reason) from None
-                except httpx.TimeoutException:
-                    raise WebRefused(current, f"timed out after {self.limits.timeout:g}s") from None
-                except httpx.HTTPError as exc:
-                    raise WebRefused(current, f"request failed ({type(exc).__name__}: {exc})") from None
+        client = self._client()
+        for _hop in range(self.limits.max_redirects + 1):
+            policy.check(current)
+            hops.append(current)
+            try:
+                self.guard.check_url(current)
+                if self.robots is not None and not self.robots.allowed(client, current):
+                    raise WebRefused(
+                        current, f"robots.txt of {host_of(current)} disallows this page; try another source"
+                    )
+                with self._host_slot(current), client.stream("GET", current) as resp:
+                    if resp.status_code in REDIRECTS:
+                        location = resp.headers.get("location")
+                        if not location:
+                            raise WebRefused(current, f"HTTP {resp.status_code} redirect without a Location")
+                        current = urljoin(current, location)
+                        continue
+                    content_type, body, charset = self._read(current, resp)
+                    return Download(
+                        url, current, tuple(hops), resp.status_code, content_type, body, charset, bool(self.robots)
+                    )
+            except AddressRefused as exc:
+                raise WebRefused(current, exc.reason) from None
+            except httpx.TimeoutException:
+                raise WebRefused(current, f"timed out after {self.limits.timeout:g}s") from None
+            except httpx.HTTPError as exc:
+                raise WebRefused(current, f"request failed ({type(exc).__name__}: {exc})") from None
         raise WebRefused(url, f"too many redirects (more than {self.limits.max_redirects})")
 
     def _read(self, url: str, resp: httpx.Response) -> tuple[str, bytes, str | None]:

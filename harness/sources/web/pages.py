@@ -30,7 +30,6 @@ ACCEPT_HEADER = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plai
 EXTRACTOR_VERSION = "web-1"  # bump when extraction changes: it keys the page cache
 MIN_WORDS = 8  # fewer readable words than this is not a page worth citing
 
-_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _NEEDS_JS = re.compile(
     r"\b(?:enable|turn on|activate|allow)\s+javascript\b|\bjavascript\s+(?:is\s+)?(?:required|disabled|needed)\b"
@@ -102,16 +101,32 @@ def page_text(body: bytes, content_type: str, charset: str | None, url: str) -> 
 
 
 def _html(page: str, url: str) -> tuple[str, str]:
+    """(title, main text): one parse; the title from og:title, <title> or the first <h1>, then the
+    furniture stripped and the main text found by trafilatura (its metadata pass, which also hunts for
+    dates, would cost more than the extraction itself)."""
     import trafilatura
+    from lxml import etree
+    from lxml import html as lxml_html
 
-    cleaned = strip_chrome(page)
-    text = trafilatura.extract(cleaned, url=url, include_tables=True, include_comments=False) or ""
-    meta = trafilatura.extract_metadata(page, default_url=url)
-    title = (meta.title if meta else None) or ""
-    if not title:
-        m = _TITLE.search(page.encode("utf-8", errors="replace"))
-        title = " ".join(m.group(1).decode("utf-8", errors="replace").split()) if m else ""
+    try:
+        root = lxml_html.document_fromstring(page)
+    except (ValueError, etree.ParserError):
+        return "", ""
+    title = _title(root)
+    text = trafilatura.extract(strip_chrome(root), url=url, include_tables=True, include_comments=False) or ""
     return title, drop_boilerplate_lines(text)
+
+
+def _title(root) -> str:
+    for found in (
+        root.xpath("//meta[@property='og:title']/@content"),
+        root.xpath("//title//text()"),
+        root.xpath("//h1//text()"),
+    ):
+        title = " ".join(" ".join(found).split())
+        if title:
+            return title
+    return ""
 
 
 def _visible_words(raw: str) -> str:

@@ -1,6 +1,8 @@
-"""A small "web" served from 127.0.0.1 (port 0): routes, a request counter and an in-flight gauge.
+"""A local site on 127.0.0.1 (port 0) serving any routes, with a request counter and an in-flight gauge, and
+builders of realistic pages (cookie banners, navigation, sidebars, footers; 20-80 KB articles).
 
-Used by the fetcher's tests and by `bench/bench_web.py`; nothing here talks to any other address.
+Used by the fetcher's tests and by `bench/bench_web.py`; nothing here talks to any other address. (The
+search half's scenario, a SearXNG-compatible endpoint and its pages, is `localweb.py`.)
 """
 
 from __future__ import annotations
@@ -128,3 +130,54 @@ def html_page(title: str, body: str, *, chrome: bool = True) -> bytes:
         f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head><body>{banner}"
         f'<div class="content"><h1>{title}</h1>{body}</div>{footer}</body></html>'
     ).encode()
+
+
+_WORDS = (
+    "the of and to in is that for it as with was on be by this are from at or an which have not but has its "
+    "task group error cancel exception loop event await future result timeout handler request server client "
+    "cache policy page source evidence claim report review draft quote snapshot search index passage river "
+    "flood town rain bridge market price growth energy solar wind battery grid storage policy city transport"
+).split()
+
+
+def prose(seed: int, words: int) -> str:
+    """Deterministic English-like sentences (a linear congruential generator, so no `random` state is shared)."""
+    state, out, sentence = seed * 2654435761 % 2**32 or 1, [], []
+    for _ in range(words):
+        state = (1103515245 * state + 12345) % 2**31
+        sentence.append(_WORDS[state % len(_WORDS)])
+        if len(sentence) >= 8 + state % 14:
+            out.append(" ".join(sentence).capitalize() + ".")
+            sentence = []
+    if sentence:
+        out.append(" ".join(sentence).capitalize() + ".")
+    return " ".join(out)
+
+
+def realistic_article(seed: int, kb: int, *, title: str | None = None, fact: str = "") -> bytes:
+    """An article page of about `kb` kilobytes as many sites serve it: a cookie banner, a navigation bar, a
+    sidebar of links, headings and paragraphs, `fact` in the middle, a share bar and a long footer."""
+    title = title or f"Report {seed}: storage and the grid"
+    nav = "".join(f'<li><a href="/s/{i}">Section {i}</a></li>' for i in range(12))
+    side = "".join(f'<li><a href="/r/{seed}-{i}">Related story {i}</a></li>' for i in range(20))
+    paras, size, i = [], 0, 0
+    while size < kb * 1000 * 0.8:
+        p = prose(seed * 1000 + i, 90)
+        if i == 6 and fact:
+            p = f"{p} {fact}"
+        paras.append(f"<h2>Part {i}</h2><p>{p}</p>" if i % 4 == 0 else f"<p>{p}</p>")
+        size += len(p) + 20
+        i += 1
+    body = (
+        '<div id="consent" class="cookie-consent"><p>We use cookies to improve your experience. By continuing '
+        "you agree to our cookie policy.</p><button>Accept all</button><button>Settings</button></div>"
+        f'<header class="site-header"><nav class="main-nav"><ul>{nav}</ul></nav></header>'
+        f'<aside class="sidebar"><h3>Related</h3><ul>{side}</ul></aside>'
+        f'<article><h1>{title}</h1><p class="byline">By Staff Writer</p>{"".join(paras)}</article>'
+        '<div class="share-bar">Share this: <a>Twitter</a> <a>Facebook</a> <a>Email</a></div>'
+        '<footer class="site-footer"><p>Copyright 2024 Example Media. All rights reserved.</p>'
+        + "".join(f'<a href="/f/{i}">Footer link {i}</a> | ' for i in range(30))
+        + "</footer>"
+    )
+    head = f"<head><meta charset='utf-8'><title>{title}</title><style>{'.x{color:red}' * 200}</style></head>"
+    return f"<!doctype html><html>{head}<body>{body}<script>{'var a=1;' * 300}</script></body></html>".encode()
