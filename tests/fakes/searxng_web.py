@@ -6,12 +6,17 @@ SearXNG's JSON API does (`{"query", "number_of_results", "results": [{"url", "ti
 in order for any query, and serves the pages they name: two good articles inside a cookie banner,
 navigation and a footer, one carrying a planted instruction, one gone (404), one slower than a short fetch
 timeout, and one with no readable text. `StaticSearch` is a search provider answering from a list, for unit
-tests of the tools around a provider.
+tests of the tools around a provider; `JsonApi` is a search API stub (Tavily, Exa, Brave) that records
+each request, for the providers' own clients.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from fakes.sites import LocalSite, Reply, html_page
@@ -114,3 +119,61 @@ class StaticSearch:
             WebHit(r["url"], r.get("title", ""), r.get("snippet", ""), i, self.name, query, r.get("text"))
             for i, r in enumerate(rows[:n], 1)
         ]
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: object
+
+
+@dataclass
+class JsonApi:
+    """A JSON API on 127.0.0.1: records each request and answers with `answer(seen) -> (status, json body)`."""
+
+    answer: Callable[[Seen], tuple[int, object]]
+    seen: list[Seen] = field(default_factory=list)
+
+    def __enter__(self) -> JsonApi:
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _handle(self):
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                parts = urlsplit(self.path)
+                seen = Seen(
+                    self.command,
+                    parts.path,
+                    parse_qs(parts.query),
+                    {k.lower(): v for k, v in self.headers.items()},
+                    json.loads(raw) if raw else None,
+                )
+                stub.seen.append(seen)
+                status, body = stub.answer(seen)
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _handle  # noqa: N815 - http.server's naming
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"

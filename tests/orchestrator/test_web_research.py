@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fakes.scripted import Call, Say, ScriptedChatModel, Turn, call
-from fakes.searxng_web import FAILING, GOOD, PLANTED, QUESTION, search_web
+from fakes.searxng_web import FAILING, GOOD, PLANTED, QUESTION, JsonApi, search_web
 from fakes.workspaces import trace
 from harness.contract.quotes import normalize_ws
 from harness.engines.offline.planner import make_plan
@@ -178,3 +178,56 @@ def test_llm_researcher_researches_the_web_with_web_search_and_fetch_url(tmp_pat
     cards = [json.loads(p.read_text()) for p in run.glob("source-cards/*.json")]
     assert any(ANSWER in c["quote"] and c["extracted_by"]["engine"] == "llm" for c in cards)
     assert result.status == "completed", result.reason
+
+
+# ---- a provider that returns the page text: Tavily, through its own client ---------------------------------------
+
+
+def test_offline_web_research_with_tavily_keeps_its_page_text_and_says_so(tmp_path, fixture_corpus, monkeypatch):
+    """Tavily's raw content is the snapshot (no request to the page); a result without it is fetched."""
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    unreachable = "http://127.0.0.1:9/raft/consensus"  # port 9 (discard): any request to it would fail
+    raw = (
+        "Raft consensus overview\n\nIn Raft, a candidate becomes the leader once a majority of the servers in the "
+        "cluster vote for it during the current term. The leader then sends heartbeats to keep its authority."
+    )
+    with search_web() as site:
+        answer = {
+            "query": QUESTION,
+            "results": [
+                {
+                    "url": unreachable,
+                    "title": "Raft consensus overview",
+                    "content": "Raft leaders.",
+                    "raw_content": raw,
+                },
+                {"url": site.base + "/raft/terms", "title": "Terms and votes in Raft", "content": "Terms."},
+            ],
+        }
+        with JsonApi(lambda seen: (200, answer)) as api:
+            cfg = build_config(
+                QUESTION,
+                corpus=str(fixture_corpus),
+                runs_dir=str(tmp_path / "runs"),
+                yes=True,
+                web=True,
+                search="tavily",
+                search_url=api.base,
+                web_allow_private=True,
+                config_data={"fetch": {"cache_ttl": 0}},
+            )
+            result = start_run(cfg)
+    assert api.seen[0].body["include_raw_content"] == "text"
+    run = result.run_dir
+    assert validate_workspace(run) == []
+    web = {r["url"]: r for r in web_records(run).values()}
+    provided, fetched = web["http://127.0.0.1:9/raft/consensus"], web[site.base + "/raft/terms"]
+    assert (provided["web"]["provider"], provided["web"]["rank"], provided["web"]["text_from"]) == (
+        "tavily",
+        1,
+        "provider",
+    )
+    assert (run / f"sources/{provided['source_id']}.txt").read_text() == raw
+    assert (fetched["web"]["text_from"], fetched["web"]["rank"], site.hits["/raft/terms"]) == ("page", 2, 1)
+    cards = [json.loads(p.read_text()) for p in run.glob("source-cards/*.json")]
+    assert any(c["source_id"] == provided["source_id"] and c["quote"] in raw for c in cards)

@@ -4,17 +4,10 @@ names what a configured provider still lacks, before any work."""
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
-
 import pytest
 
 from fakes.gemini_stub import GeminiStub, StubReply
-from fakes.searxng_web import RESULTS, search_web
+from fakes.searxng_web import RESULTS, JsonApi, search_web
 from fakes.sites import LocalSite, Reply, redirect
 from harness.contract.schemas import schema as load_schema
 from harness.contract.search import SEARCH_PROVIDERS
@@ -32,64 +25,6 @@ def clean_env(monkeypatch):
     for name in ("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GEMINI_BASE_URL", "LANGSMITH_GATEWAY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-
-
-@dataclass
-class Seen:
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: object
-
-
-@dataclass
-class ApiStub:
-    """A JSON API on 127.0.0.1: records each request and answers with `answer(seen) -> (status, json body)`."""
-
-    answer: Callable[[Seen], tuple[int, object]]
-    seen: list[Seen] = field(default_factory=list)
-
-    def __enter__(self) -> ApiStub:
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _handle(self):
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                parts = urlsplit(self.path)
-                seen = Seen(
-                    self.command,
-                    parts.path,
-                    parse_qs(parts.query),
-                    {k.lower(): v for k, v in self.headers.items()},
-                    json.loads(raw) if raw else None,
-                )
-                stub.seen.append(seen)
-                status, body = stub.answer(seen)
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = _handle  # noqa: N815 - http.server's naming
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
 
 
 # ---- the set of providers ------------------------------------------------------------------------------
@@ -148,7 +83,7 @@ def test_brave_sends_its_key_and_reads_web_results(monkeypatch):
             ]
         },
     }
-    with ApiStub(lambda seen: (200, answer)) as stub:
+    with JsonApi(lambda seen: (200, answer)) as stub:
         hits = make_provider(SearchSettings("brave", stub.base + "/res/v1")).search("raft", 5)
     (req,) = stub.seen
     assert (req.method, req.path, req.query["q"], req.query["count"]) == ("GET", "/res/v1/web/search", ["raft"], ["5"])
@@ -161,7 +96,7 @@ def test_brave_sends_its_key_and_reads_web_results(monkeypatch):
 
 def test_brave_takes_langchains_variable_name_too_and_reports_a_bad_key(monkeypatch):
     monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "other-name")
-    with ApiStub(lambda seen: (401, {"error": {"detail": "Invalid token"}})) as stub:
+    with JsonApi(lambda seen: (401, {"error": {"detail": "Invalid token"}})) as stub:
         with pytest.raises(SearchFailed, match=r"^brave search failed \(HTTPStatusError: Client error '401"):
             make_provider(SearchSettings("brave", stub.base)).search("raft", 5)
     assert stub.seen[0].headers["x-subscription-token"] == "other-name"
@@ -186,7 +121,7 @@ def test_tavily_through_its_client_returns_the_raw_page_text(monkeypatch):
         ],
         "response_time": 0.1,
     }
-    with ApiStub(lambda seen: (200, answer)) as stub:
+    with JsonApi(lambda seen: (200, answer)) as stub:
         hits = make_provider(SearchSettings("tavily", stub.base)).search("raft", 7)
     (req,) = stub.seen
     assert (req.method, req.path) == ("POST", "/search")
@@ -200,7 +135,7 @@ def test_tavily_through_its_client_returns_the_raw_page_text(monkeypatch):
 
 def test_tavily_error_is_a_search_failure(monkeypatch):
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-bad")
-    with ApiStub(lambda seen: (401, {"detail": {"error": "Unauthorized: missing or invalid API key."}})) as stub:
+    with JsonApi(lambda seen: (401, {"detail": {"error": "Unauthorized: missing or invalid API key."}})) as stub:
         with pytest.raises(SearchFailed, match=r"^tavily search failed .*invalid API key"):
             make_provider(SearchSettings("tavily", stub.base)).search("raft", 3)
 
@@ -224,7 +159,7 @@ def test_exa_through_its_client_returns_the_page_text(monkeypatch):
             {"id": "b", "url": "https://example.org/b", "title": None, "text": "Only text here, no highlights."},
         ],
     }
-    with ApiStub(lambda seen: (200, answer)) as stub:
+    with JsonApi(lambda seen: (200, answer)) as stub:
         hits = make_provider(SearchSettings("exa", stub.base)).search("raft", 2)
     (req,) = stub.seen
     assert (req.method, req.path, req.headers["x-api-key"]) == ("POST", "/search", "exa-test")
@@ -241,7 +176,7 @@ def test_exa_through_its_client_returns_the_page_text(monkeypatch):
 
 def test_exa_error_is_a_search_failure(monkeypatch):
     monkeypatch.setenv("EXA_API_KEY", "exa-bad")
-    with ApiStub(lambda seen: (401, {"error": "Invalid API key"})) as stub:
+    with JsonApi(lambda seen: (401, {"error": "Invalid API key"})) as stub:
         with pytest.raises(SearchFailed, match=r"^exa search failed .*401"):
             make_provider(SearchSettings("exa", stub.base)).search("raft", 3)
 
