@@ -32,8 +32,9 @@ class Excerpt:
 
 
 def best_passages(text: str, focus: str, budget: int = EXCERPT_CHARS) -> list[Excerpt]:
-    """The passages of `text` that best match `focus`, in the order they come, at most `budget` characters
-    in all (the best one cut to fit); the start of the page when nothing matches."""
+    """The passages of `text` that best match `focus`, then those around the best one, then the page's
+    opening, in the order they come in the page: at most `budget` characters in all (the best one cut to
+    fit). With nothing matching, the page from its start."""
     spans = split_passages(text)
     if not spans:
         return []
@@ -45,13 +46,14 @@ def best_passages(text: str, focus: str, budget: int = EXCERPT_CHARS) -> list[Ex
     for toks in tokens:
         tf = Counter(t for t in toks if t in wanted)
         scores.append(sum(math.log(1 + n / df[t]) * (1 + math.log(c)) for t, c in tf.items()))
-    order = sorted(range(n), key=lambda i: (-scores[i], i))
-    if scores[order[0]] <= 0:
-        order = list(range(n))  # nothing matches: the page from its start
+    matching = [i for i in sorted(range(n), key=lambda i: (-scores[i], i)) if scores[i] > 0]
+    # then the context around the best passage, then the page's opening (its lede, usually)
+    around = [j for j in (matching[0] + 1, matching[0] - 1) if 0 <= j < n] if matching else []
+    order = list(dict.fromkeys(matching + around + list(range(n))))
     chosen, used = [], 0
     for i in order:
         s, e = spans[i]
-        if used and (used + e - s > budget or scores[i] <= 0 < scores[order[0]]):
+        if used and used + e - s > budget:
             continue
         e = min(e, s + budget - used)
         chosen.append(Excerpt(s, e, text[s:e], scores[i]))

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from fakes.searxng_web import StaticSearch
+from fakes.sites import LocalSite, Reply, redirect
 from harness.contract.formats import sha256_bytes
 from harness.sources.registry import SourceRegistry
 from harness.sources.urls import normalize_url
@@ -42,75 +41,39 @@ HUGE = html("Huge", "<p>" + "lorem ipsum dolor sit amet " * 4000 + "</p>")  # ~1
 PLAIN = b"Plain text notes.\nasyncio.TaskGroup cancels the remaining tasks when one fails.\n"
 
 
-class Handler(BaseHTTPRequestHandler):
-    """Routes by path; the server's port lets a redirect name the other spelling of this host (localhost)."""
-
-    def do_GET(self):  # noqa: N802 - http.server's naming
-        path = self.path.split("?", 1)[0]
-        port = self.server.server_address[1]
-        routes = {
-            "/page": (200, "text/html; charset=utf-8", PAGE),
-            "/docs/page": (200, "text/html", PAGE),  # same content at another path
-            "/inject": (200, "text/html; charset=utf-8", INJECTION),
-            "/plain": (200, "text/plain; charset=utf-8", PLAIN),
-            "/image.png": (200, "image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64),
-            "/empty": (
-                200,
-                "text/html",
-                b"<html><head><title>Empty</title></head><body><script>x=1</script></body></html>",
-            ),
-            "/missing": (404, "text/html", b"<html><body>not here</body></html>"),
-        }
-        if path == "/redirect-out":
-            return self.reply(302, location=f"http://localhost:{port}/page")
-        if path == "/redirect-in":
-            return self.reply(302, location="/page")
-        if path == "/loop":
-            return self.reply(302, location="/loop")
-        if path == "/slow":
-            time.sleep(1.0)
-            return self.reply(200, "text/html", PAGE)
-        if path == "/huge":  # no Content-Length: the limit must be enforced while streaming
-            return self.reply(200, "text/html", HUGE, length=False)
-        if path == "/huge-declared":
-            return self.reply(200, "text/html", HUGE)
-        status, ctype, body = routes.get(path, (404, "text/plain", b"no such route"))
-        self.reply(status, ctype, body)
-
-    def reply(self, status, ctype=None, body=b"", location=None, length=True):
-        try:
-            self.send_response(status)
-            if ctype:
-                self.send_header("Content-Type", ctype)
-            if location:
-                self.send_header("Location", location)
-            if length:
-                self.send_header("Content-Length", str(len(body)))
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout, size limit)
-            pass
-
-    def log_message(self, *args):
-        pass
+def routes(port: int) -> dict[str, Reply]:
+    """The site; its port lets a redirect name the other spelling of this host (localhost)."""
+    return {
+        "/page": Reply(body=PAGE),
+        "/docs/page": Reply(content_type="text/html", body=PAGE),  # same content at another path
+        "/inject": Reply(body=INJECTION),
+        "/plain": Reply(content_type="text/plain; charset=utf-8", body=PLAIN),
+        "/image.png": Reply(content_type="image/png", body=b"\x89PNG\r\n\x1a\n" + b"\0" * 64),
+        "/empty": Reply(
+            content_type="text/html",
+            body=b"<html><head><title>Empty</title></head><body><script>x=1</script></body></html>",
+        ),
+        "/missing": Reply(404, "text/html", b"<html><body>not here</body></html>"),
+        "/redirect-out": redirect(f"http://localhost:{port}/page"),
+        "/redirect-in": redirect("/page"),
+        "/loop": redirect("/loop"),
+        "/slow": Reply(content_type="text/html", body=PAGE, delay=1.0),
+        "/huge": Reply(content_type="text/html", body=HUGE, send_length=False),  # the limit holds while streaming
+        "/huge-declared": Reply(content_type="text/html", body=HUGE),
+    }
 
 
 @pytest.fixture(scope="module")
 def base():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with LocalSite() as site:
+        site.routes.update(routes(site.port))
+        yield site.base
 
 
 @pytest.fixture(autouse=True)
-def no_proxies(monkeypatch):
-    """httpx honours proxy variables; a proxy must not sit between the tests and 127.0.0.1."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
+def own_page_cache(tmp_path, monkeypatch):
+    """Each test its own page cache: a page one test fetched is not another's cache hit."""
+    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.fixture

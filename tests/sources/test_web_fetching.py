@@ -35,13 +35,6 @@ LOCAL = WebPolicy(allowed_domains=("127.0.0.1",))
 OPEN_WEB = WebPolicy(allowed_domains=())
 
 
-@pytest.fixture(autouse=True)
-def no_proxies(monkeypatch):
-    """httpx honours proxy variables; a proxy must not sit between the tests and 127.0.0.1."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def cache_root(tmp_path):
     return tmp_path / "web-cache"
