@@ -249,6 +249,41 @@ def test_gemini_does_not_follow_redirects_on_other_hosts(monkeypatch):
     assert [h.url for h in hits] == [other]
 
 
+# ---- ddgs (the ddgs library) --------------------------------------------------------------------------------------------
+
+
+def test_ddgs_maps_its_library_rows_and_its_failures(monkeypatch):
+    """ddgs scrapes public result pages from many engines, so no local stub can stand in for them: its `DDGS.text` is
+    replaced (no request is made), and the provider's mapping (href, body) and failure handling are checked."""
+    import ddgs
+    from ddgs.ddgs import DDGS  # the class `ddgs.DDGS` (a lazy proxy) builds
+
+    asked = []
+
+    def text(self, query, max_results=10):
+        asked.append((query, max_results))
+        return [{"title": "Raft", "href": "https://example.org/raft", "body": "Leader election."}, {"title": "No URL"}]
+
+    monkeypatch.setattr(DDGS, "text", text)
+    (hit,) = make_provider(SearchSettings()).search("raft", 4)
+    assert asked == [("raft", 4)]
+    assert (hit.url, hit.title, hit.snippet, hit.rank, hit.provider, hit.text) == (
+        "https://example.org/raft",
+        "Raft",
+        "Leader election.",
+        1,
+        "ddgs",
+        None,
+    )
+
+    def limited(self, query, max_results=10):
+        raise ddgs.exceptions.RatelimitException("202 Ratelimit")
+
+    monkeypatch.setattr(DDGS, "text", limited)
+    with pytest.raises(SearchFailed, match=r"^ddgs search failed \(RatelimitException: 202 Ratelimit\)$"):
+        make_provider(SearchSettings()).search("raft", 4)
+
+
 # ---- preflight ----------------------------------------------------------------------------------------------------------
 
 
