@@ -231,3 +231,43 @@ def test_offline_web_research_with_tavily_keeps_its_page_text_and_says_so(tmp_pa
     assert (fetched["web"]["text_from"], fetched["web"]["rank"], site.hits["/raft/terms"]) == ("page", 2, 1)
     cards = [json.loads(p.read_text()) for p in run.glob("source-cards/*.json")]
     assert any(c["source_id"] == provided["source_id"] and c["quote"] in raw for c in cards)
+
+
+def test_the_private_address_guard_spares_the_search_endpoint_but_not_the_pages_it_names(tmp_path, fixture_corpus):
+    """Without --web-allow-private, a SearXNG on 127.0.0.1 is still queried (the endpoint the user configured),
+    but the pages its results name on 127.0.0.1 are refused before any connection, and none becomes a source."""
+    with search_web() as site:
+        cfg = build_config(
+            QUESTION,
+            corpus=str(fixture_corpus),
+            runs_dir=str(tmp_path / "runs"),
+            yes=True,
+            web=True,
+            search="searxng",
+            search_url=site.base,
+            config_data={"fetch": {"cache_ttl": 0}},
+        )
+        result = start_run(cfg)
+    assert site.queries and site.hits["/search"] == 1
+    assert not any(site.hits[p] for p in GOOD + FAILING)
+    assert web_records(result.run_dir) == {}
+    notes = [n for e in trace(result.run_dir) if e["event"] == "delegation" for n in e["detail"]["notes"]]
+    assert any("private" in n or "loopback" in n for n in notes), notes
+    assert validate_workspace(result.run_dir) == []
+
+
+def test_the_search_settings_are_recorded_and_read_back_on_resume(tmp_path):
+    from harness.orchestrator.config import config_from_snapshot, search_settings
+
+    cfg = build_config(
+        QUESTION,
+        runs_dir=str(tmp_path),
+        web=True,
+        search="searxng",
+        search_url="http://127.0.0.1:8888",
+        config_data={"search": {"provider": "gemini", "url": "http://gemini.invalid", "model": "gemini-x"}},
+    )
+    assert cfg.search == {"provider": "searxng", "url": "http://127.0.0.1:8888", "model": "gemini-x"}
+    back = config_from_snapshot(QUESTION, cfg.snapshot(), cfg.budget)
+    assert search_settings(back) == search_settings(cfg)
+    assert (search_settings(back).provider, search_settings(back).url) == ("searxng", "http://127.0.0.1:8888")
