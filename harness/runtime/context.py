@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract.globs import matches
-from harness.contract.layout import PLAN, card_path, id_of, new_card_id, question_cards, snapshot_path
+from harness.contract.cards import build_card
+from harness.contract.layout import PLAN, card_number, card_path, id_of, new_card_id, question_cards, snapshot_path
 from harness.contract.quotes import Located, closest_passage, locate_quote, normalize_ws
 from harness.contract.specs import AgentSpec
 from harness.errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused
@@ -258,6 +259,7 @@ class AgentContext:
         confidence: str,
         limitations: list[str] | None = None,
         hint: int | None = None,
+        hop: int | None = None,
     ) -> tuple[str, Located, bool]:
         """Write an evidence card for this step's question: the harness finds the quote in the source's stored
         text, stores that text and its true span, and names the card. `hint` (a start offset the agent believes)
@@ -280,6 +282,24 @@ class AgentContext:
             exc = QuoteNotFound(_not_found(source_id, text, quote))
             self.refused(target, exc)
             raise exc
+        with _card_lock(self._workspace.root, qid):  # choosing the id and writing the card is one step
+            card_id, new = self._write_card(qid, source_id, located, summary, confidence, limitations, hop)
+        if new and located.how != "exact":
+            self.notes.append(f"{card_id}: quote located by {located.how} at {located.start}..{located.end}")
+        return card_id, located, new
+
+    def _write_card(
+        self,
+        qid: str,
+        source_id: str,
+        located: Located,
+        summary: str,
+        confidence: str,
+        limitations: list[str] | None,
+        hop: int | None,
+    ) -> tuple[str, bool]:
+        """Under the question's card lock: the card already holding this span, or a new one numbered after the
+        highest on disk."""
         cards = self._workspace.reader()  # the question's cards, read by the harness (a Researcher may not read them)
         existing = cards.list(question_cards(qid))
         for rel in existing:
@@ -288,26 +308,36 @@ class AgentContext:
                 # the same evidence again (e.g. a branch run anew after its budget was raised): one card, and it
                 # counts as this step's evidence
                 self.outputs.setdefault(rel, self._workspace.sha256(rel) or "")
-                return id_of(rel), located, False
-        prefix = new_card_id(qid, source_id, 0)[:-1]
-        taken = [int(n) for rel in existing if (n := id_of(rel).removeprefix(prefix)).isdigit()]
+                return id_of(rel), False
+        taken = [n for rel in existing if (n := card_number(id_of(rel), qid, source_id)) is not None]
         card_id = new_card_id(qid, source_id, max(taken, default=0) + 1)
-        card = {
-            "card_id": card_id,
-            "source_id": source_id,
-            "question_id": qid,
-            "quote": located.text,
-            "span": {"start": located.start, "end": located.end},
-            "evidence_summary": summary,
-            "confidence": confidence,
-            "limitations": list(limitations or []),
-            "extracted_by": {"role": self.role, "engine": self.engine, "model": self.model},
-            "run_id": self.run_id,
-        }
+        card = build_card(
+            card_id=card_id,
+            source_id=source_id,
+            question_id=qid,
+            quote=located.text,
+            start=located.start,
+            end=located.end,
+            summary=summary,
+            confidence=confidence,
+            limitations=limitations,
+            extracted_by={"role": self.role, "engine": self.engine, "model": self.model},
+            run_id=self.run_id,
+            hop=hop,
+        )
         self.write(card_path(card_id), card)
-        if located.how != "exact":
-            self.notes.append(f"{card_id}: quote located by {located.how} at {located.start}..{located.end}")
-        return card_id, located, True
+        return card_id, True
+
+
+_CARD_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+_CARD_LOCKS_GUARD = threading.Lock()
+
+
+def _card_lock(root: Path, question_id: str) -> threading.Lock:
+    """One lock per run folder and question, shared by every step and thread of the process: two parallel
+    `record_evidence` calls must never both take "the highest card number + 1"."""
+    with _CARD_LOCKS_GUARD:
+        return _CARD_LOCKS.setdefault((str(root), question_id.lower()), threading.Lock())
 
 
 def _not_found(source_id: str, text: str, quote: str) -> str:
