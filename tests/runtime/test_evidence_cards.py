@@ -13,7 +13,7 @@ from harness.contract.cards import build_card
 from harness.contract.layout import CARDS, card_path
 from harness.contract.policy import TOOLS
 from harness.runtime.budget import Budget, DelegationBudget
-from harness.runtime.context import AgentContext
+from harness.runtime.context import AgentContext, open_context
 from harness.runtime.interface import Brief
 from harness.workspace.store import Workspace
 from harness.workspace.validate import validate_workspace
@@ -35,9 +35,7 @@ def ws(tmp_path: Path, specs) -> Workspace:
 def researcher_ctx(ws: Workspace, spec) -> AgentContext:
     brief = Brief("researcher", "research Q1", outputs=("source-cards/",), question_id="Q1")
     budget = DelegationBudget(Budget({}, {spec.role: {}}), spec.role, spec.limits, None)
-    return AgentContext(
-        workspace=ws, spec=spec, brief=brief, engine="llm", model="fake", run_id=ws.run_id, budget=budget
-    )
+    return open_context(ws, spec, brief, engine="llm", model="fake", run_id=ws.run_id, budget=budget)
 
 
 def test_parallel_record_evidence_calls_at_one_source_write_one_card_each(ws, specs):
@@ -46,7 +44,7 @@ def test_parallel_record_evidence_calls_at_one_source_write_one_card_each(ws, sp
 
     def record(sentence: str):
         start.wait()  # all twenty take their card id at once
-        return ctx.record_evidence(SOURCE_ID, sentence, "what it shows", "medium")
+        return ctx.services.record_evidence(SOURCE_ID, sentence, "what it shows", "medium")
 
     with ThreadPoolExecutor(N) as pool:
         results = list(pool.map(record, SENTENCES))
@@ -63,8 +61,8 @@ def test_parallel_record_evidence_calls_at_one_source_write_one_card_each(ws, sp
 
 def test_the_same_quote_twice_is_one_card(ws, specs):
     ctx = researcher_ctx(ws, specs["researcher"])
-    first = ctx.record_evidence(SOURCE_ID, SENTENCES[3], "what it shows", "medium")
-    again = ctx.record_evidence(SOURCE_ID, SENTENCES[3], "said again", "low")
+    first = ctx.services.record_evidence(SOURCE_ID, SENTENCES[3], "what it shows", "medium")
+    again = ctx.services.record_evidence(SOURCE_ID, SENTENCES[3], "said again", "low")
     assert first[0] == again[0] and first[2] and not again[2]
     assert ws.reader().list(CARDS) == [card_path(first[0])]
 

@@ -50,7 +50,8 @@ from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
 from harness.engines.llm.tools import build_harness_tools
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused
 from harness.runtime.budget import BudgetExhausted
-from harness.runtime.context import DEFAULT_WRITE_RETRIES, AgentContext
+from harness.runtime.context import AgentContext
+from harness.runtime.files import DEFAULT_WRITE_RETRIES
 from harness.runtime.interface import AgentResult, Brief
 
 FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
@@ -192,7 +193,7 @@ class DeepAgentRole:
         same for every delegation of the role in one run (spec, model, the run's workspace
         and id); a context from another run or workspace gets a graph of its own.
         """
-        return self.prepare(ctx.root, ctx.run_id, ctx.model)
+        return self.prepare(ctx.files.root, ctx.run_id, ctx.model)
 
     def prepare(self, root: Path, run_id: str, model: str | None):
         """Compile the agent for this run now (the runner calls it ahead, while other roles wait on
@@ -257,7 +258,7 @@ class DeepAgentRole:
     def new_retrier(self, ctx: AgentContext) -> Retrier:
         """One delegation's retry loop. An empty reply after the step wrote its outputs is its final word."""
         return Retrier(
-            self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.outputs), label=self.spec.role
+            self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.files.outputs), label=self.spec.role
         )
 
     def recursion_limit(self) -> int:
@@ -285,11 +286,11 @@ class DeepAgentRole:
         try:
             messages = self._invoke(agent, [HumanMessage(brief.render())], ctx, retrier)
             text = _final_text(messages)
-            if not text.startswith(BLOCKED) and ctx.missing_outputs() and not _write_from_reply(text, ctx):
+            if not text.startswith(BLOCKED) and ctx.files.missing_outputs() and not _write_from_reply(text, ctx):
                 # One nudge, naming what is missing; the conversation goes on where it stopped.
                 messages = self._invoke(agent, [*messages, HumanMessage(missing_notice(ctx))], ctx, retrier)
                 text = _final_text(messages)
-                if not text.startswith(BLOCKED) and ctx.missing_outputs():
+                if not text.startswith(BLOCKED) and ctx.files.missing_outputs():
                     _write_from_reply(text, ctx)
         except ProviderError as exc:  # the provider kept failing past the retry bound: the step fails, with why
             return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
@@ -298,7 +299,7 @@ class DeepAgentRole:
         if text.startswith(BLOCKED):
             reason = text[len(BLOCKED) :].strip() or "blocked (no reason given)"
             return AgentResult("blocked", summary=text[:SUMMARY_CHARS], blocked_reason=reason)
-        if missing := ctx.missing_outputs():
+        if missing := ctx.files.missing_outputs():
             why = f"wrote no {', '.join(missing)}" + (
                 f"; its last reply: {text[:200]}" if text else " and replied with nothing"
             )
@@ -308,12 +309,9 @@ class DeepAgentRole:
 
 def missing_notice(ctx: AgentContext) -> str:
     """The one nudge a step gets when it stops without writing its outputs."""
-    missing = ctx.missing_outputs()
-    if "record_evidence" in ctx.spec.tools:
-        return (
-            "[harness] You recorded no evidence card. If what you read answers the question, call record_evidence "
-            f"for each quote now; otherwise reply `{BLOCKED} no_evidence` with the queries you tried."
-        )
+    missing = ctx.files.missing_outputs()
+    if (duty := ctx.services.duty) is not None:  # its outputs come through a service (a Researcher's cards)
+        return duty.nudge.format(blocked=BLOCKED)
     return (
         f"[harness] You have not written {', '.join(missing)}: a reply in text is not saved. Write it now with "
         f"write_file (the whole file), or reply `{BLOCKED}` with the reason you cannot."
@@ -323,7 +321,7 @@ def missing_notice(ctx: AgentContext) -> str:
 def _write_from_reply(text: str, ctx: AgentContext) -> bool:
     """When a step's last reply is itself the document its one missing output needs (models often answer in text),
     write it through the same guards; traced as written from the reply. True when it landed."""
-    missing = ctx.missing_outputs()
+    missing = ctx.files.missing_outputs()
     if len(missing) != 1 or any(ch in missing[0] for ch in "*?[{"):
         return False
     rel = missing[0]

@@ -259,17 +259,12 @@ def _thinking_tokens(message: AIMessage | None) -> int:
 
 def last_call_notice(ctx: AgentContext) -> str:
     """What the model is told when the coming call is the last its step's budget allows."""
-    missing = ctx.missing_outputs()
-    todo = (
-        "record the evidence you have with record_evidence"
-        if "record_evidence" in ctx.spec.tools
-        else f"write {', '.join(missing)} now"
-        if missing
-        else "finish"
-    )
+    missing = ctx.files.missing_outputs()
+    duty = ctx.services.duty
+    todo = duty.last_call if duty is not None else f"write {', '.join(missing)} now" if missing else "finish"
     return (
         f"[harness] This is your last model call in this step: your budget allows no more after it "
-        f"({ctx.budget_line()}). Do not search or read further: {todo}, in this reply. "
+        f"({ctx.budget.line()}). Do not search or read further: {todo}, in this reply. "
         "Anything not written by the end of this reply is lost."
     )
 
@@ -297,9 +292,9 @@ class BudgetGuard(AgentMiddleware):
         return estimate_tokens(messages, request.tools, allowance), allowance
 
     def _before(self, request: ModelRequest, ctx: AgentContext) -> tuple[ModelRequest, tuple[int, int, dict]]:
-        ctx.check_deadline()
+        ctx.budget.check_deadline()
         estimate, allowance = self._estimate(request)
-        held = ctx.before_llm_call(estimate)
+        held = ctx.budget.before_llm_call(estimate)
         if ctx.budget.left("llm_calls") == 0:  # this call is the last its budget allows: one turn to save the work
             request = request.override(messages=[*request.messages, HumanMessage(last_call_notice(ctx))])
         return request, (estimate, allowance, held)
@@ -308,7 +303,7 @@ class BudgetGuard(AgentMiddleware):
     def _after(response: Any, estimate: tuple[int, int, dict], ctx: AgentContext) -> None:
         message = ai_message(response)
         whole, allowance, held = estimate
-        ctx.after_llm_call(
+        ctx.budget.after_llm_call(
             _used_tokens(message) or (whole - allowance if is_empty_message(message) else whole),
             _thinking_tokens(message),
             held,
@@ -318,9 +313,9 @@ class BudgetGuard(AgentMiddleware):
     def _failed(exc: BaseException, estimate: tuple[int, int, dict], ctx: AgentContext) -> None:
         whole, allowance, held = estimate
         if isinstance(exc, (HarnessError, DelegationTimeout)):
-            ctx.release(held)  # stopped before the provider saw it
+            ctx.budget.release(held)  # stopped before the provider saw it
         else:
-            ctx.after_llm_call(whole - allowance, 0, held)
+            ctx.budget.after_llm_call(whole - allowance, 0, held)
 
     def wrap_model_call(self, request, handler):
         ctx = delegation.of(request.runtime).ctx
@@ -387,18 +382,18 @@ def budgeted_summarization(model: Any, backend: Any):
         estimate = estimate_tokens([HumanMessage(prompt)], (), allowance)
 
         def attempt():
-            ctx.check_deadline()
-            held = ctx.before_llm_call(estimate)
+            ctx.budget.check_deadline()
+            held = ctx.budget.before_llm_call(estimate)
             try:
                 reply = model.invoke(prompt)
             except Exception as exc:
                 if isinstance(exc, (HarnessError, DelegationTimeout)):
-                    ctx.release(held)
+                    ctx.budget.release(held)
                 else:
-                    ctx.after_llm_call(estimate - allowance, 0, held)
+                    ctx.budget.after_llm_call(estimate - allowance, 0, held)
                 raise
             tokens = _used_tokens(reply) or (estimate - allowance if is_empty_message(reply) else estimate)
-            ctx.after_llm_call(tokens, _thinking_tokens(reply), held)
+            ctx.budget.after_llm_call(tokens, _thinking_tokens(reply), held)
             return reply
 
         reply = retrier.call(attempt, accept_empty=True)

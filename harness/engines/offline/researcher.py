@@ -237,7 +237,7 @@ class OfflineResearcher:
             if stopped:
                 return []
             try:
-                return ctx.search(query, SEARCH_K)
+                return ctx.services.search(query, SEARCH_K)
             except BudgetExhausted as exc:
                 if exc.scope == "run":
                     raise
@@ -374,7 +374,7 @@ class OfflineResearcher:
             matched = sorted(asked & content_words(cand.text))
             via = f" (found by searching for {cand.bridge!r}, named by hop-1 evidence)" if cand.hop == 2 else ""
             # the harness names the card and copies the quote and its span from the snapshot, as for every engine
-            ctx.record_evidence(
+            ctx.services.record_evidence(
                 cand.source_id,
                 cand.text,
                 f'"{cand.title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}{via}.',
