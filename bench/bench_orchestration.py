@@ -375,7 +375,7 @@ def instrument() -> Timers:
     from harness.engines.llm.middleware import budget_guard as llm_middleware
     from harness.orchestrator import nodes
     from harness.runtime.budget import Budget
-    from harness.sources.tools import ResearchTools
+    from harness.sources.research_tools import ResearchTools
 
     t = Timers()
     t.wrap(nodes, "delegate", "delegations (whole)")

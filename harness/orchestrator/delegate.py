@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.contract.formats import now_iso
 from harness.errors import BudgetExhausted, HarnessError, StorageError
-from harness.orchestrator.context import RunContext
+from harness.orchestrator.live_run import LiveRun
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
 from harness.runtime.context import AgentContext, open_context
 from harness.runtime.interface import AgentResult, Brief
@@ -34,7 +34,7 @@ class Outcome:
 
 
 def delegate(
-    run: RunContext, brief: Brief, *, delegation_id: str, transforms: list[Callable[[str, Any], Any]] | None = None
+    run: LiveRun, brief: Brief, *, delegation_id: str, transforms: list[Callable[[str, Any], Any]] | None = None
 ) -> Outcome:
     role = brief.role
     choice = run.config.roles[role]

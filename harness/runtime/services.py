@@ -22,7 +22,7 @@ from harness.runtime.evidence import EvidenceRecorder
 from harness.runtime.step import ServiceSetup
 
 if TYPE_CHECKING:
-    from harness.sources.tools import ResearchTools
+    from harness.sources.research_tools import ResearchTools
     from harness.sources.web import WebTools
 
 
@@ -132,14 +132,14 @@ def url_fetcher(setup: ServiceSetup) -> Callable[..., Any]:
 
 
 def draft_checker(setup: ServiceSetup) -> Callable[..., list[dict]]:
-    def check_draft(draft: str, branches: dict[str, dict] | None = None, text: str | None = None) -> list[dict]:
+    def check(draft: str, branches: dict[str, dict] | None = None, text: str | None = None) -> list[dict]:
         """The defects the Reviewer's deterministic checks find in `draft` (or in `text`, checked as if it were
         `draft`, before it is written): the same code the review runs."""
-        from harness.evidence.checks import check_draft
+        from harness.evidence.checks import draft_defects
 
-        return check_draft(setup.workspace.reader(cache=True), draft, branches, text=text)
+        return draft_defects(setup.workspace.reader(cache=True), draft, branches, text=text)
 
-    return check_draft
+    return check
 
 
 def evidence_recorder(setup: ServiceSetup) -> Callable[..., Any]:

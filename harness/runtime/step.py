@@ -14,7 +14,7 @@ from harness.runtime.interface import Brief
 from harness.workspace.store import Workspace
 
 if TYPE_CHECKING:
-    from harness.sources.tools import ResearchTools
+    from harness.sources.research_tools import ResearchTools
     from harness.sources.web import WebPolicy, WebTools
 
 

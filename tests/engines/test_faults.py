@@ -52,8 +52,8 @@ from harness.contract.specs import ROLES
 from harness.engines.llm import models as llm_models
 from harness.engines.llm import retry as retry_mod
 from harness.engines.llm.agent import DeepAgentRole
-from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.faults import FAULT_KINDS, Fault, ProviderError, classify_exception, classify_reply
+from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.retry import Retrier, RetryPolicy
 from harness.errors import UsageError
 from harness.orchestrator.config import build_config
@@ -418,7 +418,7 @@ def test_async_model_calls_are_retried_and_charged_too(tmp_path, specs):
         agent = role.build(ctx)
         retrier = role.new_retrier(ctx)
         retrier.asleep = asleep
-        out = asyncio.run(agent.ainvoke({"messages": [HumanMessage("Plan.")]}, context=Delegation(ctx, retrier)))
+        out = asyncio.run(agent.ainvoke({"messages": [HumanMessage("Plan.")]}, context=Invocation(ctx, retrier)))
         assert len(stub.generate_requests) == 3
     assert out["messages"][-1].text.startswith("BLOCKED:")
     assert slept == [1.0, 0.0] and ctx.budget.llm_calls == 3 and ctx.provider_retries == 2

@@ -32,7 +32,7 @@ from harness.runtime.step import RunServices
 from harness.sources.corpus import Corpus, Document
 from harness.sources.index import CorpusIndex
 from harness.sources.registry import SourceRegistry
-from harness.sources.tools import ResearchTools
+from harness.sources.research_tools import ResearchTools
 from harness.workspace.store import Workspace
 
 # ---- scripted model ------------------------------------------------------------------------------

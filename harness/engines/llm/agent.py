@@ -12,7 +12,7 @@ scratch (evicted large tool results, summarized history) goes to an in-memory
 
 The compiled graph is shared by every delegation of the role in one run, concurrent
 research branches included; each delegation's context and retry loop travel as the
-graph's runtime context (`delegation.Delegation`), so the guards never mix them up.
+graph's runtime context (`invocation.Invocation`), so the guards never mix them up.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from harness.contract.formats import today
 from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
-from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.faults import ProviderError
+from harness.engines.llm.harness_tools import build_harness_tools
+from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.middleware import (
     BudgetGuard,
     NoSubagents,
@@ -47,7 +48,6 @@ from harness.engines.llm.middleware import (
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
-from harness.engines.llm.tools import build_harness_tools
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused
 from harness.runtime.budget import BudgetExhausted
 from harness.runtime.context import AgentContext
@@ -189,7 +189,7 @@ class DeepAgentRole:
     def build(self, ctx: AgentContext):
         """The compiled agent for `ctx`'s run: built by the first delegation, reused by the rest.
 
-        Invoke it with `context=Delegation(ctx, retrier)`. What it is compiled from is the
+        Invoke it with `context=Invocation(ctx, retrier)`. What it is compiled from is the
         same for every delegation of the role in one run (spec, model, the run's workspace
         and id); a context from another run or workspace gets a graph of its own.
         """
@@ -248,7 +248,7 @@ class DeepAgentRole:
             permissions=permission_rules(spec),
             backend=backend,
             name=f"{spec.role}-llm",
-            context_schema=Delegation,
+            context_schema=Invocation,
             # A delegation is one unit of work for the parent: it restarts from its brief on
             # resume, so it must not inherit the parent's checkpointer (which would resume it
             # mid-conversation after its partial outputs were cleaned up).
@@ -271,7 +271,7 @@ class DeepAgentRole:
             result = agent.invoke(
                 {"messages": messages},
                 config={"recursion_limit": self.recursion_limit()},
-                context=Delegation(ctx, retrier),
+                context=Invocation(ctx, retrier),
             )
         except GraphRecursionError:
             raise BudgetExhausted(

@@ -17,7 +17,7 @@
 Each provides sync and async hooks (langchain calls `awrap_*` under `ainvoke`/`astream`).
 The middleware is built once per role and run and shared by concurrent delegations: what
 belongs to one delegation (its `AgentContext`, its retry loop) comes from the runtime
-context of the call (`delegation.of(request.runtime)`), never from an attribute.
+context of the call (`invocation.of(request.runtime)`), never from an attribute.
 """
 
 from harness.engines.llm.middleware.budget_guard import BudgetGuard, estimate_tokens, last_call_notice

@@ -10,7 +10,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain.agents.middleware.types import ModelRequest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from harness.engines.llm import delegation
+from harness.engines.llm import invocation
 from harness.engines.llm.faults import ai_message, is_empty_message
 from harness.engines.llm.models import max_output_tokens
 from harness.errors import HarnessError
@@ -120,7 +120,7 @@ class BudgetGuard(AgentMiddleware):
         return request, (estimate, allowance, held)
 
     def wrap_model_call(self, request, handler):
-        ctx = delegation.of(request.runtime).ctx
+        ctx = invocation.of(request.runtime).ctx
         request, estimate = self._before(request, ctx)
         try:
             response = handler(request)
@@ -131,7 +131,7 @@ class BudgetGuard(AgentMiddleware):
         return response
 
     async def awrap_model_call(self, request, handler):
-        ctx = delegation.of(request.runtime).ctx
+        ctx = invocation.of(request.runtime).ctx
         request, estimate = self._before(request, ctx)
         try:
             response = await handler(request)

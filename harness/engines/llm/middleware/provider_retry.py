@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain.agents.middleware import AgentMiddleware
 
-from harness.engines.llm import delegation
+from harness.engines.llm import invocation
 
 
 class ProviderRetry(AgentMiddleware):
@@ -16,7 +16,7 @@ class ProviderRetry(AgentMiddleware):
     """
 
     def wrap_model_call(self, request, handler):
-        return delegation.of(request.runtime).retrier.call(lambda: handler(request))
+        return invocation.of(request.runtime).retrier.call(lambda: handler(request))
 
     async def awrap_model_call(self, request, handler):
-        return await delegation.of(request.runtime).retrier.acall(lambda: handler(request))
+        return await invocation.of(request.runtime).retrier.acall(lambda: handler(request))

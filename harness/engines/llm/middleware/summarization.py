@@ -6,7 +6,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, get_buffer_string
 
-from harness.engines.llm import delegation
+from harness.engines.llm import invocation
 from harness.engines.llm.middleware.budget_guard import (
     DEFAULT_OUTPUT_ALLOWANCE,
     charge_failed_call,
@@ -24,7 +24,7 @@ def budgeted_summarization(model: Any, backend: Any):
 
     def summarize(messages: list[BaseMessage]) -> str:
         # called inside the model node, which is not handed a runtime: read the graph run's own
-        current = delegation.current()
+        current = invocation.current()
         ctx, retrier = current.ctx, current.retrier
         prompt = DEEPAGENTS_DEFAULT_SUMMARY_PROMPT.format(messages=get_buffer_string(messages, format="xml")).rstrip()
         estimate = estimate_tokens([HumanMessage(prompt)], (), allowance)

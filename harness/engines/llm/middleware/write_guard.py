@@ -7,7 +7,7 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 
-from harness.engines.llm import delegation
+from harness.engines.llm import invocation
 from harness.engines.llm.middleware.tool_calls import error_reply, one_line, virtual_to_rel
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, WorkspaceError
 from harness.runtime.context import AgentContext
@@ -78,7 +78,7 @@ class WorkspaceWriteGuard(AgentMiddleware):
         call = request.tool_call
         if call.get("name") not in WRITE_TOOLS:
             return None
-        return self._perform(call, delegation.of(request.runtime).ctx)
+        return self._perform(call, invocation.of(request.runtime).ctx)
 
     def wrap_tool_call(self, request, handler):
         result = self._intercept(request)

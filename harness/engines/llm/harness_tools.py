@@ -5,7 +5,7 @@
 - Writer: `check_draft` (the Reviewer's deterministic checks, on request).
 
 Each call finds its delegation's AgentContext in the runtime context of the graph run
-executing it (`delegation.current()`), so one set of tools serves every run and every
+executing it (`invocation.current()`), so one set of tools serves every run and every
 concurrent branch. (Not through an injected `ToolRuntime` argument: langchain validates
 and re-serializes every argument of every call, the runtime and its context included.)
 
@@ -27,12 +27,12 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from harness.contract.specs import AgentSpec
-from harness.engines.llm import delegation
+from harness.engines.llm import invocation
 from harness.errors import HarnessError, StorageError
 from harness.runtime.budget import BudgetExhausted, DelegationTimeout
 from harness.runtime.context import AgentContext
 from harness.runtime.files import WriteRetriesExhausted
-from harness.sources.tools import FLAGGED_NOTE, ResearchTools, marks_for, wrap
+from harness.sources.research_tools import FLAGGED_NOTE, ResearchTools, marks_for, wrap
 
 HARNESS_TOOLS = ("search", "read_source", "record_evidence", "web_search", "fetch_url", "check_draft")
 FETCH_PREVIEW_CHARS = 4000
@@ -93,7 +93,7 @@ def _out_of_searches(ctx: AgentContext, exc: BudgetExhausted) -> str:
 
 def _search_tool() -> BaseTool:
     def search(query: str, k: int = 5) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         try:
             hits = ctx.services.search(query, k)
         except BudgetExhausted as exc:
@@ -112,7 +112,7 @@ def _search_tool() -> BaseTool:
 
 def _read_source_tool() -> BaseTool:
     def read_source(source_id: str, offset: int = 0, length: int = 2000) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         return ResearchTools.format_slice(ctx.services.read_source(source_id, offset, length))
 
     return _tool(
@@ -133,7 +133,7 @@ def _record_evidence_tool() -> BaseTool:
         limitations: list[str] | None = None,
         start: int | None = None,
     ) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         card_id, where, new = ctx.services.record_evidence(
             source_id, quote, summary, confidence, limitations, hint=start
         )
@@ -158,8 +158,8 @@ def _record_evidence_tool() -> BaseTool:
 
 
 def _check_draft_tool() -> BaseTool:
-    def check_draft(content: str | None = None) -> str:
-        ctx = delegation.current().ctx
+    def check_draft_tool(content: str | None = None) -> str:
+        ctx = invocation.current().ctx
         draft = next((p for p in ctx.brief.outputs if p.startswith("drafts/")), None)
         if draft is None:
             raise HarnessError("check_draft: this step writes no draft")
@@ -182,7 +182,7 @@ def _check_draft_tool() -> BaseTool:
         return "\n".join(lines) + f"\n[{ctx.budget.line()}]"
 
     return _tool(
-        check_draft,
+        check_draft_tool,
         "check_draft",
         "Run the Reviewer's deterministic checks on your draft before you submit it: pass the whole draft as "
         "`content` (or nothing, to check the draft you wrote). Returns every error defect the review would raise, "
@@ -195,7 +195,7 @@ def _check_draft_tool() -> BaseTool:
 
 def _web_search_tool() -> BaseTool:
     def web_search(query: str, k: int = 5) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         try:
             results = ctx.services.web_search(query, k)
         except BudgetExhausted as exc:
@@ -222,7 +222,7 @@ def _web_search_tool() -> BaseTool:
 
 def _fetch_url_tool() -> BaseTool:
     def fetch_url(url: str) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         try:
             result = ctx.services.fetch_url(url)
         except BudgetExhausted as exc:
