@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from harness.contract.search import CORPUS, WEB
-from harness.errors import BudgetExhausted, HarnessError
+from harness.errors import BudgetExhausted, HarnessError, PermissionRefused
 from harness.sources.corpus import Corpus, Document
 from harness.sources.index import CorpusIndex
-from harness.sources.tools import SearchHit, marks_for
+from harness.sources.research_tools import SearchHit, marks_for
 
 WEB_RESULTS = 8  # results asked of the provider for the first query (after the domain policy)
 WEB_FETCH = 3  # pages fetched and kept per branch
@@ -29,8 +29,8 @@ WEB_FETCH = 3  # pages fetched and kept per branch
 class WebResearch:
     """One research branch's web: the pages it fetched, searched like a small corpus."""
 
-    def __init__(self, ctx):
-        self.ctx = ctx
+    def __init__(self, web_search: Callable, fetch_url: Callable, notes: list[str]):
+        self.web_search, self.fetch_url, self.notes = web_search, fetch_url, notes
         self.pages: dict[str, Document] = {}  # source id -> the page as a document (path: its URL)
         self.records: dict[str, dict] = {}  # source id -> {"kind", "flags"} of its source record
         self.skipped: list[str] = []  # "url: reason" for each result that did not become a source
@@ -42,14 +42,14 @@ class WebResearch:
         if not self._searched:
             self._searched = True
             try:
-                results = self.ctx.web_search(query, WEB_RESULTS)
+                results = self.web_search(query, WEB_RESULTS)
             except BudgetExhausted:
                 raise
             except HarnessError as exc:  # the provider failed: the branch goes on with what else it has
                 results = []
                 self.skipped.append(f"web_search {query!r}: {exc}")
             self._fetch(results)
-            self.ctx.notes.extend(f"web result not kept: {s}" for s in self.skipped)
+            self.notes.extend(f"web result not kept: {s}" for s in self.skipped)
         if self._index is None:
             if not self.pages:
                 return []
@@ -72,7 +72,7 @@ class WebResearch:
             if len(self.pages) >= WEB_FETCH:
                 break
             try:
-                page = self.ctx.fetch_url(result["url"])
+                page = self.fetch_url(result["url"])
             except BudgetExhausted:
                 raise
             except HarnessError as exc:  # refused, failed or empty: not a source
@@ -84,17 +84,24 @@ class WebResearch:
         self._index = None
 
 
-def step_search(ctx) -> Callable[[str, int], list]:
-    """The Researcher's search for this step: the corpus as before, and with the web on for its question, the
-    web too (corpus hits first). A question that allows only the web searches only the web."""
-    question = ctx.question() or {}
+def step_search(ctx, question: dict) -> Callable[[str, int], list]:
+    """The Researcher's search for this step: the corpus as before, and when the plan lets its question use the web
+    and its spec gives it the web services (`--web`), the web too (corpus hits first). A question that allows only
+    the web searches only the web; a run without a corpus searches only the web."""
     allowed = question.get("allowed_sources")
-    if allowed is None or WEB not in allowed or ctx.web is None or "web_search" not in ctx.spec.tools:
-        return ctx.search
-    web = WebResearch(ctx)
-    corpus = CORPUS in allowed and ctx.tools is not None
+    services = ctx.services
+    if allowed is None or WEB not in allowed or "web_search" not in services or "fetch_url" not in services:
+        return services.search
+    web = WebResearch(services.web_search, services.fetch_url, ctx.notes)
+    corpus = CORPUS in allowed and "search" in services
 
     def search(query: str, k: int) -> list:
-        return (ctx.search(query, k) if corpus else []) + web.search(query, k)
+        hits = []
+        if corpus:
+            try:
+                hits = services.search(query, k)
+            except PermissionRefused:  # the run has no corpus: the web alone
+                pass
+        return hits + web.search(query, k)
 
     return search

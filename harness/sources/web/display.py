@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.sources.excerpts import EXCERPT_CHARS, RESULT_CHARS, best_passages
-from harness.sources.tools import FLAGGED_NOTE, marks_for, wrap
+from harness.sources.research_tools import FLAGGED_NOTE, marks_for, wrap
 from harness.sources.web.tools import FetchResult
 
 
