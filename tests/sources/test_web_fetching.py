@@ -210,6 +210,19 @@ def test_a_pdf_is_extracted_with_its_title(registry, cache_root):
     assert registry.record(result.source_id)["web"]["content_type"] == "application/pdf"
 
 
+def test_a_pdf_sent_as_octet_stream_is_read_and_other_bytes_are_refused(registry, cache_root):
+    pdf = minimal_pdf(["TaskGroup cancels the remaining tasks when one of them fails."])
+    routes = {
+        "/paper": Reply(content_type="application/octet-stream", body=pdf),
+        "/blob": Reply(content_type="application/octet-stream", body=b"\x00\x01binary"),
+    }
+    with LocalSite(routes) as site:
+        tools = tools_for(registry, cache_root)
+        assert "TaskGroup cancels" in tools.fetch_url(site.url("/paper"), LOCAL).text
+        with pytest.raises(WebRefused, match="application/octet-stream is not a PDF, HTML or text page"):
+            tools.fetch_url(site.url("/blob"), LOCAL)
+
+
 def test_a_broken_pdf_is_a_tool_error(registry, cache_root):
     with LocalSite({"/bad.pdf": Reply(content_type="application/pdf", body=b"%PDF-1.7\n" + bytes(range(256)))}) as site:
         with pytest.raises(WebRefused, match="the PDF has no readable text"):

@@ -25,7 +25,8 @@ from harness.sources.web.policy import WebRefused
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain", "text/markdown")
 PDF_TYPES = ("application/pdf",)
-ACCEPTED_TYPES = HTML_TYPES + TEXT_TYPES + PDF_TYPES
+SNIFFED_TYPES = ("application/octet-stream",)  # many servers send PDFs so: kept only when the bytes are a PDF
+ACCEPTED_TYPES = HTML_TYPES + TEXT_TYPES + PDF_TYPES + SNIFFED_TYPES
 ACCEPT_HEADER = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,text/markdown;q=0.8"
 EXTRACTOR_VERSION = "web-1"  # bump when extraction changes: it keys the page cache
 MIN_WORDS = 8  # fewer readable words than this is not a page worth citing
@@ -90,6 +91,8 @@ def page_text(body: bytes, content_type: str, charset: str | None, url: str) -> 
         except Unreadable as exc:
             raise WebRefused(url, f"the PDF has no readable text ({exc})") from None
         return title, text
+    if content_type not in HTML_TYPES + TEXT_TYPES:
+        raise WebRefused(url, f"content type {content_type} is not a PDF, HTML or text page")
     if content_type in HTML_TYPES:
         page = decode(body, charset, html=True)
         title, text = _html(page, url)
