@@ -28,7 +28,7 @@ PDF_TYPES = ("application/pdf",)
 SNIFFED_TYPES = ("application/octet-stream",)  # many servers send PDFs so: kept only when the bytes are a PDF
 ACCEPTED_TYPES = HTML_TYPES + TEXT_TYPES + PDF_TYPES + SNIFFED_TYPES
 ACCEPT_HEADER = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,text/markdown;q=0.8"
-EXTRACTOR_VERSION = "web-1"  # bump when extraction changes: it keys the page cache
+EXTRACTOR_VERSION = "web-2"  # bump when extraction changes: it keys the page cache
 MIN_WORDS = 8  # fewer readable words than this is not a page worth citing
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -117,7 +117,9 @@ def _html(page: str, url: str) -> tuple[str, str]:
         return "", ""
     title = _title(root)
     text = trafilatura.extract(strip_chrome(root), url=url, include_tables=True, include_comments=False) or ""
-    return title, drop_boilerplate_lines(text)
+    # one block per line in trafilatura's text (heading, paragraph, list item, table row): a blank line between
+    # blocks, as in a corpus document, so the one sentence splitter never runs a heading into the text below it
+    return title, "\n\n".join(line for line in drop_boilerplate_lines(text).splitlines() if line.strip())
 
 
 def _title(root) -> str:
