@@ -1,9 +1,10 @@
 """The Reviewer's deterministic checks: always run on every draft, whatever engine reviews it.
 
-`citation_not_supporting` here is the lexical screen of harness/review/support.py; an LLM
-Reviewer may add semantic ones. Each defect has a code, a severity, a location (line in the draft), refs, a message and
-a route (who should fix it: researcher, analyst, writer or human). An LLM review may add
-defects to these; it can never remove one.
+`citation_not_supporting` here is the lexical screen of `evidence/support.py`; an LLM
+Reviewer may add semantic ones. Each defect has a code, a severity, a location (line in the
+draft), refs, a message and a route (who should fix it: researcher, analyst, writer or
+human). An LLM review may add defects to these; it can never remove one
+(`orchestrator/review_guard.py`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import re
 from typing import Any
 
 from harness.contract.citations import CLAIM_ID, format_citation
-from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.contract.claims import CONFLICTED, NOT_REPORTABLE, USABLE, VERIFIED_WITH_LIMIT
 from harness.contract.layout import SOURCE_ID
+from harness.contract.statuses import BRANCH_WITHOUT_EVIDENCE, NEEDS_HUMAN, PASS, REVISE, Verdict
 from harness.evidence.draft import Sentence, parse_draft
 from harness.evidence.lexical import content_words, coverage, numbers
 from harness.evidence.support import evidence_text, supports
@@ -62,11 +64,12 @@ def defect(
     }
 
 
-def verdict_for(defects: list[dict[str, Any]]) -> str:
+def verdict_for(defects: list[dict[str, Any]]) -> Verdict:
+    """The verdict `defects` allow: needs_human for an error only a human may fix, revise for any other error."""
     errors = [d for d in defects if d["severity"] == "error"]
     if any(d["route"] == "human" for d in errors):
-        return "needs_human"
-    return "revise" if errors else "pass"
+        return NEEDS_HUMAN
+    return REVISE if errors else PASS
 
 
 class _Evidence:
@@ -147,9 +150,9 @@ def check_draft(
                         questions=[claim["question_id"]],
                     )
                 )
-            elif claim["status"] == "conflicted":
+            elif claim["status"] == CONFLICTED:
                 defects += _check_conflict(ev, claim, sentences, i)
-            elif claim["status"] == "verified_with_limit":
+            elif claim["status"] == VERIFIED_WITH_LIMIT:
                 window = _window(sentences, i)
                 limits = content_words(" ".join(claim.get("limitations", [])))
                 if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
@@ -287,7 +290,7 @@ def _check_scope(ev: _Evidence, sentences: list[Sentence], cited: set[str], bran
             continue  # the draft says why this question is not answered
         usable = [c for c in ev.claims.values() if c["question_id"] == q["id"] and c["status"] in USABLE]
         branch = branches.get(q["id"], {})
-        route = "writer" if usable or branch.get("status") in ("blocked", "failed", "timeout") else "researcher"
+        route = "writer" if usable or branch.get("status") in BRANCH_WITHOUT_EVIDENCE else "researcher"
         out.append(
             defect(
                 "scope_not_covered",

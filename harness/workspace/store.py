@@ -55,10 +55,6 @@ from harness.workspace.paths import resolve_inside
 from harness.workspace.reader import RunReader
 from harness.workspace.trace import read_events
 
-# Statuses a run never leaves. budget_exhausted is not one: the run waits at a budget gate, and
-# `research resume RUN --budget-...` raises the run's limits and goes on where the budget ran out.
-TERMINAL_STATUSES = ("completed", "needs_human", "rejected", "failed")
-
 
 @dataclass(frozen=True)
 class ArtifactRecord:
