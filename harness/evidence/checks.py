@@ -64,6 +64,16 @@ def defect(
     }
 
 
+def describe_defect(d: dict[str, Any]) -> str:
+    """One defect as a model is told it (the Writer's and Analyst's feedback, the `check_draft` tool):
+    its line, code and message, and the offending text when it has one."""
+    location = d.get("location") or {}
+    excerpt = location.get("excerpt")
+    return f"- line {location.get('line')}: {d['code']}: {d['message']}" + (
+        f' Offending text: "{excerpt}"' if excerpt else ""
+    )
+
+
 def verdict_for(defects: list[dict[str, Any]]) -> Verdict:
     """The verdict `defects` allow: needs_human for an error only a human may fix, revise for any other error."""
     errors = [d for d in defects if d["severity"] == "error"]

@@ -48,7 +48,7 @@ from harness.contract.statuses import (
     BranchStatus,
     RunStatus,
 )
-from harness.evidence.checks import check_draft, verdict_for
+from harness.evidence.checks import check_draft, describe_defect, verdict_for
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import render_report
 from harness.orchestrator import approvals
@@ -362,14 +362,7 @@ class Pipeline:
         defects = self._defects_for(state.get("review"), role)
         if not defects:
             return None
-        lines = []
-        for d in defects:
-            excerpt = (d.get("location") or {}).get("excerpt")
-            lines.append(
-                f"- {d['code']} (line {d['location']['line']}): {d['message']}"
-                + (f' Offending text: "{excerpt}"' if excerpt else "")
-            )
-        return "\n".join(lines)
+        return "\n".join(describe_defect(d) for d in defects)
 
     # ---- the revise loop ------------------------------------------------------------------
 
