@@ -80,7 +80,7 @@ class Pipeline:
 
     # ---- helpers -----------------------------------------------------------------
 
-    def set_status(self, status: RunStatus, reason: str | None = None) -> None:
+    def _status(self, status: RunStatus, reason: str | None = None) -> None:
         """Set the run's status (a no-op when unchanged and without a reason) and tell the progress display."""
         if self.ws.status != status or reason:
             self.ws.set_status(status, reason)
@@ -105,7 +105,7 @@ class Pipeline:
     # ---- plan ------------------------------------------------------------------------
 
     def plan(self, state: RunState) -> dict[str, Any]:
-        self.set_status(PLANNING)
+        self._status(PLANNING)
         feedback = state.get("plan_feedback")
         brief = Brief(
             "planner",
@@ -138,7 +138,7 @@ class Pipeline:
         if self.run.config.yes:
             approvals.decide_plan(self.ws, "approved", "auto (--yes)")
             return self._plan_approved()
-        self.set_status(AWAITING_PLAN_APPROVAL)
+        self._status(AWAITING_PLAN_APPROVAL)
         plan = self._plan()
         answer = interrupt({"gate": "plan", "path": PLAN, "plan_sha256": plan_content_sha256(plan)})
         decision = answer.get("decision")
@@ -164,7 +164,7 @@ class Pipeline:
     # ---- research: one branch per question, in parallel (the graph sends one per question) ----------
 
     def start_research(self) -> None:
-        self.set_status(RESEARCHING)
+        self._status(RESEARCHING)
 
     def research(self, task: ResearchTask) -> dict[str, Any]:
         qid, rnd = task["qid"], task["round"]
@@ -262,7 +262,7 @@ class Pipeline:
     # ---- analyze, write, review ------------------------------------------------------------
 
     def analyze(self, state: RunState) -> dict[str, Any]:
-        self.set_status(ANALYZING)
+        self._status(ANALYZING)
         brief = Brief(
             "analyst",
             task="Build the claim table from the evidence cards.",
@@ -281,7 +281,7 @@ class Pipeline:
         return {}
 
     def write(self, state: RunState) -> dict[str, Any]:
-        self.set_status(WRITING)
+        self._status(WRITING)
         n = state.get("draft_no", 0) + 1
         draft = draft_path(n)
         blocked = {q: {"status": b["status"], "reason": b.get("reason")} for q, b in state.get("branches", {}).items()}
@@ -305,7 +305,7 @@ class Pipeline:
         return {"draft_no": n, "draft": draft, "draft_sha": outcome.outputs[draft]}
 
     def review(self, state: RunState) -> dict[str, Any]:
-        self.set_status(REVIEWING)
+        self._status(REVIEWING)
         draft = state["draft"]
         review = review_path(state["draft_no"])
         branches = state.get("branches", {})
@@ -388,7 +388,7 @@ class Pipeline:
     def finalize_gate(self, state: RunState) -> dict[str, Any]:
         if not self.run.config.require_final_approval or approvals.final_is_approved(self.ws, state["draft"]):
             return {}
-        self.set_status(AWAITING_FINAL_APPROVAL)
+        self._status(AWAITING_FINAL_APPROVAL)
         answer = interrupt({"gate": "final", "draft": state["draft"], "sha256": self.ws.sha256(state["draft"])})
         if answer.get("decision") == "approve":
             approvals.approve_final(self.ws, answer.get("version", ""), answer.get("by") or "human")
@@ -407,7 +407,7 @@ class Pipeline:
         self.ws.write(FINAL_REPORT, text, HARNESS)
         self._write_metrics(draft, state)
         self.ws.update_manifest(lambda m: m.__setitem__("final_report", FINAL_REPORT))
-        self.set_status(COMPLETED)
+        self._status(COMPLETED)
         return {"outcome": COMPLETED}
 
     def _write_metrics(self, draft: str | None, state: RunState) -> None:
@@ -435,7 +435,7 @@ class Pipeline:
         elif not state.get("outcome") and state.get("verdict") == NEEDS_HUMAN:
             reason = f"{state['review']} has defects only a human can resolve"
         self._write_metrics(state.get("draft"), state)
-        self.set_status(outcome, reason)
+        self._status(outcome, reason)
         if outcome == BUDGET_EXHAUSTED and state.get("stopped_at"):
             # Everything written so far is kept; `research resume RUN --budget-...` raises the run's limits
             # and answers this gate, and the run goes on at the step the budget cut.

@@ -39,6 +39,7 @@ from harness.contract.globs import literal_folders, matches
 from harness.contract.layout import PRIVATE_DIR, RUN, TRACE, kind_for_path
 from harness.contract.policy import Policy
 from harness.contract.schemas import validate
+from harness.contract.statuses import RunStatus
 from harness.errors import ArtifactInvalid, PermissionRefused, Problem, StorageError, WorkspaceError
 from harness.workspace import staging
 from harness.workspace.atomic import atomic_write, commit_temp, write_temp
@@ -177,7 +178,7 @@ class Workspace:
             return json.loads(json.dumps(self._manifest))
 
     @property
-    def status(self) -> str:
+    def status(self) -> RunStatus:
         return self._manifest["status"]
 
     @cached_property
@@ -401,7 +402,7 @@ class Workspace:
             if self._journal.has_pending():
                 self._write_manifest(self._manifest, durable=True)
 
-    def set_status(self, status: str, reason: str | None = None) -> None:
+    def set_status(self, status: RunStatus, reason: str | None = None) -> None:
         def apply(m: dict[str, Any]) -> None:
             m["status"] = status
             m["status_reason"] = reason
