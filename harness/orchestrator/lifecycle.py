@@ -30,7 +30,7 @@ from typing import Any
 from langgraph.types import Command
 
 from harness.contract.specs import ROLES
-from harness.contract.statuses import BUDGET_DIMENSIONS, TERMINAL_RUN_STATUSES
+from harness.contract.statuses import BUDGET_DIMENSIONS, BUDGET_EXHAUSTED, COMPLETED, TERMINAL_RUN_STATUSES
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
@@ -58,7 +58,7 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_OK if self.status == "completed" else EXIT_INCOMPLETE
+        return EXIT_OK if self.status == COMPLETED else EXIT_INCOMPLETE
 
 
 def check_budget_fits(cfg: RunConfig) -> None:
@@ -282,7 +282,7 @@ def resume_run(
         if ws.status in TERMINAL_RUN_STATUSES:
             return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
         raised = raise_budget(ws, budget or {})
-        if ws.status == "budget_exhausted" and not raised:
+        if ws.status == BUDGET_EXHAUSTED and not raised:
             reason = ws.manifest.get("status_reason") or "the run's budget is spent"
             return RunResult(ws.root, ws.status, f"{reason}; raise it with research resume {ws.root} --budget-...")
         cfg, corpus = reopen_run(ws, yes=yes, models=models)
