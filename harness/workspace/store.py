@@ -96,6 +96,20 @@ def _encode(kind_fmt: str, rel: str, content: Any) -> tuple[bytes, Any]:
     return text.encode("utf-8"), text
 
 
+def _read_manifest(root: Path) -> dict[str, Any]:
+    run_file = root / RUN
+    if not run_file.is_file():
+        raise WorkspaceError(f"{root}: not a run workspace (no run.json)")
+    try:
+        manifest = json.loads(run_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WorkspaceError(f"{run_file}: cannot be read as JSON ({exc})") from None
+    problems = validate(manifest, "run.schema.json", RUN)
+    if problems:
+        raise WorkspaceError(f"{run_file}: {problems[0]}")
+    return manifest
+
+
 class Workspace:
     """One run folder. Create with `Workspace.create`, open an existing one with `Workspace.open`."""
 
@@ -152,17 +166,7 @@ class Workspace:
     def open(cls, root: Path | str) -> Workspace:
         """Open an existing run folder. Interrupted writes are recovered by whoever takes the run lock."""
         root = Path(root)
-        run_file = root / RUN
-        if not run_file.is_file():
-            raise WorkspaceError(f"{root}: not a run workspace (no run.json)")
-        try:
-            manifest = json.loads(run_file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise WorkspaceError(f"{run_file}: cannot be read as JSON ({exc})") from None
-        problems = validate(manifest, "run.schema.json", RUN)
-        if problems:
-            raise WorkspaceError(f"{run_file}: {problems[0]}")
-        return cls(root, manifest)
+        return cls(root, _read_manifest(root))
 
     # ---- basic properties ----------------------------------------------------------
 
@@ -459,7 +463,8 @@ class Workspace:
         """Hold an exclusive lock for this process; a second process gets a clear error.
 
         The lock is an OS file lock, so a lock left by a dead process is released by the OS.
-        Taking it also recovers what a crash interrupted (see `recover`).
+        Taking it re-reads run.json and the trace's length (the last holder may have changed them
+        since this folder was opened), then recovers what a crash interrupted (see `recover`).
         """
         lock = FileLock(str(self.private_dir / "run.lock"))
         try:
@@ -467,6 +472,10 @@ class Workspace:
         except Timeout:
             raise WorkspaceError(f"{self.root}: this run is already being worked on by another process") from None
         self._run_lock = lock
+        with self._lock:
+            if not self._journal.has_pending():  # else this object wrote since it was opened: it holds the newest
+                self._manifest = _read_manifest(self.root)
+                self._seq = self._count_trace_lines()
         self.recover()  # only the lock holder may finish or undo an interrupted write
 
     def release_run_lock(self) -> None:

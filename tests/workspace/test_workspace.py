@@ -622,3 +622,21 @@ def test_a_lock_file_left_without_its_folder_is_swept_only_once_stale(tmp_path):
     os.utime(stale, (0, 0))
     assert staging.sweep(runs) == []  # no folder was swept
     assert sorted(p.name for p in runs.iterdir()) == [".creating-fresh.lock"]
+
+
+def test_taking_the_run_lock_reads_what_the_last_holder_wrote_since_the_folder_was_opened(built_ws):
+    built_ws.flush()
+    stale = Workspace.open(built_ws.root)  # e.g. `research resume` opening a run another process works on
+    holder = Workspace.open(built_ws.root)
+    holder.acquire_run_lock()
+    holder.set_status("completed")
+    holder.release_run_lock()
+    stale.acquire_run_lock()
+    try:
+        assert stale.status == "completed"
+        stale.trace("resume", agent="harness")
+    finally:
+        stale.release_run_lock()
+    seqs = [json.loads(line)["seq"] for line in (built_ws.root / "trace.jsonl").read_text().splitlines()]
+    assert seqs == list(range(1, len(seqs) + 1))  # no sequence number given twice
+    assert validate_workspace(built_ws.root) == []
