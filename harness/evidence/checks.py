@@ -111,11 +111,9 @@ def check_draft(
     text = (reader.read_text(draft_rel) or "") if text is None else text
     sentences = parse_draft(text)
     ev = _Evidence(reader)
-    branches = branches or {}
     defects: list[dict[str, Any]] = []
     cited_questions: set[str] = set()
     checked_cards: set[str] = set()
-
     for i, s in enumerate(sentences):
         if s.factual and not s.citations:
             defects.append(
@@ -128,90 +126,97 @@ def check_draft(
                 )
             )
         for key in s.claim_ids:
-            if not CLAIM_ID.fullmatch(key) or key not in ev.claims:
-                defects.append(
-                    defect(
-                        "unknown_claim",
-                        s.line,
-                        f"{format_citation([key])} does not name a claim in claims.json.",
-                        "writer",
-                        excerpt=s.plain,
-                        claims=[key],
-                    )
-                )
-                continue
-            claim = ev.claims[key]
-            if claim["status"] in USABLE:
-                cited_questions.add(claim["question_id"])
-            for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
-                if card_id in checked_cards:
-                    continue
-                checked_cards.add(card_id)
-                defects += _check_card(ev, card_id, key, s.line)
-            if claim["status"] in NOT_REPORTABLE:
-                defects.append(
-                    defect(
-                        "unsupported_claim",
-                        s.line,
-                        f"{key} is {claim['status']} and must not be used as a fact.",
-                        "writer",
-                        excerpt=s.plain,
-                        claims=[key],
-                        questions=[claim["question_id"]],
-                    )
-                )
-            elif claim["status"] == CONFLICTED:
-                defects += _check_conflict(ev, claim, sentences, i)
-            elif claim["status"] == VERIFIED_WITH_LIMIT:
-                window = _window(sentences, i)
-                limits = content_words(" ".join(claim.get("limitations", [])))
-                if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
-                    defects.append(
-                        defect(
-                            "uncertainty_removed",
-                            s.line,
-                            f"{key} is verified only with a limitation ({'; '.join(claim['limitations'])}) that the text does not state.",
-                            "writer",
-                            excerpt=s.plain,
-                            claims=[key],
-                        )
-                    )
-        usable = [ev.claims[k] for k in s.claim_ids if k in ev.claims and ev.claims[k]["status"] in USABLE]
-        if usable and len(usable) == len(s.claim_ids):
-            quotes = [
-                ev.card(c)["quote"]
-                for cl in usable
-                for c in cl["supporting_cards"] + cl["contradicting_cards"]
-                if ev.card(c)
-            ]
-            if not supports(s.plain, " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)):
-                defects.append(
-                    defect(
-                        "citation_not_supporting",
-                        s.line,
-                        f"The cited claim(s) {', '.join(s.claim_ids)} do not support this sentence (its words or figures are not in their evidence).",
-                        "writer",
-                        excerpt=s.plain,
-                        claims=list(s.claim_ids),
-                    )
-                )
-        for sid in _SOURCE_ID.findall(s.text):
-            if ev.source(sid) is None:
-                defects.append(
-                    defect(
-                        "unknown_source",
-                        s.line,
-                        f"{sid} is not a registered source.",
-                        "writer",
-                        excerpt=s.plain,
-                        sources=[sid],
-                    )
-                )
-
-    defects += _check_scope(ev, sentences, cited_questions, branches)
+            defects += _check_cited_claim(ev, key, sentences, i, cited_questions, checked_cards)
+        defects += _check_support(ev, s)
+        defects += [
+            defect(
+                "unknown_source", s.line, f"{sid} is not a registered source.", "writer", excerpt=s.plain, sources=[sid]
+            )
+            for sid in _SOURCE_ID.findall(s.text)
+            if ev.source(sid) is None
+        ]
+    defects += _check_scope(ev, sentences, cited_questions, branches or {})
     cited = sorted({k for s in sentences for k in s.claim_ids if k in ev.claims})
     defects += _check_injection_echo(ev, text, sentences, cited)
     return defects
+
+
+def _check_cited_claim(
+    ev: _Evidence, key: str, sentences: list[Sentence], i: int, cited_questions: set[str], checked_cards: set[str]
+) -> list[dict]:
+    """Sentence `i` cites `key`: the claim must exist, rest on sound cards (each checked once per draft) and be
+    used as its status allows. Adds the question of a usable claim to `cited_questions`."""
+    s = sentences[i]
+    if not CLAIM_ID.fullmatch(key) or key not in ev.claims:
+        return [
+            defect(
+                "unknown_claim",
+                s.line,
+                f"{format_citation([key])} does not name a claim in claims.json.",
+                "writer",
+                excerpt=s.plain,
+                claims=[key],
+            )
+        ]
+    out: list[dict] = []
+    claim = ev.claims[key]
+    if claim["status"] in USABLE:
+        cited_questions.add(claim["question_id"])
+    for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
+        if card_id not in checked_cards:
+            checked_cards.add(card_id)
+            out += _check_card(ev, card_id, key, s.line)
+    if claim["status"] in NOT_REPORTABLE:
+        out.append(
+            defect(
+                "unsupported_claim",
+                s.line,
+                f"{key} is {claim['status']} and must not be used as a fact.",
+                "writer",
+                excerpt=s.plain,
+                claims=[key],
+                questions=[claim["question_id"]],
+            )
+        )
+    elif claim["status"] == CONFLICTED:
+        out += _check_conflict(ev, claim, sentences, i)
+    elif claim["status"] == VERIFIED_WITH_LIMIT:
+        window = _window(sentences, i)
+        limits = content_words(" ".join(claim.get("limitations", [])))
+        if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
+            out.append(
+                defect(
+                    "uncertainty_removed",
+                    s.line,
+                    f"{key} is verified only with a limitation ({'; '.join(claim['limitations'])}) that the text does not state.",
+                    "writer",
+                    excerpt=s.plain,
+                    claims=[key],
+                )
+            )
+    return out
+
+
+def _check_support(ev: _Evidence, s: Sentence) -> list[dict]:
+    """A sentence citing only usable claims must be supported by their evidence (the lexical screen)."""
+    usable = [ev.claims[k] for k in s.claim_ids if k in ev.claims and ev.claims[k]["status"] in USABLE]
+    if not usable or len(usable) != len(s.claim_ids):
+        return []
+    quotes = [
+        ev.card(c)["quote"] for cl in usable for c in cl["supporting_cards"] + cl["contradicting_cards"] if ev.card(c)
+    ]
+    if supports(s.plain, " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)):
+        return []
+    return [
+        defect(
+            "citation_not_supporting",
+            s.line,
+            f"The cited claim(s) {', '.join(s.claim_ids)} do not support this sentence (its words or figures are not in their evidence).",
+            "writer",
+            excerpt=s.plain,
+            claims=list(s.claim_ids),
+        )
+    ]
 
 
 def _check_card(ev: _Evidence, card_id: str, claim_id: str, line: int) -> list[dict]:
@@ -319,14 +324,34 @@ def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence], c
     those cards' sources (the Sources section). A field echoes a source when it repeats a flagged
     sentence of it (six words in a row, the rule of `sources/injection.repeats_flagged`); any field
     is also screened by the detector itself."""
-    out = []
     flagged = [(rec, ev.reader.snapshot(rec["source_id"]) or "") for rec in ev.flagged_sources()]
 
     def echoes(field: str) -> list[str]:
         return [rec["source_id"] for rec, snap in flagged if repeats_flagged(field, snap, rec["flags"])]
 
-    # The draft's prose, sentence by sentence (headings and the plan's own wording, which a draft
-    # legitimately repeats, are not counted).
+    titles: dict[str, str] = {}  # source id -> title, of the sources the cited claims' cards quote
+    out = _echo_in_prose(ev, text, sentences, echoes)
+    out += _echo_in_evidence(ev, cited, echoes, titles)
+    # The Sources section: titles come from tools, so a title that repeats flagged text means the
+    # workspace was edited or written by older code; no agent can fix it.
+    for sid, title in titles.items():
+        if find_injections(title) or echoes(title):
+            out.append(
+                defect(
+                    "injection_echo",
+                    0,
+                    f"The title of {sid} repeats instruction-like text; the report would print it in its Sources section.",
+                    "human",
+                    sources=[sid],
+                )
+            )
+    return out
+
+
+def _echo_in_prose(ev: _Evidence, text: str, sentences: list[Sentence], echoes) -> list[dict]:
+    """The draft's prose, sentence by sentence (headings and the plan's own wording, which a draft
+    legitimately repeats, are not counted), then the whole text through the detector."""
+    out = []
     asked = " ".join(" ".join(q.get("text", "") for q in ev.questions).lower().split())
     reported: set[str] = set()
     for s in sentences:
@@ -354,8 +379,13 @@ def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence], c
                 "writer",
             )
         )
-    # The Evidence section: claims and the quotes of their cards.
-    titles: dict[str, str] = {}
+    return out
+
+
+def _echo_in_evidence(ev: _Evidence, cited: list[str], echoes, titles: dict[str, str]) -> list[dict]:
+    """The Evidence section: each cited claim and the quotes of its cards (a quote inside a flagged span
+    counts too). Records in `titles` the sources those cards quote."""
+    out = []
     for cid in cited:
         claim = ev.claims[cid]
         stated = " ".join([claim["statement"], *claim.get("limitations", [])])
@@ -390,17 +420,4 @@ def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence], c
                         sources=[card["source_id"]],
                     )
                 )
-    # The Sources section: titles come from tools, so a title that repeats flagged text means the
-    # workspace was edited or written by older code; no agent can fix it.
-    for sid, title in titles.items():
-        if find_injections(title) or echoes(title):
-            out.append(
-                defect(
-                    "injection_echo",
-                    0,
-                    f"The title of {sid} repeats instruction-like text; the report would print it in its Sources section.",
-                    "human",
-                    sources=[sid],
-                )
-            )
     return out
