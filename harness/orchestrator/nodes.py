@@ -112,6 +112,9 @@ class Pipeline:
             return {}
         if approvals.plan_is_approved(self.ws):  # e.g. approved with `research approve` from another process
             return self._plan_approved()
+        rejection = approvals.plan_rejection(self.ws)
+        if rejection is not None:  # rejected with `research approve --plan --reject` (or `research serve`)
+            return self._plan_rejected(state, rejection.get("feedback"))
         if self.run.config.yes:
             approvals.decide_plan(self.ws, "approved", "auto (--yes)")
             return self._plan_approved()
@@ -129,6 +132,9 @@ class Pipeline:
             return self._plan_approved()
         feedback = (answer.get("feedback") or "").strip() or None
         approvals.decide_plan(self.ws, "rejected", by, feedback=feedback)
+        return self._plan_rejected(state, feedback)
+
+    def _plan_rejected(self, state: RunState, feedback: str | None) -> dict[str, Any]:
         if feedback and state.get("plan_rounds", 1) < MAX_PLAN_ROUNDS:
             return {"plan_feedback": feedback}
         return {

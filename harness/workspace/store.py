@@ -58,6 +58,7 @@ from harness.workspace.trace import read_events
 # Statuses a run never leaves. budget_exhausted is not one: the run waits at a budget gate, and
 # `research resume RUN --budget-...` raises the run's limits and goes on where the budget ran out.
 TERMINAL_STATUSES = ("completed", "needs_human", "rejected", "failed")
+RUN_LOCK = "run.lock"  # in the private folder: held by the one process working on the run
 
 
 @dataclass(frozen=True)
@@ -602,7 +603,7 @@ class Workspace:
         The lock is an OS file lock, so a lock left by a dead process is released by the OS.
         Taking it also recovers what a crash interrupted (see `recover`).
         """
-        lock = FileLock(str(self.private_dir / "run.lock"))
+        lock = FileLock(str(self.private_dir / RUN_LOCK))
         try:
             lock.acquire(timeout=0)
         except Timeout:
