@@ -50,7 +50,9 @@ def plan_rejection(ws: Workspace) -> dict[str, Any] | None:
     sha = plan_content_sha256(plan)
     if approval.get("decision") != "rejected" or approval.get("plan_sha256") != sha:
         return None
-    recorded = any(d["gate"] == "plan" and d["decision"] == "rejected" and d["sha256"] == sha for d in ws.manifest["decisions"])
+    recorded = any(
+        d["gate"] == "plan" and d["decision"] == "rejected" and d["sha256"] == sha for d in ws.manifest["decisions"]
+    )
     return approval if recorded else None
 
 

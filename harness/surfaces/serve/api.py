@@ -19,7 +19,6 @@ refused, 404 no such run, 409 not now (the run is elsewhere than that gate, or b
 
 from __future__ import annotations
 
-import getpass
 import json
 from pathlib import Path
 from typing import Any
@@ -230,7 +229,9 @@ class Api:
             limits = row["budget"]["limits"]
             if not any(v is not None and v != limits.get(k) for k, v in budget.items()):
                 raise ApiError(
-                    400, f"budget: the run's budget is spent ({row['status_reason'] or 'no reason'}); raise a limit", "budget"
+                    400,
+                    f"budget: the run's budget is spent ({row['status_reason'] or 'no reason'}); raise a limit",
+                    "budget",
                 )
         for dim, value in budget.items():
             if value is not None and value < 0:

@@ -101,7 +101,9 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
         if target is None:
             raise HTTPException(404, "not found")
         media = CONTENT_TYPES.get(target.suffix, "application/octet-stream")
-        return FileResponse(target, media_type=media, headers={**NO_SNIFF, "Content-Security-Policy": "default-src 'none'"})
+        return FileResponse(
+            target, media_type=media, headers={**NO_SNIFF, "Content-Security-Policy": "default-src 'none'"}
+        )
 
     def login(request: Request) -> Response:
         if not valid_login(request.query_params.get("token"), settings.token):
@@ -123,6 +125,7 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
     routes = [
         Route("/", _page, methods=["GET"]),
         Route("/static/{name}", _static, methods=["GET"]),
+        Route("/favicon.ico", lambda _r: Response(status_code=204), methods=["GET"]),
         Route("/login", login, methods=["GET"]),
         Route("/runs/{run_id}", lambda r: RedirectResponse(f"/runs/{r.path_params['run_id']}/"), methods=["GET"]),
         Route("/runs/{run_id}/", viewer, methods=["GET"]),

@@ -83,7 +83,9 @@ class Launcher:
 
     async def start(self, args: list[str]) -> str:
         """Start `research run ARGS --json`; return the new run's id once its folder exists."""
-        proc, out, err = self._spawn(["run", "--runs-dir", str(self.runs_dir), "--json", *args], f"run-{os.urandom(6).hex()}")
+        proc, out, err = self._spawn(
+            ["run", "--runs-dir", str(self.runs_dir), "--json", *args], f"run-{os.urandom(6).hex()}"
+        )
         loop = asyncio.get_running_loop()
         deadline = loop.time() + START_TIMEOUT_S
         while True:
@@ -103,7 +105,9 @@ class Launcher:
     def resume(self, run_dir: Path, flags: list[str]) -> None:
         """Start `research resume RUN_DIR FLAGS --json` for a run nothing works on."""
         run_id = run_dir.name
-        proc, out, err = self._spawn(["resume", str(run_dir), "--json", *flags], f"resume-{run_id}-{os.urandom(4).hex()}")
+        proc, out, err = self._spawn(
+            ["resume", str(run_dir), "--json", *flags], f"resume-{run_id}-{os.urandom(4).hex()}"
+        )
         out.unlink(missing_ok=True)
         self._track(run_id, proc, err)
 

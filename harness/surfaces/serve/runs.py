@@ -17,7 +17,7 @@ from typing import Any
 from harness.contract.formats import plan_content_sha256
 from harness.contract.layout import FINAL_REPORT, RUN, question_cards
 from harness.contract.schemas import schema
-from harness.orchestrator.approvals import final_candidate
+from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
 from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
@@ -55,6 +55,7 @@ def row(run_dir: Path, live: bool) -> dict[str, Any]:
     config = run.get("config") or {}
     budget = run.get("budget") or {}
     status = run.get("status")
+    decided = not live and _decided(run_dir, status)
     return {
         "run_id": run.get("run_id"),
         "question": run.get("question"),
@@ -67,10 +68,23 @@ def row(run_dir: Path, live: bool) -> dict[str, Any]:
         "models": sorted({m for m in (config.get("models") or {}).values() if m}),
         "budget": {"limits": budget.get("limits") or {}, "spent": budget.get("spent") or {}},
         "live": live,
-        "gate": None if live else GATES.get(status),
-        # resumable: stopped with everything kept, or cut off (its process gone) in the middle
-        "resumable": not live and (status in RESUMABLE or status in ACTIVE),
+        "gate": None if live or decided else GATES.get(status),
+        # resumable: stopped with everything kept, cut off (its process gone) in the middle, or decided at its
+        # gate with nothing continuing it yet
+        "resumable": not live and (status in RESUMABLE or status in ACTIVE or decided),
     }
+
+
+def _decided(run_dir: Path, status: Any) -> bool:
+    """The run waits at a gate whose decision is already recorded (the process meant to continue it never did)."""
+    gate = GATES.get(status)
+    if gate is None:
+        return False
+    ws = Workspace.open(run_dir)
+    if gate == "plan":
+        return plan_is_approved(ws) or plan_rejection(ws) is not None
+    candidate = final_candidate(ws)
+    return candidate is not None and final_is_approved(ws, candidate[0])
 
 
 def _reviews(reader: RunReader) -> list[dict[str, Any]]:

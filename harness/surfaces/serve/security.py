@@ -59,7 +59,10 @@ class Guard:
             return 401, "a token is required: open the URL printed at start, or send Authorization: Bearer TOKEN"
         if scope["method"] not in SAFE_METHODS:
             if headers.get(CSRF_HEADER) != "1":
-                return 403, "X-Research-Request: 1 is required on requests that change state (cross-site request refused)"
+                return (
+                    403,
+                    "X-Research-Request: 1 is required on requests that change state (cross-site request refused)",
+                )
             origin = headers.get("origin")
             if origin and (urlsplit(origin).netloc or "").lower() != host.lower():
                 return 403, f"Origin {origin}: cross-site request refused"
