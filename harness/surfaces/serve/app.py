@@ -118,7 +118,7 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        if request.url.path.startswith("/api/"):
+        if request.url.path == "/api" or request.url.path.startswith("/api/"):
             return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
         return PlainTextResponse(str(exc.detail), status_code=exc.status_code, headers=NO_SNIFF)
 

@@ -157,12 +157,11 @@ def run_flags(body: Any, roots: CorpusRoots, cwd: Path, runs_dir: Path) -> list[
     question = body.get("question")
     if not isinstance(question, str) or not question.strip():
         raise RequestError("QUESTION: must not be empty", field="question")
-    corpus = roots.check(body.get("corpus") or DEFAULT_CORPUS, cwd)
     budget = body.get("budget") or {}
     try:
         cfg = build_config(
             question,
-            corpus=corpus,
+            corpus=body.get("corpus") or DEFAULT_CORPUS,
             runs_dir=str(runs_dir),
             engine=body.get("engine") or None,
             model=body.get("model") or None,
@@ -178,7 +177,7 @@ def run_flags(body: Any, roots: CorpusRoots, cwd: Path, runs_dir: Path) -> list[
         raise
     except UsageError as exc:
         raise RequestError(str(exc)) from None
-    flags = ["--corpus", corpus]
+    flags = ["--corpus", roots.check(body.get("corpus") or DEFAULT_CORPUS, cwd)]
     for key in ("engine", "model", "search"):
         if body.get(key):
             flags += [FLAGS[key], body[key]]
