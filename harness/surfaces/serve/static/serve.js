@@ -247,7 +247,7 @@ function planGate(id, d, seen) {
       h("thead", {}, h("tr", {}, ["id", "question", "kind", "critical", "allowed sources", "search terms", "", ""].map((t) => h("th", {}, t)))), rows),
     h("p", {}, addButton));
   return h("section", { class: "panel gate", id: "plan-gate" },
-    h("h3", {}, `Plan gate: revision ${plan.revision}`, " ", h("code", { class: "sha" }, (d.plan_sha256 || "").slice(0, 16))),
+    h("h3", { id: "plan-title" }, `Plan gate: revision ${plan.revision}`, " ", h("code", { class: "sha" }, (d.plan_sha256 || "").slice(0, 16))),
     h("p", { class: "muted" }, plan.deliverable || ""),
     previous ? h("div", { class: "cols" }, previous, current) : current,
     refinement, err,
