@@ -40,5 +40,9 @@ def serve_command(runs_dir: Path, host: str, port: int, corpus_roots: list[str] 
     url = f"http://{shown}:{sock.getsockname()[1]}/"
     print(f"research serve: {url}" + (f"login?token={token}" if token else ""), flush=True)
     print(f"runs: {settings.runs_dir}; corpus roots: {', '.join(settings.corpus_roots.describe())}", flush=True)
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C is how it stops; uvicorn re-raises it once it has shut down
+        pass
+    print("research serve: stopped (runs still going continue in their own processes)", flush=True)
     return 0
