@@ -20,6 +20,13 @@ __all__ = ["serve_command"]
 
 def serve_command(runs_dir: Path, host: str, port: int, corpus_roots: list[str] | None) -> int:
     """Serve the app until Ctrl-C; print its URL (with the login token when not on the loopback address)."""
+    import importlib.util
+
+    missing = [m for m in ("starlette", "uvicorn", "sse_starlette") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UsageError(
+            f"research serve needs the 'serve' extra ({', '.join(missing)} missing): pip install 'research-harness[serve]'"
+        )
     import uvicorn
 
     from harness.surfaces.serve.app import ServeSettings, create_app
