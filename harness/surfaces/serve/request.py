@@ -11,6 +11,7 @@ What passes becomes the command line of the run's own `research run` process.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,12 @@ from harness.runtime.budget import DIMENSIONS
 from harness.surfaces.langgraph_server import ResearchRequest
 
 SERVER_ONLY = ("runs_dir", "agents", "yes")
-FIELDS = tuple(k for k in ResearchRequest.__annotations__ if k not in SERVER_ONLY)
+# `research run` options a request may also set once build_config takes them (the web search provider);
+# never the web fetcher's --web-allow-private: a browser must not open the private network to a run.
+OPTIONAL = tuple(k for k in ("search",) if k in inspect.signature(build_config).parameters)
+FIELDS = tuple(k for k in ResearchRequest.__annotations__ if k not in SERVER_ONLY) + tuple(
+    k for k in OPTIONAL if k not in ResearchRequest.__annotations__
+)
 BUDGET_FLAGS = {
     "llm_calls": "--budget-llm-calls",
     "tokens": "--budget-tokens",
@@ -170,6 +176,7 @@ def run_flags(body: Any, roots: CorpusRoots, cwd: Path, runs_dir: Path) -> list[
             budget=budget,
             require_final_approval=body.get("require_final_approval"),
             web=body.get("web"),
+            **{k: body.get(k) or None for k in OPTIONAL},
         )
         check_budget_fits(cfg)
         preflight(cfg)
