@@ -192,3 +192,36 @@ def test_two_browsers_watching_one_run_see_the_same_events(served, browser):  # 
     )
     for pg in pages:
         pg.context.close()
+
+
+def test_a_run_stopped_by_its_budget_resumes_with_raised_limits_from_the_page(served, page):  # noqa: F811
+    r = httpx.post(
+        f"{served.url}/api/runs",
+        json={"question": FIXTURE_QUESTION, "corpus": str(served.corpus), "budget": {"searches": 2}},
+        headers={"X-Research-Request": "1"},
+        timeout=RUN_TIMEOUT_MS / 1000,
+    )
+    assert r.status_code == 201, r.text
+    run_id = r.json()["run_id"]
+    page.goto(f"{served.url}/#/run/{run_id}")
+    page.locator("#plan-gate").wait_for(timeout=RUN_TIMEOUT_MS)
+    page.click("#approve-plan")
+    panel = page.locator("#resume-panel")
+    panel.wait_for(timeout=RUN_TIMEOUT_MS)
+    assert "budget exhausted" in panel.inner_text() and page.locator("#r-searches").input_value() == "2"
+    page.fill("#r-searches", "400")
+    page.click("#resume")
+    page.locator("#stage .badge.b-completed").wait_for(timeout=RUN_TIMEOUT_MS)
+    manifest = json.loads((served.runs_dir / run_id / "run.json").read_text(encoding="utf-8"))
+    assert manifest["budget"]["limits"]["searches"] == 400 and manifest["budget"]["spent"]["searches"] > 2
+    assert _validate(served.runs_dir / run_id).returncode == 0
+    # the runs page lists it, filtered by status
+    page.goto(f"{served.url}/#/")
+    row = page.locator(f'#runs tr[data-run="{run_id}"]')
+    row.wait_for(timeout=10_000)
+    assert "completed" in row.inner_text() and "offline" in row.inner_text()
+    page.select_option("#status-filter", "budget_exhausted")
+    row.wait_for(state="detached", timeout=10_000)
+    page.select_option("#status-filter", "completed")
+    row.wait_for(timeout=10_000)
+    assert page.errors == [] and page.offsite == []
