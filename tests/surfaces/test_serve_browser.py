@@ -225,3 +225,26 @@ def test_a_run_stopped_by_its_budget_resumes_with_raised_limits_from_the_page(se
     page.select_option("#status-filter", "completed")
     row.wait_for(timeout=10_000)
     assert page.errors == [] and page.offsite == []
+
+
+def test_the_form_shows_the_clis_messages_beside_their_fields_and_starts_nothing(served, page):  # noqa: F811
+    page.goto(served.url + "/#/new")
+    page.fill("#f-question", FIXTURE_QUESTION)
+    page.fill("#f-corpus", "/etc")
+    page.click("#start")
+    corpus_error = page.locator('[data-error-for="corpus"]')
+    corpus_error.filter(has_text="outside the allowed corpus roots").wait_for(timeout=30_000)
+    assert corpus_error.inner_text().startswith("--corpus /etc: outside the allowed corpus roots")
+    page.fill("#f-corpus", str(served.corpus))
+    page.fill("#f-budget\\.searches", "0")
+    page.click("#start")
+    budget_error = page.locator('[data-error-for="budget.searches"]')
+    budget_error.filter(has_text="too small").wait_for(timeout=30_000)
+    assert budget_error.inner_text() == (
+        "--budget-searches 0: too small for one pass (the Researcher needs at least 1 search)"
+    )
+    assert corpus_error.inner_text() == ""
+    assert list(served.runs_dir.iterdir()) == [] and page.url.endswith("#/new")
+    # the only console lines are Chromium's notes of the two refused requests (403, then 400)
+    assert [re.search(r"status of (\d+)", e).group(1) for e in page.errors] == ["403", "400"]
+    assert page.offsite == []
