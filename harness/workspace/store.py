@@ -40,7 +40,7 @@ from filelock import FileLock, Timeout
 
 from harness.contract.formats import dump_json, now_iso, sha256_bytes
 from harness.contract.globs import literal_folders, matches
-from harness.contract.layout import PRIVATE_DIR, RUN, TRACE, kind_for_path
+from harness.contract.layout import PRIVATE_DIR, RUN, RUN_LOCK, TRACE, kind_for_path
 from harness.contract.policy import Policy
 from harness.contract.resources import template_dir
 from harness.contract.schemas import validate
@@ -58,7 +58,6 @@ from harness.workspace.trace import read_events
 # Statuses a run never leaves. budget_exhausted is not one: the run waits at a budget gate, and
 # `research resume RUN --budget-...` raises the run's limits and goes on where the budget ran out.
 TERMINAL_STATUSES = ("completed", "needs_human", "rejected", "failed")
-RUN_LOCK = "run.lock"  # in the private folder: held by the one process working on the run
 
 
 @dataclass(frozen=True)

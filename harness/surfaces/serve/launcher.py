@@ -25,8 +25,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from harness.contract.layout import PRIVATE_DIR
-from harness.workspace.store import RUN_LOCK
+from harness.contract.layout import PRIVATE_DIR, RUN_LOCK
 
 HARNESS_COMMAND = (sys.executable, "-m", "harness")
 START_TIMEOUT_S = 600.0  # loading a large corpus happens before the run folder exists
