@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -341,3 +342,31 @@ def test_the_event_stream_is_the_trace_and_run_json_and_two_watchers_see_the_sam
         fh.write('{"broken\n{"event": "partial"')
     again = [json.loads(e["data"]) for e in asyncio.run(collect(0, 1)) if e["event"] == "trace"]
     assert len(again) == len(lines)
+
+
+def test_serve_prints_a_login_token_only_when_not_on_the_loopback_address(tmp_path, monkeypatch, capsys):
+    import socket
+
+    import uvicorn
+
+    from harness.surfaces.serve import serve_command
+
+    apps = []
+
+    def bind_socket(config):  # never listen anywhere but 127.0.0.1 in a test, whatever --host says
+        apps.append(config.app)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        return sock
+
+    monkeypatch.setattr(uvicorn.Config, "bind_socket", bind_socket)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.chdir(tmp_path)
+    assert serve_command(tmp_path / "runs", "0.0.0.0", 0, None) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    token = re.fullmatch(r"research serve: http://0\.0\.0\.0:\d+/login\?token=([A-Za-z0-9_-]{40,})", first).group(1)
+    with TestClient(apps[0], base_url=BASE) as c:
+        assert c.get("/api/runs").status_code == 401
+        assert c.get("/api/runs", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    assert serve_command(tmp_path / "runs", "127.0.0.1", 0, None) == 0
+    assert re.fullmatch(r"research serve: http://127\.0\.0\.1:\d+/", capsys.readouterr().out.splitlines()[0])
