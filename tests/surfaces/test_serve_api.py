@@ -370,3 +370,32 @@ def test_serve_prints_a_login_token_only_when_not_on_the_loopback_address(tmp_pa
         assert c.get("/api/runs", headers={"Authorization": f"Bearer {token}"}).status_code == 200
     assert serve_command(tmp_path / "runs", "127.0.0.1", 0, None) == 0
     assert re.fullmatch(r"research serve: http://127\.0\.0\.1:\d+/", capsys.readouterr().out.splitlines()[0])
+
+
+def test_a_run_is_live_while_some_process_holds_its_run_lock(client, built_ws):
+    from harness.surfaces.serve.launcher import lock_held
+
+    assert not lock_held(built_ws.root)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from harness.workspace.store import Workspace; ws = Workspace.open(sys.argv[1]); "
+            "ws.acquire_run_lock(); print('held', flush=True); time.sleep(120)",
+            str(built_ws.root),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert lock_held(built_ws.root)
+        d = client.get(f"/api/runs/{built_ws.run_id}").json()
+        assert d["live"] is True and d["resumable"] is False
+        busy = client.post(f"/api/runs/{built_ws.run_id}/resume", json={}, headers=CHANGE)
+        assert busy.status_code == 409 and "a process is working on it" in busy.json()["error"]
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not lock_held(built_ws.root)
+    assert client.get(f"/api/runs/{built_ws.run_id}").json()["live"] is False
