@@ -22,6 +22,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from harness.contract.formats import sha256_text
+from harness.orchestrator.approvals import record_decision
 from harness.surfaces.serve.app import ServeSettings, create_app
 from harness.surfaces.serve.events import run_events
 from harness.surfaces.serve.request import CorpusRoots
@@ -126,6 +127,16 @@ def test_plan_decisions_are_checked_and_an_invalid_edit_writes_nothing(client, b
     assert json.loads((built_ws.root / "run.json").read_text())["decisions"] == []
     assert client.post(url, content=b"{not json", headers=CHANGE).status_code == 400
     assert client.post(url, json=["approve"], headers=CHANGE).status_code == 400
+    # approved meanwhile with `research approve --plan`, not yet resumed: no second decision, a resume instead
+    record_decision(built_ws.root, plan=True, by="carol")
+    d = client.get(f"/api/runs/{built_ws.run_id}").json()
+    assert d["status"] == "awaiting_plan_approval" and d["gate"] is None and d["resumable"] is True
+    again = client.post(url, json={"decision": "approve"}, headers=CHANGE)
+    assert (
+        again.status_code == 409
+        and again.json()["error"] == "--plan: already decided on this plan; resume the run to go on"
+    )
+    assert len(json.loads((built_ws.root / "run.json").read_text())["decisions"]) == 1
 
 
 def test_resume_is_refused_at_a_gate_and_needs_a_raise_when_the_budget_is_spent(client, built_ws):

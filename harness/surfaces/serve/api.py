@@ -157,6 +157,17 @@ class Api:
         if self.launcher.live(run_dir):
             raise ApiError(409, f"run {run_dir.name}: a process is working on it; wait until it pauses or ends")
 
+    def _at_gate(self, run_dir: Path, gate: str) -> None:
+        """Refuse a decision on a run that is not waiting at `gate` for one (busy, elsewhere, or already decided)."""
+        self._idle(run_dir)
+        row = runs.row(run_dir, False)
+        if row["gate"] == gate:
+            return
+        waiting = {g: s for s, g in GATES.items()}[gate]
+        if row["status"] == waiting:  # decided, with nothing continuing the run yet
+            raise ApiError(409, f"--{gate}: already decided on this {gate}; resume the run to go on")
+        raise ApiError(409, f"--{gate}: the run is {row['status']}, not {waiting.replace('_', ' ')}")
+
     def _decide(self, run_dir: Path, **kwargs) -> str:
         self._idle(run_dir)
         try:
@@ -177,9 +188,7 @@ class Api:
         decision = body.get("decision")
         if decision not in PLAN_DECISIONS:
             raise ApiError(400, f"decision: expected one of {', '.join(PLAN_DECISIONS)}, got {decision!r}", "decision")
-        status = runs.row(run_dir, False)["status"]
-        if status != "awaiting_plan_approval":
-            raise ApiError(409, f"--plan: the run is {status}, not awaiting plan approval")
+        self._at_gate(run_dir, "plan")
         if decision == "edit":
             plan = body.get("plan")
             if not isinstance(plan, (dict, str)):
@@ -202,9 +211,7 @@ class Api:
         version = body.get("version")
         if not isinstance(version, str) or not version:
             raise ApiError(400, "version: the sha256 of the draft you sign off is required", "version")
-        status = runs.row(run_dir, False)["status"]
-        if status != "awaiting_final_approval":
-            raise ApiError(409, f"--final: the run is {status}, not awaiting final approval")
+        self._at_gate(run_dir, "final")
         recorded = self._decide(run_dir, final_version=version)
         self.launcher.resume(run_dir, [])
         return JSONResponse({"run_id": run_dir.name, "recorded": recorded}, status_code=202)
