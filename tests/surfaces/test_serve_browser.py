@@ -149,6 +149,16 @@ def test_a_rejected_plan_comes_back_refined_with_its_tags_beside_the_previous_re
     run_id = re.search(r"#/run/(.+)$", page.url).group(1)
     before = [t.input_value() for t in gate.locator(".q-text").all()]
     assert "revision 1" in page.locator("#plan-title").inner_text()
+    # an edit that does not validate is refused beside its question, and nothing is written
+    plan_before = (served.runs_dir / run_id / "plan.json").read_bytes()
+    first = gate.locator("tr.q").first
+    first.locator(".q-text").fill("ab")
+    page.click("#approve-plan")
+    error = first.locator(".q-error")
+    error.filter(has_text="plan.json:/questions/0/text").wait_for(timeout=30_000)
+    assert "row-error" in first.get_attribute("class")
+    assert (served.runs_dir / run_id / "plan.json").read_bytes() == plan_before
+    first.locator(".q-text").fill(before[0])
     page.fill("#feedback", "Also cover licensing.")
     page.click("#reject-plan")
     page.locator("#plan-title", has_text="revision 2").wait_for(timeout=RUN_TIMEOUT_MS)
@@ -166,7 +176,8 @@ def test_a_rejected_plan_comes_back_refined_with_its_tags_beside_the_previous_re
     assert [d["decision"] for d in manifest["decisions"]] == ["rejected"]
     assert manifest["decisions"][0]["feedback"] == "Also cover licensing."
     assert _wait_for_no_process(served, run_id)["gate"] == "plan"
-    assert page.errors == [] and page.offsite == []
+    assert [re.search(r"status of (\d+)", e).group(1) for e in page.errors] == ["400"]  # the refused edit
+    assert page.offsite == []
 
 
 def test_two_browsers_watching_one_run_see_the_same_events(served, browser):  # noqa: F811
