@@ -127,6 +127,8 @@ def test_plan_decisions_are_checked_and_an_invalid_edit_writes_nothing(client, b
     assert json.loads((built_ws.root / "run.json").read_text())["decisions"] == []
     assert client.post(url, content=b"{not json", headers=CHANGE).status_code == 400
     assert client.post(url, json=["approve"], headers=CHANGE).status_code == 400
+    huge = client.post(url, content=b" " * (5 * 1024 * 1024), headers=CHANGE)
+    assert huge.status_code == 413 and huge.json()["error"] == "request body: larger than 4 MiB"
     # approved meanwhile with `research approve --plan`, not yet resumed: no second decision, a resume instead
     record_decision(built_ws.root, plan=True, by="carol")
     d = client.get(f"/api/runs/{built_ws.run_id}").json()

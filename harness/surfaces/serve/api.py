@@ -45,6 +45,7 @@ from harness.surfaces.serve.request import (
 from harness.surfaces.serve.states import GATES, RESUMABLE, STATUSES
 
 PLAN_DECISIONS = ("approve", "reject", "edit")
+MAX_BODY_BYTES = 4 * 1024 * 1024  # a request is a form or an edited plan, never a corpus
 
 
 class ApiError(Exception):
@@ -63,7 +64,11 @@ def error_response(exc: ApiError) -> JSONResponse:
 
 
 async def _body(request: Request) -> Any:
-    raw = await request.body()
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise ApiError(413, f"request body: larger than {MAX_BODY_BYTES // 1024 // 1024} MiB")
     if not raw.strip():
         return {}
     try:

@@ -41,7 +41,6 @@ PAGE_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
-MAX_BODY_BYTES = 4 * 1024 * 1024  # a request is a form or an edited plan, never a corpus
 NO_SNIFF = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
@@ -139,7 +138,6 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
         middleware=[Middleware(Guard, token=settings.token)],
         exception_handlers={ApiError: api_error, HTTPException: http_error},
         lifespan=_lifespan(launcher),
-        max_body_size=MAX_BODY_BYTES,
     )
     app.state.settings = settings
     app.state.launcher = launcher
