@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from harness.contract.statuses import BUDGET_EXHAUSTED
 from harness.errors import ArtifactInvalid, UsageError, WorkspaceError
 from harness.orchestrator.approvals import record_decision
 from harness.orchestrator.config import ENGINES
@@ -237,7 +238,7 @@ class Api:
             gate = GATES.get(row["status"])
             hint = f"; decide at the {gate} gate instead" if gate else ""
             raise ApiError(409, f"run {run_dir.name} is {row['status']}: nothing to resume{hint}")
-        if row["status"] == "budget_exhausted":
+        if row["status"] == BUDGET_EXHAUSTED:
             limits = row["budget"]["limits"]
             if not any(v is not None and v != limits.get(k) for k, v in budget.items()):
                 raise ApiError(

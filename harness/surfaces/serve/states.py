@@ -1,20 +1,25 @@
-"""Which run statuses the app offers which action for, read once from the run schema.
+"""Which run statuses the app offers which action for; the statuses themselves are `contract.statuses`'.
 
-The statuses themselves are the enum of `schemas/run.schema.json` (the contract), so a
-status added there (e.g. an outage's resumable `interrupted`) shows up here without a
-second list. What this module adds is the app's reading of them: which statuses wait at a
-human gate, and which can be resumed from the page.
+The run statuses are `RunStatus` (held equal to the enum of `schemas/run.schema.json`), so a
+status added there (an outage's resumable `interrupted`) shows up here without a second
+list. What this module adds is the app's reading of them: which statuses wait at a human
+gate, which can be resumed from the page, and which mean a process should be working.
 """
 
 from __future__ import annotations
 
-from harness.contract.schemas import schema
-from harness.workspace.store import TERMINAL_STATUSES
+from harness.contract.statuses import (
+    AWAITING_FINAL_APPROVAL,
+    AWAITING_PLAN_APPROVAL,
+    BUDGET_EXHAUSTED,
+    RUN_STATUSES,
+    TERMINAL_RUN_STATUSES,
+)
 
-STATUSES: tuple[str, ...] = tuple(schema("run.schema.json")["properties"]["status"]["enum"])
-TERMINAL: frozenset[str] = frozenset(TERMINAL_STATUSES)
-GATES: dict[str, str] = {"awaiting_plan_approval": "plan", "awaiting_final_approval": "final"}
+STATUSES: tuple[str, ...] = tuple(RUN_STATUSES)
+TERMINAL: frozenset[str] = frozenset(TERMINAL_RUN_STATUSES)
+GATES: dict[str, str] = {AWAITING_PLAN_APPROVAL: "plan", AWAITING_FINAL_APPROVAL: "final"}
 # Stopped with everything kept, to go on with `research resume` (a raised budget; an outage once it has passed).
-RESUMABLE: frozenset[str] = frozenset({"budget_exhausted", "interrupted"} & set(STATUSES))
+RESUMABLE: frozenset[str] = frozenset({BUDGET_EXHAUSTED, "interrupted"} & set(STATUSES))
 # Statuses of a run whose process is (or should be) working on it: one cut off in them can be resumed too.
 ACTIVE: frozenset[str] = frozenset(set(STATUSES) - TERMINAL - set(GATES) - RESUMABLE)
