@@ -377,6 +377,25 @@ def view(
     raise typer.Exit(view_command(_run_dir(run_dir), serve, port))
 
 
+@app.command()
+def serve(
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="The runs folder the app lists and starts runs in."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on; any other than 127.0.0.1 needs the printed token."
+    ),
+    port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free port)."),
+    corpus_root: list[str] = typer.Option(
+        [],
+        "--corpus-root",
+        help="A folder a corpus may come from, or python-docs (repeatable; default: . and python-docs).",
+    ),
+) -> None:
+    """Serve a local web app to launch, steer and audit runs (the JSON API under it is in the README)."""
+    from harness.surfaces.serve import serve_command
+
+    raise typer.Exit(serve_command(runs_dir, host, port, corpus_root or None))
+
+
 @app.command(name="eval")
 def eval_(
     suite_dir: Path = typer.Argument(
