@@ -65,9 +65,21 @@ def _run_dir(path: Path) -> Path:
 def validate(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON report instead of lines."),
+    export_file: Path | None = typer.Option(
+        None, "--export", help="Check instead that this exported file (.md/.html/.pdf/.docx) matches the run."
+    ),
 ) -> None:
     """Run every schema and integrity check on a workspace; exit 0 when clean, 1 otherwise."""
     run_dir = _run_dir(run_dir)
+    if export_file is not None:
+        from harness.surfaces.export import check_export
+
+        found = check_export(run_dir, export_file)
+        if as_json:
+            print(json.dumps({"path": str(export_file), "run": str(run_dir), "ok": not found, "problems": found}))
+        else:
+            print("\n".join(found) or f"{export_file}: matches {run_dir}")
+        raise typer.Exit(0 if not found else 1)
     problems = validate_workspace(run_dir)
     if as_json:
         print(
@@ -350,6 +362,18 @@ def view(
     from harness.surfaces.viewer import view_command
 
     raise typer.Exit(view_command(_run_dir(run_dir), serve, port))
+
+
+@app.command()
+def export(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder (a completed run)."),
+    fmt: str = typer.Option(..., "--format", help="pdf, docx, html or md."),
+    out_file: Path | None = typer.Option(None, "--out", help="The file to write (default ./<run_id>.<format>)."),
+) -> None:
+    """Export the final report with its evidence and sources as an appendix; the file records the run and draft."""
+    from harness.surfaces.export import export_run
+
+    out.print(f"exported: {export_run(_run_dir(run_dir), fmt, out_file)}")
 
 
 @app.command(name="eval")
