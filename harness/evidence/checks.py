@@ -13,6 +13,7 @@ from typing import Any
 
 from harness.contract.citations import CLAIM_ID, format_citation
 from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.contract.language import judges_overlap, run_language
 from harness.contract.layout import SOURCE_ID
 from harness.evidence.draft import Sentence, parse_draft
 from harness.evidence.lexical import content_words, coverage, numbers
@@ -78,6 +79,7 @@ class _Evidence:
         self.claims = {cid: c for cid, c in (reader.claims() or {}).items() if cid is not None}
         self.card = reader.card
         self.source = reader.source
+        self.language = run_language(reader.run())
 
     def flagged_sources(self) -> list[dict]:
         return [rec for sid in self.reader.source_ids() if (rec := self.source(sid)) and rec.get("flags")]
@@ -171,7 +173,8 @@ def draft_defects(
                 for c in cl["supporting_cards"] + cl["contradicting_cards"]
                 if ev.card(c)
             ]
-            if not supports(s.plain, " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)):
+            evidence = " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)
+            if not supports(s.plain, evidence, words=judges_overlap(ev.language)):
                 defects.append(
                     defect(
                         "citation_not_supporting",

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from harness.contract.language import DEFAULT_LANGUAGE, check_language, is_english
 from harness.contract.schemas import validate
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.engines.llm.models import DEFAULT_MODEL
@@ -50,6 +51,7 @@ class RunConfig:
     require_final_approval: bool = False
     web: bool = False
     yes: bool = False
+    language: str = DEFAULT_LANGUAGE
     sources: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -68,6 +70,7 @@ class RunConfig:
             "require_final_approval": self.require_final_approval,
             "corpus": self.corpus,
             "web": self.web,
+            "language": self.language,
             "auto_approve_plan": self.yes,
             "sources": self.sources,
             "role_budgets": self.role_budgets,
@@ -182,6 +185,7 @@ def build_config(
     budget: dict[str, Any] | None = None,
     require_final_approval: bool | None = None,
     web: bool | None = None,
+    language: str | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
 ) -> RunConfig:
@@ -229,6 +233,9 @@ def build_config(
         else file_cfg.get("require_final_approval", False),
         web=web if web is not None else file_cfg.get("web", False),
         yes=yes,
+        language=check_language(language, "--language")
+        if language is not None
+        else check_language(file_cfg.get("language", DEFAULT_LANGUAGE), "research.yaml language:"),
         sources=file_cfg.get("sources", {}),
     )
     if cfg.max_revisions < 0:
@@ -241,6 +248,17 @@ def build_config(
 
 
 WEB_TOOLS = ("web_search", "fetch_url")
+
+
+def offline_language_note(cfg: RunConfig) -> str | None:
+    """The one line a run prints at its start when offline roles cannot write its report language."""
+    offline = [r for r, c in cfg.roles.items() if c.engine == "offline"]
+    if not offline or is_english(cfg.language):
+        return None
+    return (
+        f"research: the offline engine writes English only: {', '.join(offline)} will write in English, "
+        f"not --language {cfg.language} (quotes stay in their sources' language)."
+    )
 
 
 def enable_web(cfg: RunConfig) -> None:
@@ -279,6 +297,7 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         require_final_approval=snapshot.get("require_final_approval", False),
         web=snapshot.get("web", False),
         yes=snapshot.get("auto_approve_plan", False),
+        language=snapshot.get("language", DEFAULT_LANGUAGE),
         sources=snapshot.get("sources", {}),
     )
     if cfg.web:

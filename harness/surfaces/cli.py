@@ -239,12 +239,17 @@ def run(
     web: bool | None = typer.Option(
         None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
     ),
+    language: str | None = typer.Option(
+        None,
+        "--language",
+        help="Report language code (en, fr, pt-BR, ...): llm roles write plan, claims and prose in it.",
+    ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
 ) -> None:
     """Start a run: plan, research, analyze, write and review; prints where the final report is."""
-    from harness.orchestrator.config import build_config
+    from harness.orchestrator.config import build_config, offline_language_note
     from harness.orchestrator.lifecycle import start_run
     from harness.surfaces.interactive import TerminalApprover
 
@@ -262,9 +267,12 @@ def run(
         budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
         require_final_approval=require_final_approval,
         web=web,
+        language=language,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
+    if (note := offline_language_note(cfg)) and not quiet:
+        err.print(note)
     display = _display(quiet, as_json)
     approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
     try:
