@@ -285,6 +285,33 @@ def run(
 
 
 @app.command()
+def ask(
+    run_dir: Path = typer.Argument(..., help="The run to follow up (its folder)."),
+    question: str = typer.Argument(..., help="The follow-up question."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking."),
+    runs_dir: str | None = typer.Option(
+        None, "--runs-dir", help="Where the new run goes (default: next to the parent)."
+    ),
+    quiet: Quiet = False,
+    as_json: JsonEvents = False,
+) -> None:
+    """Start a follow-up run that begins with the parent's sources and cards and researches only what is new."""
+    from harness.orchestrator.followup import followup_config
+    from harness.orchestrator.lifecycle import start_run
+    from harness.surfaces.interactive import TerminalApprover
+
+    run_dir = _run_dir(run_dir)
+    cfg = followup_config(run_dir, question, yes=yes, runs_dir=runs_dir)
+    display = _display(quiet, as_json)
+    approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
+    try:
+        result = start_run(cfg, approver=approver, events=display, on_created=display.attach, parent=run_dir)
+    finally:
+        display.close()
+    _finish(result, as_json)
+
+
+@app.command()
 def resume(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
