@@ -303,12 +303,15 @@ def ask(
     as_json: JsonEvents = False,
 ) -> None:
     """Start a follow-up run that begins with the parent's sources and cards and researches only what is new."""
+    from harness.orchestrator.config import offline_language_note
     from harness.orchestrator.followup import followup_config
     from harness.orchestrator.lifecycle import start_run
     from harness.surfaces.interactive import TerminalApprover
 
     run_dir = _run_dir(run_dir)
     cfg = followup_config(run_dir, question, yes=yes, runs_dir=runs_dir)
+    if (note := offline_language_note(cfg)) and not quiet:
+        err.print(note)
     display = _display(quiet, as_json)
     approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
     try:

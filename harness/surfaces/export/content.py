@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.contract.formats import sha256_text
+from harness.contract.language import DEFAULT_LANGUAGE, run_language
 from harness.contract.layout import FINAL_REPORT
 from harness.errors import UsageError, WorkspaceError
 from harness.evidence.report import render_report, rendered_from
@@ -43,6 +44,7 @@ class Provenance:
     question: str
     draft: str
     draft_sha256: str
+    language: str = DEFAULT_LANGUAGE
 
     def fields(self) -> dict[str, str]:
         return {"run_id": self.run_id, "draft": self.draft, "draft_sha256": self.draft_sha256}
@@ -65,7 +67,7 @@ class ExportContent:
             for k, v in self.provenance.fields().items()
         )
         return (
-            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<!DOCTYPE html>\n<html lang="{escape(self.provenance.language)}">\n<head>\n<meta charset="utf-8">\n'
             f"<title>{escape(self.provenance.question)}</title>\n"
             f'<meta name="generator" content="{GENERATOR}">\n{metas}'
             f"<style>{_STYLE}</style>\n</head>\n<body>\n<article>\n"
@@ -95,4 +97,5 @@ def export_content(run_dir: Path | str) -> ExportContent:
             f"{run_dir}/{FINAL_REPORT}: is not what its draft renders to today (see research validate)"
         )
     standalone = render_report(draft, draft_rel, draft_sha, claims, cards, sources, standalone=True)
-    return ExportContent(Provenance(run["run_id"], run.get("question", ""), draft_rel, draft_sha), standalone)
+    provenance = Provenance(run["run_id"], run.get("question", ""), draft_rel, draft_sha, run_language(run))
+    return ExportContent(provenance, standalone)

@@ -200,6 +200,7 @@ def render_docx(content: ExportContent) -> bytes:
     props.keywords = p.draft_sha256
     props.comments = f"{GENERATOR}: run {p.run_id}, {p.draft} sha256 {p.draft_sha256}"
     props.author = GENERATOR
+    props.language = p.language
     html = content.html_file()
     body = html.split("<article>", 1)[1].rsplit("</article>", 1)[0]
     walker = _Walker(doc)
