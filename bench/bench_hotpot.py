@@ -45,7 +45,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "data" / "hotpotqa-dev-sample.jsonl"
+# ../shared/data from the main checkout, or from a worktree two levels down (/work/wt/NAME).
+DATA = next(
+    (p for p in (HERE.parents[i] / "shared" / "data" / "hotpotqa-dev-sample.jsonl" for i in (1, 2)) if p.is_file()),
+    HERE.parent.parent / "shared" / "data" / "hotpotqa-dev-sample.jsonl",
+)
 SPLIT = HERE / "hotpot_split.json"
 FIGURES = ("answer_in_body", "any_gold_cited", "every_gold_cited", "citation_precision", "sp_f1")
 
@@ -204,7 +208,9 @@ def print_table(results: list[dict]) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--data", type=Path, default=DATA, help="HotpotQA jsonl (default: ../shared/data sample)")
-    ap.add_argument("--split", choices=("all", "tune", "untuned"), default="all", help="part of bench/hotpot_split.json")
+    ap.add_argument(
+        "--split", choices=("all", "tune", "untuned"), default="all", help="part of bench/hotpot_split.json"
+    )
     ap.add_argument("--start", type=int, default=0, help="first question (0-based)")
     ap.add_argument("--n", type=int, default=40, help="number of questions")
     ap.add_argument("--workers", type=int, default=1, help="processes (each runs questions one at a time)")

@@ -119,13 +119,23 @@ def main(argv=None) -> int:
             results = [run_one(item, runs_dir, own, args.corpus) for item in items]
     n = len(results)
     print(f"python-docs questions: {n} ({args.questions.name}, split {args.split}, corpus {args.corpus})")
-    print("| figure | value |")
-    print("| --- | ---: |")
-    print(f"| gold document cited | {sum(r['gold_cited'] for r in results) / n:.2f} |")
-    print(f"| citation precision | {sum(r['citation_precision'] for r in results) / n:.2f} |")
-    print(f"| answer key phrase in body | {sum(r['answer_in_body'] for r in results) / n:.2f} |")
-    print(f"| self-citations (reports) | {sum(r['self_citation'] for r in results)} |")
-    print(f"| completed | {sum(r['status'] == 'completed' for r in results)} of {n} |")
+    for r, item in zip(results, items):
+        r["split"] = item.get("split", "")
+    groups = [("all", results)] + [
+        (name, [r for r in results if r["split"] == name]) for name in ("tune", "test") if args.split == "all"
+    ]
+    groups = [(name, rs) for name, rs in groups if rs]
+    print("| figure | " + " | ".join(f"{name} (n={len(rs)})" for name, rs in groups) + " |")
+    print("| --- |" + " ---: |" * len(groups))
+    rows = [
+        ("gold document cited", lambda rs: f"{sum(r['gold_cited'] for r in rs) / len(rs):.2f}"),
+        ("citation precision", lambda rs: f"{sum(r['citation_precision'] for r in rs) / len(rs):.2f}"),
+        ("answer key phrase in body", lambda rs: f"{sum(r['answer_in_body'] for r in rs) / len(rs):.2f}"),
+        ("self-citations (reports)", lambda rs: str(sum(r["self_citation"] for r in rs))),
+        ("completed", lambda rs: f"{sum(r['status'] == 'completed' for r in rs)} of {len(rs)}"),
+    ]
+    for label, fn in rows:
+        print(f"| {label} | " + " | ".join(fn(rs) for _, rs in groups) + " |")
     for r in results:
         if not r["gold_cited"] or r["self_citation"]:
             print(f"  missed: {r['question']} -> {', '.join(r['cited']) or 'nothing cited'} ({r['status']})")

@@ -2,8 +2,10 @@
 
 A comparison ("How do X and Y differ in A and B?", "X vs Y for A") gets one research
 question per candidate, each carrying the criteria the question names. Any other
-question becomes one research question: the question itself. A deliverable question
-closes the plan (the Writer answers it in the report's Summary, and in a comparison table).
+question becomes one research question: the question itself, searched for with what it names (code
+names, and a Python statement or keyword it asks about: "the with statement" → "with statement").
+A deliverable question closes the plan and says what the report delivers (the Writer answers in the
+report's Summary, and in a comparison table), never a copy of the question.
 Feedback on a rejected plan ("also cover Z") adds a question tagged NEW.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 
 from harness.contract.layout import PLAN
+from harness.engines.offline.ranking import keywords_named
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -106,10 +109,13 @@ def make_plan(question: str) -> dict:
                 "text": question.strip(),
                 "critical": True,
                 "criteria": [],
-                "search_terms": _terms(question.strip().rstrip("?"), *candidates),
+                "search_terms": _terms(
+                    question.strip().rstrip("?"), *candidates, *(f"{kw} statement" for kw in keywords_named(question))
+                ),
             }
         )
-        deliverable = f"Answer the question: {question.strip()}"
+        # What the report delivers, not a second copy of the question: Q1 is the question itself.
+        deliverable = "A short cited answer in the Summary, quoting the documents that answer Q1."
     plan_questions = []
     for i, q in enumerate(questions, start=1):
         plan_questions.append(

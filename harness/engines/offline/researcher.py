@@ -26,6 +26,7 @@ already has (the run's own budget still ends the run).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ from harness.engines.offline.ranking import (
     entities,
     has_type,
     names_match,
+    stands_alone,
     title_match,
     title_words,
 )
@@ -60,6 +62,7 @@ LINK = 0.3  # added to a two-document chain whose one sentence names the other's
 CHAIN_MORE = 1  # sentences of the chain's documents that join it when no link has the asked-for kind of answer
 PAIR_MIN = 0.5  # what a second document's sentence must add (against the rest of the question) to join the chain
 MIN_CHARS, MAX_CHARS = 30, 500
+LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 _CODE_START = re.compile(
     r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
@@ -91,6 +94,26 @@ def _opening_sentence(text: str) -> int:
         if is_prose(text[s:e]):
             return s
     return -1
+
+
+def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
+    """Where the card of the sentence at s..e starts: at s when it stands alone; else at the sentence before it, or
+    the one before that, the nearest one that stands alone ("For instance, ..." and "His ..." are quoted with what
+    they point back to). Only the same paragraph's unflagged prose, at most LEAD_MAX sentences and 2 × MAX_CHARS;
+    s when no such antecedent is found."""
+    if stands_alone(text[s:e]):
+        return s
+    at = bisect.bisect_left(spans, (s, e))  # the document's sentences: a passage may start at this one
+    start = s
+    for bs, be in reversed(spans[max(0, at - LEAD_MAX) : at]):
+        if "\n\n" in text[be:start] or e - bs > 2 * MAX_CHARS or not is_prose(text[bs:be]):
+            return s
+        if any(bs < fe and fs < be for fs, fe in flagged):
+            return s
+        start = bs
+        if stands_alone(text[bs:be]):
+            return start
+    return s
 
 
 def _best_per_source(ranked: list, n: int = 1) -> list:
@@ -182,7 +205,7 @@ def _confidence(relevance: float) -> str:
     return "low"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Candidate:
     relevance: float
     rank: int  # of the passage in its search
@@ -196,7 +219,13 @@ class _Candidate:
     text: str
     bridge: str = ""
     first: bool = False  # its document's opening sentence
-    titled: bool = False  # its document is titled after something the question (or the bridge) names
+    titled: float = 0.0  # its document is titled after (or defines) something the question (or the bridge) names
+    lead: str = ""  # the sentence before it, quoted with it when it does not stand alone ("For instance, ...")
+
+    @property
+    def quote(self) -> tuple[str, int]:
+        """The card's quote and its start: the sentence, after its antecedent when it has one."""
+        return self.lead + self.text, self.start - len(self.lead)
 
     @property
     def key(self) -> tuple:
@@ -229,6 +258,13 @@ class OfflineResearcher:
                 cache[sid] = (ctx.read_text(snapshot_path(sid)), ctx.read_json(source_record_path(sid)))
             return cache[sid]
 
+        sentence_spans: dict[str, list[tuple[int, int]]] = {}
+
+        def doc_sentences(sid: str, text: str) -> list[tuple[int, int]]:
+            if sid not in sentence_spans:
+                sentence_spans[sid] = split_sentences(text)
+            return sentence_spans[sid]
+
         stopped: list[BudgetExhausted] = []
 
         def search(query: str):
@@ -257,40 +293,47 @@ class OfflineResearcher:
                 return []  # the passage is not about the question's subject
             flagged = flagged_spans(record, text)
             in_doc = subject & doc_words
+            # Its document is about what the question names: titled after it, or defining the code name it writes.
             titled = ask.titled(hit.title, [bridge] if bridge else None)
+            if not bridge:
+                titled = max(titled, ask.named_in(text))
             opening = _opening_sentence(text)
             out = []
+            spans = doc_sentences(hit.source_id, text)
             for s, e in split_sentences(text, hit.start, hit.end):
                 if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
                     continue
                 if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
                     continue
+                seen_spans.add((hit.source_id, s))
+                # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
+                lead = _lead(text, spans, s, e, flagged)
                 words = content_words(text[s:e])
                 screen_score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
                     0.5 if subject & words else 0.25 if in_doc else 0.0
                 )
                 if screen and screen_score < MIN_SCORE and not titled:
                     continue
-                relevance = ask.score(text[s:e], hit.title, first=s == opening, names=[bridge] if bridge else None)
+                relevance = ask.score(text[s:e], hit.title, first=s == opening, titled=titled)
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
-                seen_spans.add((hit.source_id, s))
                 out.append(
                     _Candidate(
-                        relevance,
-                        rank,
-                        hit.source_id,
-                        s,
-                        e,
-                        hit.kind,
-                        hit.title,
-                        hit.flagged,
-                        hop,
-                        text[s:e],
-                        bridge,
-                        s == opening,
-                        titled,
+                        relevance=relevance,
+                        rank=rank,
+                        source_id=hit.source_id,
+                        start=s,
+                        end=e,
+                        kind=hit.kind,
+                        title=hit.title,
+                        flagged=hit.flagged,
+                        hop=hop,
+                        text=text[s:e],
+                        bridge=bridge,
+                        first=s == opening,
+                        titled=titled,
+                        lead=text[lead:s],
                     )
                 )
             return out
@@ -374,6 +417,7 @@ class OfflineResearcher:
             if cand.flagged:
                 limitations.append("the source contains instruction-like text (flagged for review)")
             card_id = new_card_id(brief.question_id, cand.source_id, numbers[cand.source_id])
+            quote, start = cand.quote
             matched = sorted(asked & content_words(cand.text))
             via = f" (found by searching for {cand.bridge!r}, named by hop-1 evidence)" if cand.hop == 2 else ""
             ctx.write(
@@ -382,8 +426,8 @@ class OfflineResearcher:
                     "card_id": card_id,
                     "source_id": cand.source_id,
                     "question_id": brief.question_id,
-                    "quote": cand.text,
-                    "span": {"start": cand.start, "end": cand.end},
+                    "quote": quote,
+                    "span": {"start": start, "end": cand.end},
                     "evidence_summary": f'"{cand.title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}{via}.',
                     "confidence": "high" if cand in chain else _confidence(cand.relevance),
                     "limitations": limitations,

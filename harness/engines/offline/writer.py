@@ -15,22 +15,31 @@
 
 Only the claims that carry the answer are cited, not everything retrieved. Notes and
 transitions are in italics, so they are not mistaken for facts. A plain question gets no
-section repeating the findings.
+section repeating the findings. A claim whose statement does not stand alone (it opens with
+"For instance,", "However,", "This"... pointing at text not shown) is never put in the Summary
+or a table cell (`ranking.stands_alone`).
+
+Before it submits, the Writer runs the Reviewer's own deterministic checks on its draft
+(`ctx.check_draft`) and drops what would fail from the place it failed in (a Summary
+sentence, a table cell whose criterion its evidence does not state), then renders again:
+an offline run never goes to review with a draft its own checks reject.
 """
 
 from __future__ import annotations
 
 import re
 
-from harness.contract.citations import format_citation
+from harness.contract.citations import format_citation, parse_citations
 from harness.contract.claims import USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
-from harness.engines.offline.ranking import criterion_words
+from harness.engines.offline.ranking import criterion_words, stands_alone
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
+from harness.sources.sentences import split_sentences
 
 SUMMARY_MAX = 3
+CHECK_ROUNDS = 4  # render, check, drop what failed: at most this many times
 NOT_FOUND = "*not found in the corpus*"
 _SCAFFOLD = re.compile(
     r"^(?:find what the sources say (?:about|to answer:?)|what do the sources say (?:about|on)|answer the question:?)\s+",
@@ -49,7 +58,11 @@ def _bare(statement: str) -> str:
 
 
 def _cite(statement: str, claim_id: str) -> str:
-    return f"{_bare(statement)} {format_citation([claim_id])}."
+    """The statement with its citation after each of its sentences (a quote may hold a sentence and its
+    antecedent: each one states a fact, so each one cites)."""
+    text = normalize_ws(statement)
+    parts = [text[a:b] for a, b in split_sentences(text)] or [text]
+    return " ".join(f"{_bare(p)} {format_citation([claim_id])}." for p in parts)
 
 
 def _join(items: list[str]) -> str:
@@ -106,11 +119,14 @@ class _Claims:
         return any(self.cards.get(c, {}).get("confidence") == "high" for c in claim["supporting_cards"])
 
 
-def answer_claims(pool: list[dict], cl: _Claims) -> list[dict]:
+def answer_claims(pool: list[dict], cl: _Claims, skip: set[str] = frozenset()) -> list[dict]:
     """The claims that carry the answer, at most SUMMARY_MAX: the best one, then the links of the answer's chain
     (claims with a high-confidence card: the best sentence of each document the question or a bridge names), one
-    per source. Hop-1 claims come first, so a bridge reads before what it led to."""
-    pool = [c for c in pool if c["status"] != "conflicted"]
+    per source. Hop-1 claims come first, so a bridge reads before what it led to. Claims in `skip`, and claims
+    whose statement does not stand alone, are left out."""
+    pool = [
+        c for c in pool if c["status"] != "conflicted" and c["claim_id"] not in skip and stands_alone(c["statement"])
+    ]
     if not pool:
         return []
     chosen = [pool[0]]
@@ -152,9 +168,16 @@ def _cell(claim: dict | None) -> str:
     return f"{text} {format_citation([claim['claim_id']])}"
 
 
-def _best_on(claims: list[dict], criterion: str | None, taken: set[str]) -> dict | None:
-    """The best verified claim mentioning the criterion (any of its words), preferring one not yet in the table."""
-    pool = [c for c in claims if c["status"] in ("verified", "verified_with_limit")]
+def _best_on(claims: list[dict], criterion: str | None, taken: set[str], skip: set[str] = frozenset()) -> dict | None:
+    """The best verified claim mentioning the criterion (any of its words), preferring one not yet in the table;
+    never one in `skip` or one whose statement does not stand alone."""
+    pool = [
+        c
+        for c in claims
+        if c["status"] in ("verified", "verified_with_limit")
+        and c["claim_id"] not in skip
+        and stands_alone(c["statement"])
+    ]
     if criterion is not None:
         want = criterion_words(criterion)
         pool = [c for c in pool if want & content_words(c["statement"])]
@@ -162,7 +185,18 @@ def _best_on(claims: list[dict], criterion: str | None, taken: set[str]) -> dict
     return (fresh or pool or [None])[0]
 
 
-def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branches: dict[str, dict]) -> str:
+def render_draft(
+    plan: dict,
+    claims: list[dict],
+    cards: dict[str, dict],
+    branches: dict[str, dict],
+    drop: set[tuple[str, str]] = frozenset(),
+) -> str:
+    """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there."""
+
+    def skip(place: str) -> set[str]:
+        return {cid for where, cid in drop if where == place}
+
     research = [q for q in plan["questions"] if q["kind"] == "research"]
     cl = _Claims(claims, cards)
     by_q = {q["id"]: cl.usable(q["id"]) for q in research}
@@ -180,7 +214,7 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
     summary: list[str] = []
     if candidates:
         for q in research[:SUMMARY_MAX]:
-            best = answer_claims(by_q[q["id"]], cl)[:1]
+            best = answer_claims(by_q[q["id"]], cl, skip("Summary"))[:1]
             for c in best:
                 summary += _claim_lines(c, prefix=f"For {candidates[q['id']]}: ")
                 cited.add(c["claim_id"])
@@ -188,13 +222,13 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
         # Across questions: each question's best claim first, then each one's second best, and so on.
         pool = [c for q in research for c in by_q[q["id"]]]
         pool.sort(key=lambda c: (by_q[c["question_id"]].index(c), [q["id"] for q in research].index(c["question_id"])))
-        for c in answer_claims(pool, cl):
+        for c in answer_claims(pool, cl, skip("Summary")):
             summary += _claim_lines(c)
             cited.add(c["claim_id"])
     lines += summary or ["*No usable evidence answers the question; see Limitations.*"]
     lines.append("")
     if candidates:
-        lines += _comparison(plan, research, candidates, by_q, cited)
+        lines += _comparison(plan, research, candidates, by_q, cited, skip)
     conflicted = [c for q in research for c in by_q[q["id"]] if c["status"] == "conflicted"]
     if conflicted:
         lines += ["## Where the sources disagree", ""]
@@ -203,7 +237,7 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
             cited.add(c["claim_id"])
     if not candidates and len(research) > 1:
         for q in research:
-            extra = [c for c in answer_claims(by_q[q["id"]], cl)[:1] if c["claim_id"] not in cited]
+            extra = [c for c in answer_claims(by_q[q["id"]], cl, skip(topic(q)))[:1] if c["claim_id"] not in cited]
             if extra:
                 lines += [f"## {topic(q)}", ""]
                 for c in extra:
@@ -214,7 +248,7 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _comparison(plan, research, candidates, by_q, cited) -> list[str]:
+def _comparison(plan, research, candidates, by_q, cited, skip) -> list[str]:
     names = [candidates[q["id"]] for q in research]
     criteria = plan.get("criteria") or []
     rows = criteria or [aspect(plan["question"], names)]
@@ -226,7 +260,7 @@ def _comparison(plan, research, candidates, by_q, cited) -> list[str]:
         cells = []
         for q in research:
             taken = {c["claim_id"] for c in by_q[q["id"]]} & cited if criteria else set()
-            claim = _best_on(by_q[q["id"]], row if criteria else None, taken)
+            claim = _best_on(by_q[q["id"]], row if criteria else None, taken, skip(f"| {row}"))
             cells.append(claim)
             (found if claim else missing).setdefault(row, []).append(candidates[q["id"]])
         if not any(cells):
@@ -282,6 +316,44 @@ def _limitations(research, by_q, claims, cited, branches) -> list[str]:
     return lines
 
 
+def place_of(draft: str, line: int) -> str:
+    """Where line `line` (1-based) of a draft is: its table row ("| criterion"), or else its section's heading."""
+    lines = draft.split("\n")
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    if text.startswith("|"):
+        return "| " + text.strip("|").split("|", 1)[0].strip()
+    heading = next((h for h in reversed(lines[: max(line, 0)]) if h.startswith("## ")), "")
+    return heading[3:].strip()
+
+
+def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
+    """(place, claim id) for each error defect the draft's checks found: the claims it names, or else those cited
+    on its line."""
+    lines = draft.split("\n")
+    out: set[tuple[str, str]] = set()
+    for d in defects:
+        line = d.get("location", {}).get("line")
+        if d.get("severity") != "error" or not isinstance(line, int) or not 0 < line <= len(lines):
+            continue
+        ids = d.get("refs", {}).get("claims") or [k for c in parse_citations(lines[line - 1]) for k in c.keys]
+        out |= {(place_of(draft, line), cid) for cid in ids}
+    return out
+
+
+def checked_draft(plan, claims, cards, branches, check) -> str:
+    """Render, run the Reviewer's deterministic checks (`check(text)` → defects), drop from its place each claim
+    a defect names, and render again, until the draft is clean or nothing more can be dropped."""
+    drop: set[tuple[str, str]] = set()
+    text = render_draft(plan, claims, cards, branches, drop)
+    for _ in range(CHECK_ROUNDS):
+        more = rejected(text, check(text)) - drop
+        if not more:
+            break
+        drop |= more
+        text = render_draft(plan, claims, cards, branches, drop)
+    return text
+
+
 class OfflineWriter:
     def __init__(self, spec=None):
         self.spec = spec
@@ -294,5 +366,7 @@ class OfflineWriter:
         }
         cards = {cid: ctx.read_json(card_path(cid)) for cid in sorted(needed)}
         draft = brief.outputs[0]
-        ctx.write(draft, render_draft(plan, claims, cards, brief.facts.get("branches", {})))
+        branches = brief.facts.get("branches", {})
+        text = checked_draft(plan, claims, cards, branches, lambda t: ctx.check_draft(draft, branches, text=t))
+        ctx.write(draft, text)
         return AgentResult("completed", draft)
