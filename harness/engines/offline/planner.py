@@ -82,6 +82,12 @@ def criteria_in(question: str, candidates: list[str]) -> list[str]:
     return [p for p in parts if len(p) > 2][:4]
 
 
+def _statement_query(kw: str) -> str:
+    """A search for a Python statement: its name and its grammar rules in the language reference (`if_stmt`,
+    `try1_stmt`, `lambda_expr`), since the keyword itself ("if", "with") is a stopword no index keeps."""
+    return f"{kw} statement {kw}_stmt {kw}1_stmt {kw}_expr"
+
+
 def _terms(*words: str) -> list[str]:
     return [w for w in dict.fromkeys(w.strip() for w in words) if w]
 
@@ -110,7 +116,7 @@ def make_plan(question: str) -> dict:
                 "critical": True,
                 "criteria": [],
                 "search_terms": _terms(
-                    question.strip().rstrip("?"), *candidates, *(f"{kw} statement" for kw in keywords_named(question))
+                    question.strip().rstrip("?"), *candidates, *map(_statement_query, keywords_named(question))
                 ),
             }
         )

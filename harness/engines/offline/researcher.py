@@ -62,6 +62,10 @@ LINK = 0.3  # added to a two-document chain whose one sentence names the other's
 CHAIN_MORE = 1  # sentences of the chain's documents that join it when no link has the asked-for kind of answer
 PAIR_MIN = 0.5  # what a second document's sentence must add (against the rest of the question) to join the chain
 MIN_CHARS, MAX_CHARS = 30, 500
+RETRIEVED = (
+    0.3  # weight of a hop-1 passage's retrieval score (a share of its search's best) in its sentences' relevance
+)
+DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 _CODE_START = re.compile(
     r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
@@ -94,6 +98,18 @@ def _opening_sentence(text: str) -> int:
         if is_prose(text[s:e]):
             return s
     return -1
+
+
+def _after_signature(text: str, s: int, e: int) -> int:
+    """Where a sentence's prose starts: after a code line it was split together with (a `def f(x)` signature line
+    and the first sentence of its docstring are one "sentence" to the splitter)."""
+    nl = text.find("\n", s, e)
+    if nl < 0 or not _CODE_START.match(text[s:nl].strip()):
+        return s
+    rest = nl + 1
+    while rest < e and text[rest].isspace():
+        rest += 1
+    return rest if rest < e else s
 
 
 def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
@@ -280,10 +296,23 @@ class OfflineResearcher:
                 stopped.append(exc)
                 return []
 
-        hop1 = [(rank, hit) for query in queries for rank, hit in enumerate(search(query))]
+        hop1: list = []
+        prior: dict[tuple[str, int], float] = {}  # a passage's retrieval score, as a share of its search's best
+        for query in queries:
+            hits = search(query)
+            top = max((h.score for h in hits), default=0.0) or 1.0
+            for rank, hit in enumerate(hits):
+                hop1.append((rank, hit))
+                key = (hit.source_id, hit.start)
+                prior[key] = max(prior.get(key, 0.0), hit.score / top)
         if not hop1 and stopped:
             raise stopped[0]  # not one search made: the step ends on its limit (blocked, the limit as its reason)
-        ask.weigh([hit.text for _, hit in hop1])
+        # Rarity among the retrieved *documents*: the many passages of the one document about the question
+        # ("median" in statistics) must not make its words look common.
+        by_doc: dict[str, list[str]] = {}
+        for _, hit in hop1:
+            by_doc.setdefault(hit.source_id, []).append(hit.text)
+        ask.weigh([" ".join(texts) for texts in by_doc.values()])
         seen_spans: set[tuple[str, int]] = set()
 
         def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
@@ -301,6 +330,7 @@ class OfflineResearcher:
             out = []
             spans = doc_sentences(hit.source_id, text)
             for s, e in split_sentences(text, hit.start, hit.end):
+                s = _after_signature(text, s, e)
                 if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
                     continue
                 if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
@@ -316,8 +346,10 @@ class OfflineResearcher:
                     continue
                 relevance = ask.score(text[s:e], hit.title, first=s == opening, titled=titled)
                 if screen:
-                    relevance += 0.5 * min(screen_score, 1.5)
+                    relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
+                if lead == s and not stands_alone(text[s:e]):
+                    relevance -= DANGLING  # points back at text no card can quote with it
                 out.append(
                     _Candidate(
                         relevance=relevance,

@@ -123,10 +123,9 @@ def answer_claims(pool: list[dict], cl: _Claims, skip: set[str] = frozenset()) -
     """The claims that carry the answer, at most SUMMARY_MAX: the best one, then the links of the answer's chain
     (claims with a high-confidence card: the best sentence of each document the question or a bridge names), one
     per source. Hop-1 claims come first, so a bridge reads before what it led to. Claims in `skip`, and claims
-    whose statement does not stand alone, are left out."""
-    pool = [
-        c for c in pool if c["status"] != "conflicted" and c["claim_id"] not in skip and stands_alone(c["statement"])
-    ]
+    whose statement does not stand alone, are left out (unless no other claim is left: then the best one)."""
+    pool = [c for c in pool if c["status"] != "conflicted" and c["claim_id"] not in skip]
+    pool = [c for c in pool if stands_alone(c["statement"])] or pool[:1]  # the best one rather than no answer
     if not pool:
         return []
     chosen = [pool[0]]
