@@ -120,15 +120,27 @@ def keyword_title(kw: str, title: str) -> float:
     return 1.0 if all(w == kw or w in _STATEMENT_WORDS for w in words) else 0.5
 
 
+def _signature_pattern(name: str) -> str:
+    name = name.removesuffix("()")
+    last = name.rsplit(".", 1)[-1]
+    owner = rf"(?:{re.escape(name.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\.)?" if "." in name else r"(?:\w+\.)?"
+    return rf"^(?:async def|def|class) {owner}{re.escape(last)}\b"
+
+
+def own_sections(text: str, names: list[str]) -> list[tuple[int, int]]:
+    """(start, end) of each named code name's own documentation in the document: from its signature line to the
+    next signature line after a blank line."""
+    out = []
+    for name in names:
+        for m in re.finditer(_signature_pattern(name), text, re.M):
+            nxt = re.compile(r"\n\n(?:async def|def|class) ").search(text, m.end())
+            out.append((m.start(), nxt.start() if nxt else len(text)))
+    return out
+
+
 def defines(text: str, name: str) -> bool:
     """Does the document define the code name: a `class NAME`, `def NAME(` or `def Owner.NAME(` signature line?"""
-    last = name.removesuffix("()").rsplit(".", 1)[-1]
-    owner = name.removesuffix("()").rsplit(".", 1)[0] if "." in name else ""
-    pattern = (
-        rf"^(?:async def|def|class) (?:{re.escape(owner)}\.)?{re.escape(last)}\b"
-        if owner
-        else (rf"^(?:async def|def|class) (?:\w+\.)?{re.escape(last)}\b")
-    )
+    pattern = _signature_pattern(name)
     return re.search(pattern, text, re.M) is not None
 
 

@@ -39,6 +39,7 @@ from harness.engines.offline.ranking import (
     entities,
     has_type,
     names_match,
+    own_sections,
     stands_alone,
     title_match,
     title_words,
@@ -65,6 +66,7 @@ MIN_CHARS, MAX_CHARS = 30, 500
 RETRIEVED = (
     0.3  # weight of a hop-1 passage's retrieval score (a share of its search's best) in its sentences' relevance
 )
+OWN = 0.4  # added to a sentence of the docstring of a code name the question writes (`OrderedDict.move_to_end`)
 DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 _CODE_START = re.compile(
@@ -149,6 +151,13 @@ def _chain_start(ranked: list) -> list:
     return _best_per_source([c for c in ranked if c.titled and c.hop == 1], BRIDGE_FROM) or ranked[:1]
 
 
+def _named_best(ranked: list) -> list:
+    """The answer's one sentence: the best of the documents that best name what the question names (the `with`
+    statement's own page, the module a question names), or else the best sentence found."""
+    top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
+    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top > 0 else ranked[:1]
+
+
 def _mentions(sentence: str, title: str) -> bool:
     """Does the sentence name the document's title (all its content words, parenthetical left out)?"""
     words = title_words(title)
@@ -205,7 +214,7 @@ def _chain(ranked: list, ask: Ask) -> list:
             added = rest.score(b.text, b.title, first=b.first) + LINK * linked
             if a.relevance + added > best[0]:
                 best = (a.relevance + added, added, a, b)
-    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else ranked[:1]
+    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else _named_best(ranked)
     docs = {c.source_id for c in chain}
     more: list = []
     if ask.kind not in (YESNO, OTHER) and not any(has_type(c.text, ask.kind, ask.text) for c in chain):
@@ -327,6 +336,7 @@ class OfflineResearcher:
             if not bridge:
                 titled = max(titled, ask.named_in(text))
             opening = _opening_sentence(text)
+            own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             out = []
             spans = doc_sentences(hit.source_id, text)
             for s, e in split_sentences(text, hit.start, hit.end):
@@ -348,6 +358,8 @@ class OfflineResearcher:
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
+                if any(a <= s < b for a, b in own):
+                    relevance += OWN
                 if lead == s and not stands_alone(text[s:e]):
                     relevance -= DANGLING  # points back at text no card can quote with it
                 out.append(

@@ -115,6 +115,9 @@ class _Claims:
         hops = [self.cards[c].get("hop", 1) for c in claim["supporting_cards"] if c in self.cards]
         return min(hops) if hops else 1
 
+    def sources(self, claim: dict) -> set[str]:
+        return {self.cards[c]["source_id"] for c in claim["supporting_cards"] if c in self.cards}
+
     def strong(self, claim: dict) -> bool:
         return any(self.cards.get(c, {}).get("confidence") == "high" for c in claim["supporting_cards"])
 
@@ -122,7 +125,7 @@ class _Claims:
 def answer_claims(pool: list[dict], cl: _Claims, skip: set[str] = frozenset()) -> list[dict]:
     """The claims that carry the answer, at most SUMMARY_MAX: the best one, then the links of the answer's chain
     (claims with a high-confidence card: the best sentence of each document the question or a bridge names), one
-    per source. Hop-1 claims come first, so a bridge reads before what it led to. Claims in `skip`, and claims
+    per source; when that is one claim, the next best of its document with it. Hop-1 claims come first, so a bridge reads before what it led to. Claims in `skip`, and claims
     whose statement does not stand alone, are left out (unless no other claim is left: then the best one)."""
     pool = [c for c in pool if c["status"] != "conflicted" and c["claim_id"] not in skip]
     pool = [c for c in pool if stands_alone(c["statement"])] or pool[:1]  # the best one rather than no answer
@@ -134,6 +137,10 @@ def answer_claims(pool: list[dict], cl: _Claims, skip: set[str] = frozenset()) -
             break
         if cl.strong(c):
             chosen.append(c)
+    if len(chosen) == 1:
+        # One sentence rarely says it all: the next best claim of the same document says more of the answer.
+        more = next((c for c in pool[1:] if cl.sources(c) & cl.sources(chosen[0])), None)
+        chosen += [more] if more else []
     return sorted(chosen, key=lambda c: (cl.hop(c), pool.index(c)))
 
 
