@@ -37,9 +37,10 @@ def fake_distribution(folder: Path, name: str = "fake_extra") -> Path:
     info = folder / f"{name}-1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nSummary: Global statement helpers for caches\n\n"
-        "# fake extra\n\nThe global statement of this package makes every cache a WeakValueDictionary. "
-        "Use with statement blocks to keep the heap invariant when you bisect and insort.\n",
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nSummary: asyncio TaskGroup and gather helpers\n\n"
+        "# fake extra\n\nThe fake extra package says how asyncio.TaskGroup and asyncio.gather differ in error "
+        "handling and cancellation: a TaskGroup cancels every remaining task when one task raises an error, and "
+        "gather with return_exceptions keeps the other tasks running after an error.\n",
         encoding="utf-8",
     )
     return folder
