@@ -12,7 +12,7 @@ from fakes.workspaces import write_docs
 from harness.contract.citations import parse_citations
 from harness.engines.offline.ranking import stands_alone
 from harness.engines.offline.writer import checked_draft, render_draft
-from harness.evidence.checks import check_draft
+from harness.evidence.checks import draft_defects
 from harness.evidence.draft import parse_draft
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
@@ -74,7 +74,7 @@ def test_the_first_draft_passes_the_reviewers_deterministic_checks(tmp_path, cas
     drafts = sorted((run_dir / "drafts").glob("draft-*.md"))
     assert len(drafts) == 1  # never sent back over its own draft
     rel = drafts[0].relative_to(run_dir).as_posix()
-    errors = [d for d in check_draft(RunReader(run_dir), rel) if d["severity"] == "error"]
+    errors = [d for d in draft_defects(RunReader(run_dir), rel) if d["severity"] == "error"]
     assert errors == []
     review = json.loads(sorted((run_dir / "reviews").glob("review-*.json"))[-1].read_text())
     assert review["verdict"] == "pass"

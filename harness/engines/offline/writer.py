@@ -20,7 +20,7 @@ section repeating the findings. A claim whose statement does not stand alone (it
 or a table cell (`ranking.stands_alone`).
 
 Before it submits, the Writer runs the Reviewer's own deterministic checks on its draft
-(`ctx.check_draft`) and drops what would fail from the place it failed in (a Summary
+(`ctx.services.check_draft`) and drops what would fail from the place it failed in (a Summary
 sentence, a table cell whose criterion its evidence does not state), then renders again:
 an offline run never goes to review with a draft its own checks reject.
 """
@@ -373,6 +373,6 @@ class OfflineWriter:
         cards = {cid: ctx.read_json(card_path(cid)) for cid in sorted(needed)}
         draft = brief.outputs[0]
         branches = brief.facts.get("branches", {})
-        text = checked_draft(plan, claims, cards, branches, lambda t: ctx.check_draft(draft, branches, text=t))
+        text = checked_draft(plan, claims, cards, branches, lambda t: ctx.services.check_draft(draft, branches, text=t))
         ctx.write(draft, text)
         return AgentResult("completed", draft)
