@@ -39,7 +39,8 @@ from harness.runtime.interface import AgentResult, Brief
 from harness.sources.sentences import split_sentences
 
 SUMMARY_MAX = 3
-CHECK_ROUNDS = 4  # render, check, drop what failed: at most this many times
+CHECK_ROUNDS = 6  # render, check, drop what failed: at most this many times
+ANY = "*"  # in a drop set: every claim of that place
 NOT_FOUND = "*not found in the corpus*"
 _SCAFFOLD = re.compile(
     r"^(?:find what the sources say (?:about|to answer:?)|what do the sources say (?:about|on)|answer the question:?)\s+",
@@ -201,7 +202,8 @@ def render_draft(
     """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there."""
 
     def skip(place: str) -> set[str]:
-        return {cid for where, cid in drop if where == place}
+        out = {cid for where, cid in drop if where == place}
+        return out | {c["claim_id"] for c in claims} if ANY in out else out
 
     research = [q for q in plan["questions"] if q["kind"] == "research"]
     cl = _Claims(claims, cards)
@@ -235,7 +237,10 @@ def render_draft(
     lines.append("")
     if candidates:
         lines += _comparison(plan, research, candidates, by_q, cited, skip)
-    conflicted = [c for q in research for c in by_q[q["id"]] if c["status"] == "conflicted"]
+    disagree = skip("Where the sources disagree")
+    conflicted = [
+        c for q in research for c in by_q[q["id"]] if c["status"] == "conflicted" and c["claim_id"] not in disagree
+    ]
     if conflicted:
         lines += ["## Where the sources disagree", ""]
         for c in conflicted:
@@ -266,13 +271,16 @@ def _comparison(plan, research, candidates, by_q, cited, skip) -> list[str]:
         cells = []
         for q in research:
             taken = {c["claim_id"] for c in by_q[q["id"]]} & cited if criteria else set()
-            claim = _best_on(by_q[q["id"]], row if criteria else None, taken, skip(f"| {row}"))
+            dropped = skip(f"| {row}")
+            claim = None if ANY in dropped else _best_on(by_q[q["id"]], row if criteria else None, taken, dropped)
             cells.append(claim)
             (found if claim else missing).setdefault(row, []).append(candidates[q["id"]])
         if not any(cells):
             continue  # a row of nothing but "not found" states nothing; the note below says so
         out.append(f"| {row} | " + " | ".join(_cell(c) for c in cells) + " |")
         cited.update(c["claim_id"] for c in cells if c)
+    if len(out) == 4:
+        out = out[:2]  # no row states anything: no empty table, the notes below say what is missing
     out.append("")
     supported = [f"{row} for {_join(found[row])}" for row in rows if row in found]
     if supported:
@@ -355,7 +363,9 @@ def checked_draft(plan, claims, cards, branches, check) -> str:
         more = rejected(text, check(text)) - drop
         if not more:
             break
-        drop |= more
+        # A place rejected a second time is dropped whole (a table row then reads "not found"), so the loop ends.
+        again = {place for place, _ in more} & {place for place, _ in drop}
+        drop |= more | {(place, ANY) for place in again}
         text = render_draft(plan, claims, cards, branches, drop)
     return text
 
