@@ -16,10 +16,9 @@ final report is scored as the data README says:
 
 A run that ends without a report scores as a report that cites nothing.
 
-This copy of the sample often lacks a gold paragraph from a question's context (the README's
-"2 gold and 8 distractors" holds for about a third of the questions), so the script also prints
-the *ceiling* of each figure (what a perfect reader of the same corpus would score) and the
-figures over the *complete* questions, those whose gold paragraphs are all in the corpus.
+The script also prints the *ceiling* of each figure (what a perfect reader of the same corpus would
+score) and the figures over the *complete* questions, those whose gold paragraphs are all in the
+corpus (every question of the replaced 1,086-question file is complete).
 
 Parts (bench/README.md, issue 23): `--split tune` or `--split untuned` picks the questions of
 `bench/hotpot_split.json`, a fixed-seed random split of the file made once; `--start`/`--n` then

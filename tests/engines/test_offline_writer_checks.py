@@ -129,3 +129,20 @@ def test_what_the_checks_reject_is_dropped_from_its_place_and_the_draft_rendered
     assert len(calls) >= 2 and "| error handling |" not in text  # the row's claims dropped there: no row left
     assert "## Summary" in text and "raises an exception" in text.split("## Summary", 1)[1].split("##", 1)[0]
     assert check(text) == []
+
+
+def test_a_title_the_checks_read_as_an_instruction_is_rewritten(tmp_path):
+    run_dir = _run(tmp_path, *BRIDGE)
+    plan = json.loads((run_dir / "plan.json").read_text())
+    claims = json.loads((run_dir / "claims.json").read_text())["claims"]
+    cards = {p.stem: json.loads(p.read_text()) for p in (run_dir / "source-cards").glob("*.json")}
+
+    def check(text: str) -> list[dict]:
+        """The injection screen flags the question itself, on the title line."""
+        if text.startswith(f"# {plan['question']}"):
+            return [{"code": "injection_echo", "severity": "error", "location": {"line": 1}, "refs": {}}]
+        return []
+
+    text = checked_draft(plan, claims, cards, {}, check)
+    assert check(text) == [] and text.startswith("# Research note")
+    assert "Shirley Temple" in text.split("## Summary", 1)[1]

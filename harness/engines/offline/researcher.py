@@ -49,6 +49,7 @@ from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.injection import flagged_spans
 from harness.sources.sentences import split_sentences
+from harness.sources.tokens import tokenize
 
 SEARCH_K = 8
 MAX_CARDS = 6
@@ -295,8 +296,8 @@ class OfflineResearcher:
         def search(query: str):
             """One search. Once this step's or its role's search budget is spent, no further search is made and the
             branch goes on with the hits it has; the run's own budget still ends the run."""
-            if stopped:
-                return []
+            if stopped or not tokenize(query):
+                return []  # spent, or a query of nothing but stopwords and marks ("B.B.A" → no term): nothing to find
             try:
                 return ctx.services.search(query, SEARCH_K)
             except BudgetExhausted as exc:

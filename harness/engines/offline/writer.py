@@ -41,6 +41,7 @@ from harness.sources.sentences import split_sentences
 SUMMARY_MAX = 3
 CHECK_ROUNDS = 6  # render, check, drop what failed: at most this many times
 ANY = "*"  # in a drop set: every claim of that place
+TITLE = "# title"  # in a drop set: the report's title line
 NOT_FOUND = "*not found in the corpus*"
 _SCAFFOLD = re.compile(
     r"^(?:find what the sources say (?:about|to answer:?)|what do the sources say (?:about|on)|answer the question:?)\s+",
@@ -211,7 +212,7 @@ def render_draft(
     candidates = candidates_of(plan)
     cited: set[str] = set()
     lines = [
-        f"# {plan['question']}",
+        f"# {'Research note on the question in plan.json' if (TITLE, ANY) in drop else plan['question']}",
         "",
         "*Written by the offline Writer from claims.json: every factual sentence quotes the evidence of the claim it "
         "cites, and only the claims that carry the answer are cited.*",
@@ -348,6 +349,9 @@ def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
     for d in defects:
         line = d.get("location", {}).get("line")
         if d.get("severity") != "error" or not isinstance(line, int) or not 0 < line <= len(lines):
+            continue
+        if lines[line - 1].startswith("# "):
+            out.add((TITLE, ANY))  # the title (the question) read as an instruction: the title is rewritten
             continue
         ids = d.get("refs", {}).get("claims") or [k for c in parse_citations(lines[line - 1]) for k in c.keys]
         out |= {(place_of(draft, line), cid) for cid in ids}
