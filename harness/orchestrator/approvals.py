@@ -15,6 +15,7 @@ from typing import Any
 from harness.contract.formats import now_iso, plan_content_sha256
 from harness.contract.layout import PLAN, by_number
 from harness.contract.policy import HARNESS, HUMAN
+from harness.contract.statuses import AWAITING_PLAN_APPROVAL, PASS
 from harness.errors import UsageError
 from harness.workspace.store import Workspace
 
@@ -40,6 +41,20 @@ def plan_is_approved(ws: Workspace) -> bool:
         d["gate"] == "plan" and d["decision"] in ("approved", "edited") and d["sha256"] == sha
         for d in ws.manifest["decisions"]
     )
+
+
+def plan_rejection(ws: Workspace) -> dict[str, Any] | None:
+    """The rejection recorded on this very plan (plan.json and run.json's decisions agree), if any: a plan
+    rejected from another process (`research approve --plan --reject`) goes back to the Planner on resume."""
+    plan = ws.read_json(PLAN, HARNESS)
+    approval = plan.get("approval") or {}
+    sha = plan_content_sha256(plan)
+    if approval.get("decision") != "rejected" or approval.get("plan_sha256") != sha:
+        return None
+    recorded = any(
+        d["gate"] == "plan" and d["decision"] == "rejected" and d["sha256"] == sha for d in ws.manifest["decisions"]
+    )
+    return approval if recorded else None
 
 
 def strip_approval(rel: str, content: Any) -> Any:
@@ -108,7 +123,7 @@ def final_candidate(ws: Workspace) -> tuple[str, str] | None:
     manifest = ws.manifest
     for rel in reversed(by_number(p for p in manifest["artifacts"] if p.startswith("reviews/"))):
         review = ws.read_json(rel, HARNESS)
-        if review.get("verdict") == "pass":
+        if review.get("verdict") == PASS:
             return review["draft"], ws.sha256(review["draft"])
     return None
 
@@ -169,7 +184,7 @@ def record_decision(
     try:
         if not plan:
             return f"{approve_final(ws, final_version or '', by)} signed off"
-        if ws.status != "awaiting_plan_approval":
+        if ws.status != AWAITING_PLAN_APPROVAL:
             raise UsageError(f"--plan: the run is {ws.status}, not awaiting plan approval")
         if reject is not None:
             decide_plan(ws, "rejected", by, feedback=reject or None)

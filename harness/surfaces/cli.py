@@ -13,6 +13,13 @@ from rich.table import Table
 from typer.exceptions import TyperException
 
 from harness.contract.layout import RUN
+from harness.contract.statuses import (
+    AWAITING_APPROVAL,
+    AWAITING_PLAN_APPROVAL,
+    BUDGET_DIMENSIONS,
+    BUDGET_EXHAUSTED,
+    COMPLETED,
+)
 from harness.contract.version import __version__
 from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
 from harness.surfaces.summary import summarize
@@ -44,7 +51,7 @@ BudgetSeconds = Annotated[float | None, typer.Option("--budget-seconds", help="R
 
 
 def _budget(llm_calls: int | None, tokens: int | None, searches: int | None, seconds: float | None) -> dict:
-    return {"llm_calls": llm_calls, "tokens": tokens, "searches": searches, "wall_seconds": seconds}
+    return dict(zip(BUDGET_DIMENSIONS, (llm_calls, tokens, searches, seconds), strict=True))
 
 
 JsonEvents = Annotated[
@@ -143,7 +150,7 @@ def inspect(
             "budget: "
             + ", ".join(
                 f"{k} {spent.get(k, 0)}/{limits.get(k) if limits.get(k) is not None else '∞'}"
-                for k in ("llm_calls", "tokens", "searches", "wall_seconds")
+                for k in BUDGET_DIMENSIONS
             )
         )
     out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
@@ -171,14 +178,14 @@ def _finish(result, as_json: bool = False) -> None:
             )
         )
         raise typer.Exit(result.exit_code)
-    if result.status == "completed":
+    if result.status == COMPLETED:
         out.print(f"final report: {result.run_dir / 'final-report.md'}")
-    elif result.status.startswith("awaiting_"):
-        gate = "--plan" if result.status == "awaiting_plan_approval" else "--final --version SHA"
+    elif result.status in AWAITING_APPROVAL:
+        gate = "--plan" if result.status == AWAITING_PLAN_APPROVAL else "--final --version SHA"
         err.print(
             f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}"
         )
-    elif result.status == "budget_exhausted":
+    elif result.status == BUDGET_EXHAUSTED:
         err.print(
             f"stopped: the run's budget is spent ({result.reason or 'no reason recorded'}). Everything so far is kept; "
             f"go on with: research resume {result.run_dir} --budget-llm-calls N (or --budget-tokens/-searches/-seconds)"
@@ -229,6 +236,20 @@ def run(
     web: bool | None = typer.Option(
         None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
     ),
+    web_allow_private: bool | None = typer.Option(
+        None,
+        "--web-allow-private",
+        help="Let pages and redirects point at private, loopback and link-local addresses (intranets, tests).",
+    ),
+    web_ignore_robots: bool | None = typer.Option(
+        None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
+    ),
+    search: str | None = typer.Option(
+        None, "--search", help="Web search provider: ddgs (default, no key), tavily, exa, brave, searxng, gemini."
+    ),
+    search_url: str | None = typer.Option(
+        None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
+    ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
@@ -252,6 +273,10 @@ def run(
         budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
         require_final_approval=require_final_approval,
         web=web,
+        web_allow_private=web_allow_private,
+        web_robots=None if web_ignore_robots is None else not web_ignore_robots,
+        search=search,
+        search_url=search_url,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
@@ -352,6 +377,25 @@ def view(
     from harness.surfaces.viewer import view_command
 
     raise typer.Exit(view_command(_run_dir(run_dir), serve, port))
+
+
+@app.command()
+def serve(
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="The runs folder the app lists and starts runs in."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on; any other than 127.0.0.1 needs the printed token."
+    ),
+    port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free port)."),
+    corpus_root: list[str] = typer.Option(
+        [],
+        "--corpus-root",
+        help="A folder a corpus may come from, or python-docs (repeatable; default: . and python-docs).",
+    ),
+) -> None:
+    """Serve a local web app to launch, steer and audit runs (the JSON API under it is in the README)."""
+    from harness.surfaces.serve import serve_command
+
+    raise typer.Exit(serve_command(runs_dir, host, port, corpus_root or None))
 
 
 @app.command(name="eval")

@@ -44,6 +44,7 @@ from harness.engines.offline.ranking import (
     title_match,
     title_words,
 )
+from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
@@ -292,6 +293,7 @@ class OfflineResearcher:
             return sentence_spans[sid]
 
         stopped: list[BudgetExhausted] = []
+        find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
 
         def search(query: str):
             """One search. Once this step's or its role's search budget is spent, no further search is made and the
@@ -299,7 +301,7 @@ class OfflineResearcher:
             if stopped or not tokenize(query):
                 return []  # spent, or a query of nothing but stopwords and marks ("B.B.A" → no term): nothing to find
             try:
-                return ctx.services.search(query, SEARCH_K)
+                return find(query, SEARCH_K)
             except BudgetExhausted as exc:
                 if exc.scope == "run":
                     raise

@@ -30,9 +30,10 @@ from __future__ import annotations
 import re
 
 from harness.contract.citations import format_citation, parse_citations
-from harness.contract.claims import USABLE
+from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
+from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, FAILED, TIMEOUT
 from harness.engines.offline.ranking import criterion_words, stands_alone
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
@@ -179,13 +180,7 @@ def _cell(claim: dict | None) -> str:
 def _best_on(claims: list[dict], criterion: str | None, taken: set[str], skip: set[str] = frozenset()) -> dict | None:
     """The best verified claim mentioning the criterion (any of its words), preferring one not yet in the table;
     never one in `skip` or one whose statement does not stand alone."""
-    pool = [
-        c
-        for c in claims
-        if c["status"] in ("verified", "verified_with_limit")
-        and c["claim_id"] not in skip
-        and stands_alone(c["statement"])
-    ]
+    pool = [c for c in claims if c["status"] in STATABLE and c["claim_id"] not in skip and stands_alone(c["statement"])]
     if criterion is not None:
         want = criterion_words(criterion)
         pool = [c for c in pool if want & content_words(c["statement"])]
@@ -302,8 +297,8 @@ def _limitations(research, by_q, claims, cited, branches) -> list[str]:
     gaps = False
     for q in research:
         branch = branches.get(q["id"], {})
-        if branch.get("status") in ("blocked", "failed", "timeout"):
-            what = {"blocked": "was blocked", "failed": "failed", "timeout": "timed out"}[branch["status"]]
+        if branch.get("status") in BRANCH_WITHOUT_EVIDENCE:
+            what = {BLOCKED: "was blocked", FAILED: "failed", TIMEOUT: "timed out"}[branch["status"]]
             lines.append(
                 f"- {q['id']} ({q['text']}): the research branch {what}: {branch.get('reason') or 'no reason given'}."
             )
