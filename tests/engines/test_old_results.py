@@ -26,14 +26,15 @@ def conversation(n: int) -> list:
 
 
 def test_old_page_results_shrink_to_their_sources_and_the_recent_stay():
-    msgs = conversation(4)
+    msgs = conversation(6)
     before = count_tokens_approximately(msgs)
     ShortenOldResults(trigger=500, keep=2).apply(msgs, count_tokens=count_tokens_approximately)
     results = [m for m in msgs if isinstance(m, ToolMessage)]
-    assert [r.content.startswith(MARK) for r in results] == [True, True, True, False, False]
+    # the two most recent results that showed sources stay whole; the record_evidence reply does not count
+    assert [r.content.startswith(MARK) for r in results] == [True, True, True, True, False, False, False]
     assert "src-000000000000 'Grid storage' 40-1840 of 52000" in results[0].content
     assert "read_source" in results[0].content
-    assert results[3].content == PAGE.replace("0123456789ab", f"{3:012d}")
+    assert results[5].content == PAGE.replace("0123456789ab", f"{5:012d}")
     assert count_tokens_approximately(msgs) < before / 2
     assert all(m.tool_calls for m in msgs if isinstance(m, AIMessage))  # the model's own calls are kept
 
@@ -55,3 +56,18 @@ def test_a_search_result_lists_every_source_it_showed():
     )
     out = shortened("search", content)
     assert all(f"src-{i:012d} 'T{i}' 0-9" in out for i in range(3))
+
+
+def test_refusals_do_not_push_the_last_passages_out_of_view():
+    """A model that keeps searching past its budget gets refusals; the passages it saw last must stay readable."""
+    msgs = conversation(3)
+    for i in range(4):
+        msgs.append(AIMessage("", tool_calls=[{"name": "search", "args": {"query": f"q{i}"}, "id": f"s{i}"}]))
+        msgs.append(
+            ToolMessage(
+                "No search was made: the step budget for searches is exhausted.", name="search", tool_call_id=f"s{i}"
+            )
+        )
+    ShortenOldResults(trigger=500, keep=2).apply(msgs, count_tokens=count_tokens_approximately)
+    pages = [m for m in msgs if isinstance(m, ToolMessage) and m.name == "fetch_url"]
+    assert [p.content.startswith(MARK) for p in pages] == [True, False, False]

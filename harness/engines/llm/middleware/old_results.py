@@ -52,12 +52,23 @@ class ShortenOldResults:
     def apply(self, messages: list[Any], *, count_tokens) -> None:
         if count_tokens(messages) <= self.trigger:
             return
-        results = [i for i, m in enumerate(messages) if isinstance(m, ToolMessage)]
-        for i in results[: max(0, len(results) - self.keep)]:
+        # Only results that showed sources count toward the KEEP most recent: a refusal ("No search was made")
+        # or a record_evidence reply must not push the last real passages out of view.
+        showing = [i for i, m in enumerate(messages) if _shows_sources(m, self.tools)]
+        for i in showing[: max(0, len(showing) - self.keep)]:
             msg = messages[i]
-            content = msg.content if isinstance(msg.content, str) else ""
-            if msg.name in self.tools and msg.status != "error" and content and not content.startswith(MARK):
-                messages[i] = msg.model_copy(update={"content": shortened(msg.name, content)})
+            messages[i] = msg.model_copy(update={"content": shortened(msg.name, msg.content)})
+
+
+def _shows_sources(msg: Any, tools: tuple[str, ...]) -> bool:
+    """A whole (not yet shortened) source-tool result that showed at least one source."""
+    content = msg.content if isinstance(msg, ToolMessage) and isinstance(msg.content, str) else ""
+    return (
+        (msg.name in tools if content else False)
+        and msg.status != "error"
+        and not content.startswith(MARK)
+        and bool(_HEAD.search(content))
+    )
 
 
 def shorten_old_results(**kw: Any):
