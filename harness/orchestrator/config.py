@@ -17,9 +17,10 @@ import yaml
 from harness.contract.schemas import validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
+from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.engines.llm.models import DEFAULT_MODEL
 from harness.errors import UsageError
-from harness.runtime.budget import DEFAULT_RUN_LIMITS, DIMENSIONS
+from harness.runtime.budget import DEFAULT_RUN_LIMITS
 from harness.sources.search import SearchSettings, preflight
 
 ENGINES = ("offline", "llm")
@@ -221,7 +222,7 @@ def build_config(
         **{k: v for k, v in (budget or {}).items() if v is not None},
     }
     for dim, value in limits.items():
-        if dim in DIMENSIONS and value is not None and value < 0:
+        if dim in BUDGET_DIMENSIONS and value is not None and value < 0:
             raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
     cfg = RunConfig(
         question=question.strip(),
