@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from harness.contract.language import DEFAULT_LANGUAGE, check_language, is_english
 from harness.contract.schemas import validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
@@ -54,6 +55,7 @@ class RunConfig:
     web: bool = False
     fetch: dict[str, Any] = field(default_factory=dict)  # research.yaml `fetch:` (WebTools keyword arguments)
     yes: bool = False
+    language: str = DEFAULT_LANGUAGE
     sources: dict[str, Any] = field(default_factory=dict)
     search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
 
@@ -74,6 +76,7 @@ class RunConfig:
             "corpus": self.corpus,
             "web": self.web,
             "fetch": self.fetch,
+            "language": self.language,
             "auto_approve_plan": self.yes,
             "sources": self.sources,
             "search": self.search,
@@ -193,6 +196,7 @@ def build_config(
     web_robots: bool | None = None,
     search: str | None = None,
     search_url: str | None = None,
+    language: str | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
 ) -> RunConfig:
@@ -241,6 +245,9 @@ def build_config(
         web=web if web is not None else file_cfg.get("web", False),
         fetch=fetch_settings(file_cfg.get("fetch", {}), allow_private=web_allow_private, robots=web_robots),
         yes=yes,
+        language=check_language(language, "--language")
+        if language is not None
+        else check_language(file_cfg.get("language", DEFAULT_LANGUAGE), "research.yaml language:"),
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), search, search_url),
     )
@@ -268,6 +275,17 @@ def fetch_settings(file_fetch: dict[str, Any], *, allow_private: bool | None, ro
     if robots is not None:
         out["robots"] = robots
     return out
+
+
+def offline_language_note(cfg: RunConfig) -> str | None:
+    """The one line a run prints at its start when offline roles cannot write its report language."""
+    offline = [r for r, c in cfg.roles.items() if c.engine == "offline"]
+    if not offline or is_english(cfg.language):
+        return None
+    return (
+        f"research: the offline engine writes English only: {', '.join(offline)} will write in English, "
+        f"not --language {cfg.language} (quotes stay in their sources' language)."
+    )
 
 
 def _search_section(file_search: dict[str, Any], provider: str | None, url: str | None) -> dict[str, Any]:
@@ -328,6 +346,7 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         web=snapshot.get("web", False),
         fetch=snapshot.get("fetch", {}),
         yes=snapshot.get("auto_approve_plan", False),
+        language=snapshot.get("language", DEFAULT_LANGUAGE),
         sources=snapshot.get("sources", {}),
         search=snapshot.get("search", {}),
     )

@@ -2,8 +2,10 @@
 
 A comparison ("How do X and Y differ in A and B?", "X vs Y for A") gets one research
 question per candidate, each carrying the criteria the question names. Any other
-question becomes one research question: the question itself. A deliverable question
-closes the plan (the Writer answers it in the report's Summary, and in a comparison table).
+question becomes one research question: the question itself, searched for with what it names (code
+names, and a Python statement or keyword it asks about: "the with statement" → "with statement").
+A deliverable question closes the plan and says what the report delivers (the Writer answers in the
+report's Summary, and in a comparison table), never a copy of the question.
 Feedback on a rejected plan ("also cover Z") adds a question tagged NEW.
 """
 
@@ -13,6 +15,7 @@ import re
 
 from harness.contract.layout import PLAN
 from harness.contract.search import CORPUS, WEB
+from harness.engines.offline.ranking import keywords_named
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -80,11 +83,33 @@ def criteria_in(question: str, candidates: list[str]) -> list[str]:
     return [p for p in parts if len(p) > 2][:4]
 
 
+def _statement_query(kw: str) -> str:
+    """A search for a Python statement: its name and its grammar rules in the language reference (`if_stmt`,
+    `try1_stmt`, `lambda_expr`), since the keyword itself ("if", "with") is a stopword no index keeps."""
+    return f"{kw} statement {kw}_stmt {kw}1_stmt {kw}_expr"
+
+
 def _terms(*words: str) -> list[str]:
     return [w for w in dict.fromkeys(w.strip() for w in words) if w]
 
 
-def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,)) -> dict:
+def _carried(parent_questions: list[dict], questions: list[dict]) -> list[dict]:
+    """A follow-up keeps its parent's research questions (ids and texts) first; its own come after, minus repeats."""
+    kept = [
+        {
+            "id": q["id"],
+            "text": q["text"],
+            "critical": True,
+            "criteria": [],
+            "search_terms": _terms(q["text"].rstrip("?")),
+        }
+        for q in parent_questions
+    ]
+    seen = {q["text"].strip().lower() for q in kept}
+    return kept + [q for q in questions if q["text"].strip().lower() not in seen]
+
+
+def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,), parent_questions: list[dict] | None = None) -> dict:
     candidates = candidates_in(question)
     comparing = len(candidates) >= 2 and bool(_COMPARE.search(question))
     criteria = criteria_in(question, candidates) if comparing else []
@@ -107,15 +132,22 @@ def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,)) -> dict:
                 "text": question.strip(),
                 "critical": True,
                 "criteria": [],
-                "search_terms": _terms(question.strip().rstrip("?"), *candidates),
+                "search_terms": _terms(
+                    question.strip().rstrip("?"), *candidates, *map(_statement_query, keywords_named(question))
+                ),
             }
         )
-        deliverable = f"Answer the question: {question.strip()}"
+        # What the report delivers, not a second copy of the question: Q1 is the question itself.
+        deliverable = "A short cited answer in the Summary, quoting the documents that answer Q1."
+    if parent_questions:
+        questions = _carried(parent_questions, questions)
     plan_questions = []
-    for i, q in enumerate(questions, start=1):
+    taken = {q["id"] for q in questions if q.get("id")}
+    fresh = (f"Q{i}" for i in range(1, 10_000) if f"Q{i}" not in taken)
+    for q in questions:
         plan_questions.append(
             {
-                "id": f"Q{i}",
+                "id": q.get("id") or next(fresh),
                 "text": q["text"],
                 "kind": "research",
                 "critical": q["critical"],
@@ -129,7 +161,7 @@ def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,)) -> dict:
         )
     plan_questions.append(
         {
-            "id": f"Q{len(plan_questions) + 1}",
+            "id": next(fresh),
             "text": deliverable,
             "kind": "deliverable",
             "critical": True,
@@ -214,7 +246,7 @@ class OfflinePlanner:
         if brief.feedback and ctx.exists(PLAN):
             plan = refine(ctx.read_json(PLAN), brief.feedback, sources)
         else:
-            plan = make_plan(question, sources)
+            plan = make_plan(question, sources, brief.facts.get("parent_questions"))
         ctx.write(PLAN, plan)
         n = sum(q["kind"] == "research" for q in plan["questions"])
         return AgentResult("completed", f"plan revision {plan['revision']} with {n} research question(s)")
