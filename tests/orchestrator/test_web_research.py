@@ -43,6 +43,21 @@ def audited_text(run: Path) -> str:
     return "\n".join(p.read_text() for p in files if p.is_file())
 
 
+def web_config(tmp_path: Path, corpus: Path, search: str, url: str, *, fetch: dict | None = None, **kw):
+    """A --web run's configuration on the fixture corpus, plan approved, with no page cache."""
+    return build_config(
+        QUESTION,
+        corpus=str(corpus),
+        runs_dir=str(tmp_path / "runs"),
+        yes=True,
+        web=True,
+        search=search,
+        search_url=url,
+        config_data={"fetch": {"cache_ttl": 0, **(fetch or {})}},
+        **kw,
+    )
+
+
 def assert_web_run_is_sound(run: Path, base: str) -> None:
     """The done-when checks shared by both engines."""
     assert validate_workspace(run) == []
@@ -153,19 +168,16 @@ def web_researcher(t: Turn) -> Call | Say:
 def test_llm_researcher_researches_the_web_with_web_search_and_fetch_url(tmp_path, fixture_corpus):
     model = ScriptedChatModel(policy=web_researcher)
     with search_web() as site:
-        cfg = build_config(
-            QUESTION,
-            corpus=str(fixture_corpus),
-            runs_dir=str(tmp_path / "runs"),
+        cfg = web_config(
+            tmp_path,
+            fixture_corpus,
+            "searxng",
+            site.base,
+            fetch={"timeout": 1},
             engine="offline",
             agents=["researcher=llm"],
             model="scripted:fake",
-            yes=True,
-            web=True,
-            search="searxng",
-            search_url=site.base,
             web_allow_private=True,
-            config_data={"fetch": {"timeout": 1, "cache_ttl": 0}},
         )
         result = start_run(cfg, models={"researcher": model})
     assert model.offered and {"web_search", "fetch_url"} <= set(model.offered[0])
@@ -205,18 +217,7 @@ def test_offline_web_research_with_tavily_keeps_its_page_text_and_says_so(tmp_pa
             ],
         }
         with JsonApi(lambda seen: (200, answer)) as api:
-            cfg = build_config(
-                QUESTION,
-                corpus=str(fixture_corpus),
-                runs_dir=str(tmp_path / "runs"),
-                yes=True,
-                web=True,
-                search="tavily",
-                search_url=api.base,
-                web_allow_private=True,
-                config_data={"fetch": {"cache_ttl": 0}},
-            )
-            result = start_run(cfg)
+            result = start_run(web_config(tmp_path, fixture_corpus, "tavily", api.base, web_allow_private=True))
     assert api.seen[0].body["include_raw_content"] == "text"
     run = result.run_dir
     assert validate_workspace(run) == []
@@ -237,17 +238,7 @@ def test_the_private_address_guard_spares_the_search_endpoint_but_not_the_pages_
     """Without --web-allow-private, a SearXNG on 127.0.0.1 is still queried (the endpoint the user configured),
     but the pages its results name on 127.0.0.1 are refused before any connection, and none becomes a source."""
     with search_web() as site:
-        cfg = build_config(
-            QUESTION,
-            corpus=str(fixture_corpus),
-            runs_dir=str(tmp_path / "runs"),
-            yes=True,
-            web=True,
-            search="searxng",
-            search_url=site.base,
-            config_data={"fetch": {"cache_ttl": 0}},
-        )
-        result = start_run(cfg)
+        result = start_run(web_config(tmp_path, fixture_corpus, "searxng", site.base))
     assert site.queries and site.hits["/search"] == 1
     assert not any(site.hits[p] for p in GOOD + FAILING)
     assert web_records(result.run_dir) == {}
