@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.contract.formats import now_iso
-from harness.errors import BudgetExhausted, HarnessError, StorageError
+from harness.errors import BudgetExhausted, HarnessError, ProviderUnavailable, StorageError
 from harness.orchestrator.context import RunContext
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
 from harness.runtime.context import AgentContext
@@ -24,7 +24,7 @@ from harness.runtime.interface import AgentResult, Brief
 
 @dataclass
 class Outcome:
-    status: str  # completed, blocked, failed, timeout, budget_exhausted
+    status: str  # completed, blocked, failed, timeout, budget_exhausted, interrupted
     summary: str = ""
     reason: str | None = None
     outputs: dict[str, str] = field(default_factory=dict)
@@ -68,6 +68,8 @@ def delegate(
         raise  # the disk failed, not the agent: stop here so a resume redoes this step
     except BudgetExhausted as exc:
         outcome = _out_of_budget(exc, ctx)
+    except ProviderUnavailable as exc:
+        outcome = _provider_down(exc, ctx)
     except DelegationTimeout as exc:
         outcome = Outcome("timeout", reason=str(exc))
     except HarnessError as exc:
@@ -95,7 +97,11 @@ def delegate(
         errors=ctx.errors
         + ctx.provider_errors
         + errors
-        + ([outcome.reason] if outcome.status in ("failed", "timeout", "budget_exhausted") and outcome.reason else []),
+        + (
+            [outcome.reason]
+            if outcome.status in ("failed", "timeout", "budget_exhausted", "interrupted") and outcome.reason
+            else []
+        ),
         retries=ctx.retries + ctx.provider_retries,
         tokens=ctx.tokens,
         thinking_tokens=ctx.thinking_tokens,
@@ -136,3 +142,11 @@ def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:
     status = "blocked" if ctx.role == "researcher" else "failed"
     prefix = "no_evidence: " if ctx.role == "researcher" else ""
     return Outcome(status, reason=f"{prefix}ran out of its own budget before writing {', '.join(missing)} ({exc})")
+
+
+def _provider_down(exc: ProviderUnavailable, ctx: AgentContext) -> Outcome:
+    """The provider stayed down past the retry bound. A step that already wrote its outputs ends with them
+    (completed, the outage recorded); any other is cut, and the run waits at it (`interrupted`) for a resume."""
+    if not ctx.missing_outputs():
+        return Outcome("completed", summary=f"its outputs were written before the provider failed ({exc})")
+    return Outcome("interrupted", reason=str(exc))

@@ -68,10 +68,10 @@ class Pipeline:
 
     @staticmethod
     def _stop_on_failure(outcome: Outcome, step: str) -> dict[str, Any] | None:
-        """The state update that ends the run when a step ran out of the run's budget (resumable at that step),
-        failed or timed out; else None."""
-        if outcome.status == "budget_exhausted":
-            return {"outcome": "budget_exhausted", "reason": f"{step}: {outcome.reason}", "stopped_at": _NODE_OF[step]}
+        """The state update that ends the run when a step ran out of the run's budget or was cut by a provider
+        outage (both resumable at that step), failed or timed out; else None."""
+        if outcome.status in ("budget_exhausted", "interrupted"):
+            return {"outcome": outcome.status, "reason": f"{step}: {outcome.reason}", "stopped_at": _NODE_OF[step]}
         if outcome.status in ("failed", "timeout"):
             return {
                 "outcome": "failed" if outcome.status == "failed" else "needs_human",
@@ -188,6 +188,7 @@ class Pipeline:
             cards=cards,
             round=rnd,
             budget_exhausted=outcome.status == "budget_exhausted",
+            interrupted=outcome.status == "interrupted",
             searched=sorted(self.run.tools.searched(qid)) if self.run.tools else [],
         )
         return {"branches": {qid: result}}
@@ -234,11 +235,13 @@ class Pipeline:
         rnd = state.get("round", 0)
         # Only the run's own budget stops the run (a branch that ran out of its own ended with what it had);
         # the branches it cut are the ones a resume with a larger budget runs again.
-        cut = sorted(q for q, b in branches.items() if b.get("budget_exhausted") and b.get("round") == rnd)
-        if cut:
+        # A provider outage cuts branches the same way; a resume runs them again once the provider is back.
+        spent = sorted(q for q, b in branches.items() if b.get("budget_exhausted") and b.get("round") == rnd)
+        down = sorted(q for q, b in branches.items() if b.get("interrupted") and b.get("round") == rnd)
+        if cut := sorted(spent + down):
             reasons = "; ".join(f"{q}: {branches[q].get('reason')}" for q in cut)
             return {
-                "outcome": "budget_exhausted",
+                "outcome": "budget_exhausted" if spent else "interrupted",
                 "reason": f"research stopped: {reasons}",
                 "stopped_at": "research",
                 "todo": cut,
@@ -316,7 +319,7 @@ class Pipeline:
         )
         guard = merge_deterministic(review, found, draft, state["draft_sha"])
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
-        if outcome.status == "budget_exhausted":
+        if outcome.status in ("budget_exhausted", "interrupted"):
             return self._stop_on_failure(outcome, "reviewer")
         if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
             self.ws.write(
@@ -432,11 +435,13 @@ class Pipeline:
             reason = f"{state['review']} has defects only a human can resolve"
         self._write_metrics(state.get("draft"), state)
         self._status(outcome, reason)
-        if outcome == "budget_exhausted" and state.get("stopped_at"):
+        if outcome in ("budget_exhausted", "interrupted") and state.get("stopped_at"):
             # Everything written so far is kept; `research resume RUN --budget-...` raises the run's limits
-            # and answers this gate, and the run goes on at the step the budget cut.
-            answer = interrupt({"gate": "budget", "step": state["stopped_at"], "reason": reason})
-            self.ws.trace("decision", agent="human", decision="budget_continue", detail=answer)
+            # and answers the budget gate, `research resume RUN` (the provider back) the outage gate, and the
+            # run goes on at the step the budget or the outage cut.
+            gate = "budget" if outcome == "budget_exhausted" else "outage"
+            answer = interrupt({"gate": gate, "step": state["stopped_at"], "reason": reason})
+            self.ws.trace("decision", agent="human", decision=f"{gate}_continue", detail=answer)
             return {"outcome": None, "reason": None}
         return {"outcome": outcome, "reason": reason}
 

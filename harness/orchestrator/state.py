@@ -13,6 +13,7 @@ class BranchResult(TypedDict, total=False):
     cards: list[str]  # ids of the evidence cards it wrote
     round: int
     budget_exhausted: bool  # the run's own budget cut it (a step's own limit ends it as completed or blocked)
+    interrupted: bool  # a provider outage cut it (a resume runs it again)
     searched: list[str]  # source ids its searches returned (for duplicate counting at fan-in)
 
 
@@ -36,7 +37,7 @@ class RunState(TypedDict, total=False):
     next: str  # where the revise loop goes: research, analyze, write
     outcome: str  # terminal status when the run stops early
     reason: str | None
-    stopped_at: str  # the step the run's budget cut: where a resume with a larger budget goes on
+    stopped_at: str  # the step the run's budget or an outage cut: where a resume goes on
 
 
 class ResearchTask(TypedDict, total=False):

@@ -55,8 +55,8 @@ from harness.workspace.paths import resolve_inside
 from harness.workspace.reader import RunReader
 from harness.workspace.trace import read_events
 
-# Statuses a run never leaves. budget_exhausted is not one: the run waits at a budget gate, and
-# `research resume RUN --budget-...` raises the run's limits and goes on where the budget ran out.
+# Statuses a run never leaves. budget_exhausted and interrupted are not: the run waits at a gate, and
+# `research resume RUN` (with --budget-... for a spent budget) goes on where the budget or the outage cut it.
 TERMINAL_STATUSES = ("completed", "needs_human", "rejected", "failed")
 
 

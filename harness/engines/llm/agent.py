@@ -48,7 +48,7 @@ from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
 from harness.engines.llm.tools import build_harness_tools
-from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused
+from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, ProviderUnavailable
 from harness.runtime.budget import BudgetExhausted
 from harness.runtime.context import DEFAULT_WRITE_RETRIES, AgentContext
 from harness.runtime.interface import AgentResult, Brief
@@ -291,7 +291,9 @@ class DeepAgentRole:
                 text = _final_text(messages)
                 if not text.startswith(BLOCKED) and ctx.missing_outputs():
                     _write_from_reply(text, ctx)
-        except ProviderError as exc:  # the provider kept failing past the retry bound: the step fails, with why
+        except ProviderError as exc:  # the provider kept failing past the retry bound
+            if isinstance(exc, ProviderUnavailable):
+                raise  # an outage: the run waits at this step (`interrupted`) and a resume runs it again
             return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
         finally:
             record_faults(ctx, retrier.faults)  # after the agent stopped: never counted as refused writes
