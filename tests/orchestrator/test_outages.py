@@ -1,0 +1,149 @@
+"""A provider outage in the middle of a run leaves it `interrupted`, waiting at the step it cut; `research
+resume` goes on once the provider is back, at another address even, with nothing lost and nothing done twice.
+A fault retrying cannot fix (a rejected key) still fails the run.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from fakes.openai_stub import OpenAIStub, clean_env, http_error
+from fakes.realistic import DOCS, Quirks, realistic_policies
+from fakes.scripted import OpenAIDispatch, role_of_system_prompt
+from fakes.workspaces import delegations, manifest, trace, write_docs
+from harness.orchestrator.config import build_config
+from harness.orchestrator.lifecycle import resume_run, start_run
+from harness.workspace.validate import validate_workspace
+
+QUESTION = "How do asyncio.TaskGroup and asyncio.gather differ when a task fails?"
+QUIRKS = Quirks(quote="sentence", cards=2)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return write_docs(tmp_path / "corpus", DOCS)
+
+
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch):
+    clean_env(monkeypatch)
+    monkeypatch.setenv("RESEARCH_LLM_RETRY_ATTEMPTS", "3")
+    monkeypatch.setenv("RESEARCH_LLM_RETRY_BASE_DELAY", "0")
+    monkeypatch.setenv("RESEARCH_LLM_RETRY_JITTER", "0")
+
+
+class GoesDown:
+    """Answers as the policies do until `when(request)`; from then on the endpoint answers 503 (an outage)."""
+
+    def __init__(self, when, reply=None):
+        self.dispatch = OpenAIDispatch(realistic_policies(QUIRKS))
+        self.when, self.reply = when, reply
+        self.stub: OpenAIStub | None = None
+
+    def __call__(self, req):
+        if self.when(req):
+            self.stub.down(self.reply)
+            return self.stub.outage
+        return self.dispatch(req)
+
+
+def first_recorded_card(req) -> bool:
+    return role_of_system_prompt(req.system) == "researcher" and any(
+        m.get("role") == "tool" and str(m.get("content", "")).startswith("Recorded evidence card") for m in req.messages
+    )
+
+
+def start(tmp_path, corpus, monkeypatch, responder):
+    with OpenAIStub(responder) as stub:
+        responder.stub = stub
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)  # the endpoint comes from the client's own variable
+        cfg = build_config(
+            QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model="openai:m", yes=True
+        )
+        return start_run(cfg)
+
+
+def card_writes(run_dir: Path) -> Counter:
+    return Counter(e["path"] for e in trace(run_dir) if e["event"] == "write" and e["path"].startswith("source-cards/"))
+
+
+def test_an_outage_mid_research_waits_interrupted_and_a_resume_at_a_new_address_completes(
+    tmp_path, corpus, monkeypatch
+):
+    result = start(tmp_path, corpus, monkeypatch, GoesDown(first_recorded_card))
+    assert result.status == "interrupted", (result.status, result.reason)
+    assert result.reason.startswith("research stopped: Q")
+    assert "provider error after 3 attempts: 503" in result.reason
+    run_dir = result.run_dir
+    assert validate_workspace(run_dir) == []
+    kept = card_writes(run_dir)
+    assert kept  # the card written before the outage is kept
+    spent = manifest(run_dir)["budget"]["spent"]
+    planner_before = len(delegations(run_dir, "planner"))
+
+    # the provider is back, at another address: the environment says where, the run re-reads it
+    dispatch = OpenAIDispatch(realistic_policies(QUIRKS))
+    with OpenAIStub(dispatch) as back:
+        monkeypatch.setenv("OPENAI_BASE_URL", back.base_url)
+        done = resume_run(run_dir)
+    assert done.status == "completed", (done.status, done.reason)
+    assert validate_workspace(run_dir) == []
+    writes = card_writes(run_dir)
+    assert set(kept) <= set(writes) and all(n == 1 for n in writes.values()), writes  # each card written once
+    assert len(delegations(run_dir, "planner")) == planner_before == 1  # the plan was not made again
+    assert "planner" not in dispatch.seen
+    after = manifest(run_dir)["budget"]["spent"]
+    assert after["llm_calls"] > spent["llm_calls"]  # spending goes on from where it was, not from zero
+    gates = [e for e in trace(run_dir) if e.get("decision") == "outage_continue"]
+    assert len(gates) == 1
+
+
+def test_an_outage_at_the_writer_waits_there_and_resume_while_still_down_keeps_waiting(tmp_path, corpus, monkeypatch):
+    at_writer = GoesDown(lambda req: role_of_system_prompt(req.system) == "writer")
+    result = start(tmp_path, corpus, monkeypatch, at_writer)
+    assert result.status == "interrupted" and result.reason.startswith("writer: provider error after 3 attempts")
+    assert (result.run_dir / "claims.json").is_file() and not (result.run_dir / "drafts" / "draft-1.md").exists()
+    analyst_runs = len(delegations(result.run_dir, "analyst"))
+
+    with OpenAIStub() as still_down:  # reachable, but overloaded
+        still_down.down()
+        monkeypatch.setenv("OPENAI_BASE_URL", still_down.base_url)
+        again = resume_run(result.run_dir)
+    assert again.status == "interrupted" and again.reason.startswith("writer: ")
+    assert validate_workspace(result.run_dir) == []
+
+    with OpenAIStub(OpenAIDispatch(realistic_policies(QUIRKS))) as back:
+        monkeypatch.setenv("OPENAI_BASE_URL", back.base_url)
+        done = resume_run(result.run_dir)
+    assert done.status == "completed", (done.status, done.reason)
+    assert len(delegations(result.run_dir, "analyst")) == analyst_runs  # the claim table was not built twice
+    assert validate_workspace(result.run_dir) == []
+
+
+def test_resume_against_an_endpoint_that_is_gone_fails_in_one_line_and_the_run_keeps_waiting(
+    tmp_path, corpus, monkeypatch, capsys
+):
+    result = start(tmp_path, corpus, monkeypatch, GoesDown(lambda req: role_of_system_prompt(req.system) == "analyst"))
+    assert result.status == "interrupted"
+    from harness.surfaces.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["research", "resume", str(result.run_dir), "--quiet"])
+    with pytest.raises(SystemExit) as exc:
+        main()  # OPENAI_BASE_URL still names the closed stub
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 2 and len(err.splitlines()) == 1 and "is unreachable" in err
+    assert manifest(result.run_dir)["status"] == "interrupted"
+
+
+def test_a_rejected_key_is_not_an_outage_the_run_fails(tmp_path, corpus, monkeypatch):
+    rejected = GoesDown(
+        lambda req: role_of_system_prompt(req.system) == "analyst",
+        http_error(401, "Incorrect API key provided.", code="invalid_api_key", kind="invalid_request_error"),
+    )
+    result = start(tmp_path, corpus, monkeypatch, rejected)
+    assert result.status == "failed" and "401" in result.reason and "not retryable" in result.reason
+    assert validate_workspace(result.run_dir) == []
