@@ -498,8 +498,11 @@ class OverwritingWriter:
 # ---- adapter 3: an OpenAIStub responder ------------------------------------------------------------
 
 
-def turn_from_openai(req) -> Turn:
-    """The Turn an OpenAI-style request stands for (tool calls whose arguments are not JSON read as {})."""
+def turn_from_openai(req, intended: dict[str, tuple[str, dict]] | None = None) -> Turn:
+    """The Turn an OpenAI-style request stands for (tool calls whose arguments are not JSON read as {}).
+
+    `intended` maps a tool-call id to the call the model meant when it sent a malformed one: a model
+    knows what it tried to do, and its next step follows from that and the error it got."""
     steps: list[list[tuple[str, dict]]] = []
     results: list[list[ToolResult]] = []
     names: dict[str, str] = {}
@@ -516,7 +519,8 @@ def turn_from_openai(req) -> Turn:
                 except ValueError:
                     args = {}
                 names[c.get("id", "")] = fn.get("name", "")
-                step.append((fn.get("name", ""), args if isinstance(args, dict) else {}))
+                meant = (intended or {}).get(c.get("id", ""))
+                step.append(meant or (fn.get("name", ""), args if isinstance(args, dict) else {}))
             steps.append(step)
             results.append([])
         elif m.get("role") == "tool" and results:
@@ -554,6 +558,6 @@ class OpenAIDispatch:
                 return text("SUMMARY: nothing to add.")
             raise AssertionError(f"no role recognised in the system message: {req.system[:80]!r}")
         self.seen.setdefault(role, []).append(req)
-        turn = turn_from_openai(req)
+        turn = turn_from_openai(req, getattr(self.shape, "intended", None))
         action = self.policies[role](turn)
         return self.shape(role, turn, action, req) if self.shape else openai_reply(action)
