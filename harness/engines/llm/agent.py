@@ -33,6 +33,7 @@ from harness.contract.formats import today
 from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
+from harness.engines.llm.call_check import DEFAULT_MALFORMED_REPLIES, MalformedReplies, ToolCallCheck, bound_sentence
 from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.faults import ProviderError
 from harness.engines.llm.middleware import (
@@ -46,6 +47,7 @@ from harness.engines.llm.middleware import (
 )
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
+from harness.engines.llm.replies import strip_reasoning
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
 from harness.engines.llm.tools import build_harness_tools
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, ProviderUnavailable
@@ -116,9 +118,10 @@ def budget_sentence(limits: dict[str, Any]) -> str:
 
 
 def _final_text(messages: list[Any]) -> str:
+    """The last reply's text without its reasoning blocks: what is read as a status or a document."""
     for m in reversed(messages):
         if isinstance(m, AIMessage):
-            return (m.text or "").strip()
+            return strip_reasoning(m.text or "")
     return ""
 
 
@@ -176,6 +179,7 @@ class DeepAgentRole:
             f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, `reviewed_by`); "
             f"the run id is {run_id}. Today is {today()}.",
             f"If you cannot do the task, reply with one line starting `{BLOCKED}` followed by the reason.",
+            bound_sentence(self.malformed_bound()),
             "",
             "## Budget",
             budget_sentence(spec.limits),
@@ -184,6 +188,9 @@ class DeepAgentRole:
 
     def offered_tools(self) -> tuple[str, ...]:
         return tuple(self.spec.tools)
+
+    def malformed_bound(self) -> int:
+        return int(self.spec.limits.get("malformed_replies", DEFAULT_MALFORMED_REPLIES))
 
     def build(self, ctx: AgentContext):
         """The compiled agent for `ctx`'s run: built by the first delegation, reused by the rest.
@@ -228,11 +235,17 @@ class DeepAgentRole:
             "description": "unused",
             "runnable": RunnableLambda(lambda _state: {"messages": []}),
         }
+        filesystem = FilesystemMiddleware(
+            backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens
+        )
+        harness_tools = build_harness_tools(spec)
+        offered = [t for t in [*filesystem.tools, *harness_tools] if t.name in self.offered_tools()]
         middleware = [
-            FilesystemMiddleware(backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens),
+            filesystem,
             NoSubagents(),
             budgeted_summarization(self.model, backend),
             ToolAllowlist(self.offered_tools(), spec.role),
+            ToolCallCheck(offered, self.malformed_bound()),  # before any guard sees a call's arguments
             WorkspaceWriteGuard(),
             WholeReads(),
             ProviderRetry(),  # outside BudgetGuard: every attempt is checked and charged
@@ -240,7 +253,7 @@ class DeepAgentRole:
         ]
         return create_deep_agent(
             model=self.model,
-            tools=build_harness_tools(spec),
+            tools=harness_tools,
             system_prompt=self._system_prompt(run_id, model),
             middleware=middleware,
             subagents=[placeholder],
@@ -287,10 +300,14 @@ class DeepAgentRole:
             text = _final_text(messages)
             if not text.startswith(BLOCKED) and ctx.missing_outputs() and not _write_from_reply(text, ctx):
                 # One nudge, naming what is missing; the conversation goes on where it stopped.
-                messages = self._invoke(agent, [*messages, HumanMessage(missing_notice(ctx))], ctx, retrier)
+                messages = self._invoke(agent, [*messages, HumanMessage(missing_notice(ctx, messages))], ctx, retrier)
                 text = _final_text(messages)
                 if not text.startswith(BLOCKED) and ctx.missing_outputs():
                     _write_from_reply(text, ctx)
+        except MalformedReplies as exc:  # the model kept sending calls that cannot run: it ends with what it has
+            if ctx.missing_outputs():
+                return AgentResult("failed", summary=f"{self.spec.role}: {exc}", blocked_reason=str(exc))
+            return AgentResult("completed", summary=f"stopped with its outputs written: {exc}")
         except ProviderError as exc:  # the provider kept failing past the retry bound
             if isinstance(exc, ProviderUnavailable):
                 raise  # an outage: the run waits at this step (`interrupted`) and a resume runs it again
@@ -308,16 +325,19 @@ class DeepAgentRole:
         return AgentResult("completed", summary=text[:SUMMARY_CHARS])
 
 
-def missing_notice(ctx: AgentContext) -> str:
-    """The one nudge a step gets when it stops without writing its outputs."""
+def missing_notice(ctx: AgentContext, messages: list[Any] | None = None) -> str:
+    """The one nudge a step gets when it stops without writing its outputs (after a reply in text, it says
+    such a reply is not saved; after anything else, only what is missing)."""
     missing = ctx.missing_outputs()
     if "record_evidence" in ctx.spec.tools:
         return (
             "[harness] You recorded no evidence card. If what you read answers the question, call record_evidence "
             f"for each quote now; otherwise reply `{BLOCKED} no_evidence` with the queries you tried."
         )
+    said = _final_text(messages or [])
+    why = ": a reply in text is not saved" if said else " yet"
     return (
-        f"[harness] You have not written {', '.join(missing)}: a reply in text is not saved. Write it now with "
+        f"[harness] You have not written {', '.join(missing)}{why}. Write it now with "
         f"write_file (the whole file), or reply `{BLOCKED}` with the reason you cannot."
     )
 
