@@ -46,6 +46,12 @@ MAX_PLAN_ROUNDS = 3
 _NODE_OF = {"planner": "plan", "analyst": "analyze", "writer": "write", "reviewer": "review"}
 
 
+def _unless_blocked(outcome: Outcome) -> str:
+    """How the run ends when a step wrote nothing: needs_human when the role said it cannot do it (BLOCKED, or a
+    prompt that no longer fits its model's context window: a person, or a larger model, can), else failed."""
+    return "needs_human" if outcome.status == "blocked" else "failed"
+
+
 def _branch_marker(qid: str, rnd: int) -> str:
     """The private file listing a research branch's cards when it started (see `_clean_interrupted_branch`)."""
     return f"branches/{qid}-r{rnd}.json"
@@ -102,7 +108,7 @@ class Pipeline:
         stop = self._stop_on_failure(outcome, "planner")
         if stop or not self.ws.exists(PLAN):
             return stop or {
-                "outcome": "failed",
+                "outcome": _unless_blocked(outcome),
                 "reason": f"planner wrote no plan ({outcome.reason or outcome.summary})",
             }
         return {"plan_feedback": None, "plan_rounds": state.get("plan_rounds", 0) + 1, "outcome": None}
@@ -269,7 +275,7 @@ class Pipeline:
         stop = self._stop_on_failure(outcome, "analyst")
         if stop or not self.ws.exists(CLAIMS):
             return stop or {
-                "outcome": "failed",
+                "outcome": _unless_blocked(outcome),
                 "reason": f"analyst wrote no claims.json ({outcome.reason or outcome.summary})",
             }
         return {}

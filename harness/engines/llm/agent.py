@@ -34,8 +34,9 @@ from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
 from harness.engines.llm.call_check import DEFAULT_MALFORMED_REPLIES, MalformedReplies, ToolCallCheck, bound_sentence
+from harness.engines.llm.context_window import ContextWindowFit
 from harness.engines.llm.delegation import Delegation
-from harness.engines.llm.faults import ProviderError
+from harness.engines.llm.faults import ProviderError, is_context_overflow
 from harness.engines.llm.middleware import (
     BudgetGuard,
     NoSubagents,
@@ -248,6 +249,7 @@ class DeepAgentRole:
             ToolCallCheck(offered, self.malformed_bound()),  # before any guard sees a call's arguments
             WorkspaceWriteGuard(),
             WholeReads(),
+            ContextWindowFit(),  # outside the retries: a prompt too long is cut, not retried as is
             ProviderRetry(),  # outside BudgetGuard: every attempt is checked and charged
             BudgetGuard(),
         ]
@@ -312,6 +314,10 @@ class DeepAgentRole:
             if isinstance(exc, ProviderUnavailable):
                 raise  # an outage: the run waits at this step (`interrupted`) and a resume runs it again
             return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
+        except Exception as exc:
+            if not is_context_overflow(exc):
+                raise
+            return _out_of_context(exc, ctx)  # cut and compacted, it still does not fit: it ends with what it has
         finally:
             record_faults(ctx, retrier.faults)  # after the agent stopped: never counted as refused writes
         if text.startswith(BLOCKED):
@@ -323,6 +329,19 @@ class DeepAgentRole:
             )
             return AgentResult("failed", summary=text[:SUMMARY_CHARS], blocked_reason=why)
         return AgentResult("completed", summary=text[:SUMMARY_CHARS])
+
+
+def _out_of_context(exc: Exception, ctx: AgentContext) -> AgentResult:
+    """A step whose prompt no longer fits the model's context window: completed when its outputs are written,
+    else blocked with that reason (a Researcher's as no_evidence), never failed: a larger model can do it."""
+    first = " ".join(str(exc).split())[:160]
+    if not ctx.missing_outputs():
+        return AgentResult(
+            "completed", summary=f"stopped with its outputs written: the context window is full ({first})"
+        )
+    prefix = "no_evidence: " if "record_evidence" in ctx.spec.tools else ""
+    reason = f"{prefix}the prompt no longer fits the model's context window, even cut and compacted ({first})"
+    return AgentResult("blocked", summary=reason[:SUMMARY_CHARS], blocked_reason=reason)
 
 
 def missing_notice(ctx: AgentContext, messages: list[Any] | None = None) -> str:
