@@ -43,6 +43,7 @@ def run(tmp_path, corpus, monkeypatch, context_chars: int):
 
 
 def test_a_prompt_too_long_is_cut_and_the_run_completes_reading_less(tmp_path, corpus, monkeypatch):
+    """A provider's context-window error (`context_length_exceeded`): the step reads less and the run completes."""
     result, stub = run(tmp_path, corpus, monkeypatch, context_chars=12_000)
     assert result.status == "completed", (result.status, result.reason)
     assert validate_workspace(result.run_dir) == []
@@ -56,6 +57,7 @@ def test_a_prompt_too_long_is_cut_and_the_run_completes_reading_less(tmp_path, c
 
 
 def test_a_window_too_small_for_anything_ends_with_what_it_has_never_failed(tmp_path, corpus, monkeypatch):
+    """A context window smaller than any prompt: the step ends with what it has, the run needs a human, never fails."""
     result, _ = run(tmp_path, corpus, monkeypatch, context_chars=6_000)  # smaller than the system prompts
     assert result.status == "needs_human", (result.status, result.reason)
     assert "context window" in result.reason and "planner wrote no plan" in result.reason

@@ -74,6 +74,7 @@ def card_writes(run_dir: Path) -> Counter:
 def test_an_outage_mid_research_waits_interrupted_and_a_resume_at_a_new_address_completes(
     tmp_path, corpus, monkeypatch
 ):
+    """A provider outage mid-research past the retry bound: the run waits `interrupted`; a resume at a new address completes, each card written once."""
     result = start(tmp_path, corpus, monkeypatch, GoesDown(first_recorded_card))
     assert result.status == "interrupted", (result.status, result.reason)
     assert result.reason.startswith("research stopped: Q")
@@ -103,6 +104,7 @@ def test_an_outage_mid_research_waits_interrupted_and_a_resume_at_a_new_address_
 
 
 def test_an_outage_at_the_writer_waits_there_and_resume_while_still_down_keeps_waiting(tmp_path, corpus, monkeypatch):
+    """An outage at the Writer: the run waits there; a resume while the provider is still down keeps waiting, one after it is back completes."""
     at_writer = GoesDown(lambda req: role_of_system_prompt(req.system) == "writer")
     result = start(tmp_path, corpus, monkeypatch, at_writer)
     assert result.status == "interrupted" and result.reason.startswith("writer: provider error after 3 attempts")
@@ -127,6 +129,7 @@ def test_an_outage_at_the_writer_waits_there_and_resume_while_still_down_keeps_w
 def test_resume_against_an_endpoint_that_is_gone_fails_in_one_line_and_the_run_keeps_waiting(
     tmp_path, corpus, monkeypatch, capsys
 ):
+    """Resuming an interrupted run while its endpoint is unreachable: one line, exit 2, the run still waits."""
     result = start(tmp_path, corpus, monkeypatch, GoesDown(lambda req: role_of_system_prompt(req.system) == "analyst"))
     assert result.status == "interrupted"
     from harness.surfaces.cli import main
@@ -140,6 +143,7 @@ def test_resume_against_an_endpoint_that_is_gone_fails_in_one_line_and_the_run_k
 
 
 def test_a_rejected_key_is_not_an_outage_the_run_fails(tmp_path, corpus, monkeypatch):
+    """A rejected key (401) is no outage: the run fails, not retried."""
     rejected = GoesDown(
         lambda req: role_of_system_prompt(req.system) == "analyst",
         http_error(401, "Incorrect API key provided.", code="invalid_api_key", kind="invalid_request_error"),
