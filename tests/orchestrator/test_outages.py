@@ -151,3 +151,32 @@ def test_a_rejected_key_is_not_an_outage_the_run_fails(tmp_path, corpus, monkeyp
     result = start(tmp_path, corpus, monkeypatch, rejected)
     assert result.status == "failed" and "401" in result.reason and "not retryable" in result.reason
     assert validate_workspace(result.run_dir) == []
+
+
+def test_a_run_started_at_a_given_address_resumes_at_the_one_resume_names(tmp_path, corpus, monkeypatch):
+    """A run started with --model-base-url, cut by an outage, resumes with --model-base-url at the new address."""
+    down = GoesDown(lambda req: role_of_system_prompt(req.system) == "analyst")
+    with OpenAIStub(down) as stub:
+        down.stub = stub
+        cfg = build_config(
+            QUESTION,
+            corpus=str(corpus),
+            runs_dir=str(tmp_path / "runs"),
+            engine="llm",
+            model="openai:m",
+            model_base_url=stub.base_url,
+            yes=True,
+        )
+        result = start_run(cfg)
+        old = stub.base_url
+    assert result.status == "interrupted" and manifest(result.run_dir)["config"]["base_urls"]["analyst"] == old
+    with OpenAIStub(OpenAIDispatch(realistic_policies(QUIRKS))) as back:
+        done = resume_run(result.run_dir, model_base_url=back.base_url)
+        new = back.base_url
+    assert done.status == "completed", (done.status, done.reason)
+    m = manifest(result.run_dir)
+    assert set(m["config"]["base_urls"].values()) == {new}
+    assert [
+        e["detail"]["base_urls"]["writer"] for e in trace(result.run_dir) if e.get("decision") == "endpoint_moved"
+    ] == [new]
+    assert validate_workspace(result.run_dir) == []
