@@ -99,7 +99,7 @@ def test_each_malformed_call_gets_an_error_naming_the_fix_and_the_step_goes_on(t
     assert "write_file was not run: it takes no argument `path`" in wrong_name
     assert "use `file_path` for what you sent as `path`" in wrong_name and "empty path" not in wrong_name
     assert "write_file was not run: its arguments are not one valid JSON object" in bad_json
-    assert "there is no tool named 'save_file'; your tools are: " in no_tool and "write_file" in no_tool
+    assert "there is no tool named 'save_file' for the writer; your tools are: " in no_tool and "write_file" in no_tool
     assert "cut off at the output limit in the middle of write_file's arguments" in cut_call
     assert cut_text.startswith("[harness] Your last reply was cut off at the output limit")
     assert "[malformed reply 1 in a row; 4 in a row end this step]" in wrong_name

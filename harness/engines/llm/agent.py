@@ -246,7 +246,7 @@ class DeepAgentRole:
             NoSubagents(),
             budgeted_summarization(self.model, backend),
             ToolAllowlist(self.offered_tools(), spec.role),
-            ToolCallCheck(offered, self.malformed_bound()),  # before any guard sees a call's arguments
+            ToolCallCheck(offered, self.malformed_bound(), spec.role),  # before any guard sees a call's arguments
             WorkspaceWriteGuard(),
             WholeReads(),
             ContextWindowFit(),  # outside the retries: a prompt too long is cut, not retried as is

@@ -78,10 +78,11 @@ class ToolCallCheck(AgentMiddleware):
 
     state_schema = CallCheckState
 
-    def __init__(self, tools: Iterable[Any], bound: int = DEFAULT_MALFORMED_REPLIES):
+    def __init__(self, tools: Iterable[Any], bound: int = DEFAULT_MALFORMED_REPLIES, role: str = "agent"):
         super().__init__()
         self.signatures = {t.name: _signature(t) for t in tools}
         self.bound = bound
+        self.role = role
 
     # ---- what is wrong with one call ---------------------------------------------------------
 
@@ -89,7 +90,10 @@ class ToolCallCheck(AgentMiddleware):
         """Why `call` cannot run, in one line naming what to fix, or None."""
         name = call.get("name")
         if name not in self.signatures:
-            return f"Error: there is no tool named {name!r}; your tools are: {', '.join(self.signatures)}. Nothing was run."
+            return (
+                f"Error: there is no tool named {name!r} for the {self.role}; your tools are: "
+                f"{', '.join(self.signatures) or 'none'}. Nothing was run."
+            )
         props, required = self.signatures[name]
         args = call.get("args")
         if not isinstance(args, dict):
