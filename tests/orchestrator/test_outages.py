@@ -51,18 +51,33 @@ class GoesDown:
         return self.dispatch(req)
 
 
-def first_recorded_card(req) -> bool:
-    return role_of_system_prompt(req.system) == "researcher" and any(
-        m.get("role") == "tool" and str(m.get("content", "")).startswith("Recorded evidence card") for m in req.messages
-    )
+class SecondBranchSearched:
+    """True from the first request of the second research branch that carries a search result (branches run one
+    at a time): the first branch has written its cards, the second has searched and has none yet."""
+
+    def __init__(self):
+        self.first: str | None = None
+
+    def __call__(self, req) -> bool:
+        if role_of_system_prompt(req.system) != "researcher":
+            return False
+        brief = next((str(m.get("content")) for m in req.messages if m.get("role") == "user"), "")
+        self.first = self.first or brief
+        return brief != self.first and any(m.get("role") == "tool" for m in req.messages)
 
 
-def start(tmp_path, corpus, monkeypatch, responder):
+def start(tmp_path, corpus, monkeypatch, responder, **kw):
     with OpenAIStub(responder) as stub:
         responder.stub = stub
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)  # the endpoint comes from the client's own variable
         cfg = build_config(
-            QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="llm", model="openai:m", yes=True
+            QUESTION,
+            corpus=str(corpus),
+            runs_dir=str(tmp_path / "runs"),
+            engine="llm",
+            model="openai:m",
+            yes=True,
+            **kw,
         )
         return start_run(cfg)
 
@@ -75,9 +90,9 @@ def test_an_outage_mid_research_waits_interrupted_and_a_resume_at_a_new_address_
     tmp_path, corpus, monkeypatch
 ):
     """A provider outage mid-research past the retry bound: the run waits `interrupted`; a resume at a new address completes, each card written once."""
-    result = start(tmp_path, corpus, monkeypatch, GoesDown(first_recorded_card))
+    result = start(tmp_path, corpus, monkeypatch, GoesDown(SecondBranchSearched()), concurrency=1)
     assert result.status == "interrupted", (result.status, result.reason)
-    assert result.reason.startswith("research stopped: Q")
+    assert result.reason.startswith("research stopped: Q2: provider error")
     assert "provider error after 3 attempts: 503" in result.reason
     run_dir = result.run_dir
     assert validate_workspace(run_dir) == []
