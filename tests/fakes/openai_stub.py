@@ -362,3 +362,21 @@ def clean_env(monkeypatch, api_key: str | None = DEFAULT_API_KEY) -> None:
     for name in ("NO_PROXY", "no_proxy"):
         current = os.environ.get(name, "")
         monkeypatch.setenv(name, ",".join(x for x in (current, "127.0.0.1", "localhost") if x))
+
+
+def start_llm_run(runs_dir, corpus, *, model: str = "openai:m", base_url: str | None = None, question: str, **kw):
+    """A run with every role on the llm engine, `model` at `base_url` (else where the environment says)."""
+    from harness.orchestrator.config import build_config
+    from harness.orchestrator.lifecycle import start_run
+
+    cfg = build_config(
+        question,
+        corpus=str(corpus),
+        runs_dir=str(runs_dir),
+        engine="llm",
+        model=model,
+        model_base_url=base_url,
+        yes=True,
+        **kw,
+    )
+    return start_run(cfg)

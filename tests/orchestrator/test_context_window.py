@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from fakes.openai_stub import OpenAIStub, clean_env
+from fakes.openai_stub import OpenAIStub, clean_env, start_llm_run
 from fakes.realistic import DOCS, Quirks, realistic_policies
 from fakes.scripted import OpenAIDispatch
 from fakes.workspaces import delegations, write_docs
-from harness.orchestrator.config import build_config
-from harness.orchestrator.lifecycle import start_run
 from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do asyncio.TaskGroup and asyncio.gather differ when a task fails?"
@@ -30,16 +28,10 @@ def run(tmp_path, corpus, monkeypatch, context_chars: int):
     clean_env(monkeypatch, api_key=None)
     dispatch = OpenAIDispatch(realistic_policies(QUIRKS))
     with OpenAIStub(dispatch, context_chars=context_chars) as stub:
-        cfg = build_config(
-            QUESTION,
-            corpus=str(corpus),
-            runs_dir=str(tmp_path / "runs"),
-            engine="llm",
-            model="openai:small-context",
-            model_base_url=stub.base_url,
-            yes=True,
+        result = start_llm_run(
+            tmp_path / "runs", corpus, model="openai:small-context", base_url=stub.base_url, question=QUESTION
         )
-        return start_run(cfg), stub
+        return result, stub
 
 
 def test_a_prompt_too_long_is_cut_and_the_run_completes_reading_less(tmp_path, corpus, monkeypatch):

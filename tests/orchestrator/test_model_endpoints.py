@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from fakes.openai_stub import DEFAULT_API_KEY, OpenAIStub, clean_env
+from fakes.openai_stub import DEFAULT_API_KEY, OpenAIStub, clean_env, start_llm_run
 from fakes.realistic import DOCS, Quirks, realistic_policies
 from fakes.scripted import OpenAIDispatch
 from fakes.workspaces import manifest, write_docs
 from harness.engines.llm.models import LOCAL_SERVER_KEY, preflight
 from harness.errors import UsageError
 from harness.orchestrator.config import build_config
-from harness.orchestrator.lifecycle import start_run
 from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do asyncio.TaskGroup and asyncio.gather differ when a task fails?"
@@ -40,16 +39,9 @@ def test_a_full_run_through_the_real_openai_client_at_a_local_server_with_no_key
     dispatch = OpenAIDispatch(realistic_policies(Quirks(quote="sentence", natural=True)))
     with OpenAIStub(dispatch) as stub:
         clean_env(monkeypatch, api_key=None)  # a self-hosted server (vLLM, Ollama, LM Studio) checks no key
-        cfg = build_config(
-            QUESTION,
-            corpus=str(corpus),
-            runs_dir=str(tmp_path / "runs"),
-            engine="llm",
-            model="openai:qwen2.5-7b-instruct",
-            model_base_url=stub.base_url,
-            yes=True,
+        result = start_llm_run(
+            tmp_path / "runs", corpus, model="openai:qwen2.5-7b-instruct", base_url=stub.base_url, question=QUESTION
         )
-        result = start_run(cfg)
         requests, url = stub.requests, stub.base_url
     assert result.status == "completed", (result.status, result.reason)
     assert validate_workspace(result.run_dir) == []

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from fakes.openai_stub import OpenAIStub, clean_env, http_error
+from fakes.openai_stub import OpenAIStub, clean_env, http_error, start_llm_run
 from fakes.realistic import DOCS, Quirks, realistic_policies
 from fakes.scripted import OpenAIDispatch, role_of_system_prompt
 from fakes.workspaces import delegations, manifest, trace, write_docs
-from harness.orchestrator.config import build_config
-from harness.orchestrator.lifecycle import resume_run, start_run
+from harness.orchestrator.lifecycle import resume_run
 from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do asyncio.TaskGroup and asyncio.gather differ when a task fails?"
@@ -70,16 +69,7 @@ def start(tmp_path, corpus, monkeypatch, responder, **kw):
     with OpenAIStub(responder) as stub:
         responder.stub = stub
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)  # the endpoint comes from the client's own variable
-        cfg = build_config(
-            QUESTION,
-            corpus=str(corpus),
-            runs_dir=str(tmp_path / "runs"),
-            engine="llm",
-            model="openai:m",
-            yes=True,
-            **kw,
-        )
-        return start_run(cfg)
+        return start_llm_run(tmp_path / "runs", corpus, question=QUESTION, **kw)
 
 
 def card_writes(run_dir: Path) -> Counter:
@@ -173,16 +163,7 @@ def test_a_run_started_at_a_given_address_resumes_at_the_one_resume_names(tmp_pa
     down = GoesDown(lambda req: role_of_system_prompt(req.system) == "analyst")
     with OpenAIStub(down) as stub:
         down.stub = stub
-        cfg = build_config(
-            QUESTION,
-            corpus=str(corpus),
-            runs_dir=str(tmp_path / "runs"),
-            engine="llm",
-            model="openai:m",
-            model_base_url=stub.base_url,
-            yes=True,
-        )
-        result = start_run(cfg)
+        result = start_llm_run(tmp_path / "runs", corpus, base_url=stub.base_url, question=QUESTION)
         old = stub.base_url
     assert result.status == "interrupted" and manifest(result.run_dir)["config"]["base_urls"]["analyst"] == old
     with OpenAIStub(OpenAIDispatch(realistic_policies(QUIRKS))) as back:

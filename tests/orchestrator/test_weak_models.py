@@ -13,13 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from fakes.openai_stub import OpenAIStub, clean_env, text, tool_calls
+from fakes.openai_stub import OpenAIStub, clean_env, start_llm_run, text, tool_calls
 from fakes.realistic import DOCS, Quirks, random_quirks, realistic_policies
 from fakes.scripted import OpenAIDispatch, openai_reply
 from fakes.weak import THINK, WeakShape
 from fakes.workspaces import delegations, manifest, write_docs
-from harness.orchestrator.config import build_config
-from harness.orchestrator.lifecycle import start_run
 from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do asyncio.TaskGroup and asyncio.gather differ when a task fails?"
@@ -38,16 +36,10 @@ def _env(monkeypatch):
 
 def run(tmp_path, corpus, dispatch, name="runs"):
     with OpenAIStub(dispatch) as stub:
-        cfg = build_config(
-            QUESTION,
-            corpus=str(corpus),
-            runs_dir=str(tmp_path / name),
-            engine="llm",
-            model="openai:qwen2.5-7b-instruct",
-            model_base_url=stub.base_url,
-            yes=True,
+        result = start_llm_run(
+            tmp_path / name, corpus, model="openai:qwen2.5-7b-instruct", base_url=stub.base_url, question=QUESTION
         )
-        return start_run(cfg), stub.requests
+        return result, stub.requests
 
 
 def tool_answers(requests, role_start: str) -> list[str]:
