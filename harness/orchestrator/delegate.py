@@ -15,6 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.contract.formats import now_iso
+from harness.contract.statuses import (
+    BLOCKED,
+    BUDGET_EXHAUSTED,
+    COMPLETED,
+    FAILED,
+    INTERRUPTED,
+    TIMEOUT,
+    OutcomeStatus,
+)
 from harness.errors import BudgetExhausted, HarnessError, ProviderUnavailable, StorageError
 from harness.orchestrator.context import RunContext
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
@@ -24,7 +33,7 @@ from harness.runtime.interface import AgentResult, Brief
 
 @dataclass
 class Outcome:
-    status: str  # completed, blocked, failed, timeout, budget_exhausted, interrupted
+    status: OutcomeStatus
     summary: str = ""
     reason: str | None = None
     outputs: dict[str, str] = field(default_factory=dict)
@@ -71,11 +80,11 @@ def delegate(
     except ProviderUnavailable as exc:
         outcome = _provider_down(exc, ctx)
     except DelegationTimeout as exc:
-        outcome = Outcome("timeout", reason=str(exc))
+        outcome = Outcome(TIMEOUT, reason=str(exc))
     except HarnessError as exc:
-        outcome = Outcome("failed", reason=str(exc))
+        outcome = Outcome(FAILED, reason=str(exc))
     except Exception as exc:  # an agent's own bug must not take the run down; it is traced
-        outcome = Outcome("failed", reason=f"{type(exc).__name__}: {exc}")
+        outcome = Outcome(FAILED, reason=f"{type(exc).__name__}: {exc}")
         errors.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
     outcome.outputs = dict(ctx.outputs)
     outcome.started_at, outcome.ended_at = started, now_iso()
@@ -99,7 +108,7 @@ def delegate(
         + errors
         + (
             [outcome.reason]
-            if outcome.status in ("failed", "timeout", "budget_exhausted", "interrupted") and outcome.reason
+            if outcome.status in (FAILED, TIMEOUT, BUDGET_EXHAUSTED, INTERRUPTED) and outcome.reason
             else []
         ),
         retries=ctx.retries + ctx.provider_retries,
@@ -108,7 +117,7 @@ def delegate(
         llm_calls=ctx.llm_calls,
         detail={
             "summary": outcome.summary[:500],
-            "blocked_reason": outcome.reason if outcome.status == "blocked" else None,
+            "blocked_reason": outcome.reason if outcome.status == BLOCKED else None,
             "seconds": round(time.monotonic() - t0, 3),
             "refused_writes": len(ctx.errors),
             "provider_retries": ctx.provider_retries,
@@ -131,15 +140,15 @@ def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:
     with what it has: completed when it wrote its outputs, the limit recorded; blocked (a Researcher with no
     card) or failed (any other role) when it wrote nothing."""
     if exc.scope == "run":
-        return Outcome("budget_exhausted", reason=str(exc))
+        return Outcome(BUDGET_EXHAUSTED, reason=str(exc))
     missing = ctx.missing_outputs()
     if not missing:
         return Outcome(
-            "completed",
+            COMPLETED,
             summary=f"stopped at its limit with its outputs written ({exc})",
             reason=f"stopped at its limit: {exc}",
         )
-    status = "blocked" if ctx.role == "researcher" else "failed"
+    status = BLOCKED if ctx.role == "researcher" else FAILED
     prefix = "no_evidence: " if ctx.role == "researcher" else ""
     return Outcome(status, reason=f"{prefix}ran out of its own budget before writing {', '.join(missing)} ({exc})")
 
@@ -148,5 +157,5 @@ def _provider_down(exc: ProviderUnavailable, ctx: AgentContext) -> Outcome:
     """The provider stayed down past the retry bound. A step that already wrote its outputs ends with them
     (completed, the outage recorded); any other is cut, and the run waits at it (`interrupted`) for a resume."""
     if not ctx.missing_outputs():
-        return Outcome("completed", summary=f"its outputs were written before the provider failed ({exc})")
-    return Outcome("interrupted", reason=str(exc))
+        return Outcome(COMPLETED, summary=f"its outputs were written before the provider failed ({exc})")
+    return Outcome(INTERRUPTED, reason=str(exc))
