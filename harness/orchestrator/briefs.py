@@ -31,7 +31,7 @@ def _questions(plan: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def planner_context(corpus: Any, web: bool) -> str:
+def planner_material(corpus: Any, web: bool) -> str:
     """Today, the sources this run has (the corpus, the web or not), and how a plan question names them."""
     lines = ["## What this run can search", f"Today is {today()}."]
     if corpus is not None:
@@ -58,7 +58,7 @@ def planner_context(corpus: Any, web: bool) -> str:
     return "\n".join(lines)
 
 
-def researcher_context(reader: RunReader, qid: str, defects: list[dict[str, Any]]) -> str:
+def researcher_material(reader: RunReader, qid: str, defects: list[dict[str, Any]]) -> str:
     """For a revise round: what the review found missing for this question, and the cards it already has."""
     if not defects:
         return ""
@@ -73,7 +73,7 @@ def researcher_context(reader: RunReader, qid: str, defects: list[dict[str, Any]
     return "\n".join(lines)
 
 
-def analyst_context(reader: RunReader) -> str:
+def analyst_material(reader: RunReader) -> str:
     """Every card, compactly: what the claim table is built from."""
     kinds = {sid: (reader.source(sid) or {}).get("kind", "?") for sid in reader.source_ids()}
     cards = []
@@ -95,7 +95,7 @@ def analyst_context(reader: RunReader) -> str:
     )
 
 
-def writer_context(reader: RunReader) -> str:
+def writer_material(reader: RunReader) -> str:
     """The plan's questions and the whole claim table: what the draft is written from."""
     lines = [
         "## The plan's questions",
@@ -112,7 +112,7 @@ def writer_context(reader: RunReader) -> str:
     return "\n".join(lines)
 
 
-def reviewer_context(draft: str, text: str) -> str:
+def reviewer_material(draft: str, text: str) -> str:
     """The draft with its line numbers, which every defect's `location.line` refers to."""
     numbered = [f"{n:4d}| {line}" for n, line in enumerate(text.splitlines(), 1)]
     return "\n".join([f"## {draft}, numbered", *numbered])

@@ -25,10 +25,11 @@ from harness.contract.statuses import (
     OutcomeStatus,
 )
 from harness.errors import BudgetExhausted, HarnessError, ProviderUnavailable, StorageError
-from harness.orchestrator.context import RunContext
+from harness.orchestrator.live_run import LiveRun
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
-from harness.runtime.context import AgentContext
+from harness.runtime.context import AgentContext, open_context
 from harness.runtime.interface import AgentResult, Brief
+from harness.runtime.step import RunServices
 
 
 @dataclass
@@ -42,7 +43,7 @@ class Outcome:
 
 
 def delegate(
-    run: RunContext, brief: Brief, *, delegation_id: str, transforms: list[Callable[[str, Any], Any]] | None = None
+    run: LiveRun, brief: Brief, *, delegation_id: str, transforms: list[Callable[[str, Any], Any]] | None = None
 ) -> Outcome:
     role = brief.role
     choice = run.config.roles[role]
@@ -50,17 +51,16 @@ def delegate(
     limits = dict(spec.limits)
     deadline = time.monotonic() + limits["wall_seconds"] if limits.get("wall_seconds") else None
     budget = DelegationBudget(run.budget, role, limits, deadline)
-    ctx = AgentContext(
-        workspace=run.workspace,
-        spec=spec,
-        brief=brief,
+    ctx = open_context(
+        run.workspace,
+        spec,
+        brief,
         engine=choice.engine,
         model=choice.model,
         run_id=run.run_id,
         budget=budget,
-        tools=run.tools if role == "researcher" else None,
-        web=run.web if role == "researcher" else None,
-        transforms=list(transforms or []),
+        run=RunServices(corpus=run.tools, web=run.web),  # each given only to a spec whose tools list it
+        transforms=transforms,
     )
     inputs = [{"path": p, "sha256": run.workspace.sha256(p)} for p in brief.inputs if "*" not in p]
     started = now_iso()
@@ -86,7 +86,7 @@ def delegate(
     except Exception as exc:  # an agent's own bug must not take the run down; it is traced
         outcome = Outcome(FAILED, reason=f"{type(exc).__name__}: {exc}")
         errors.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
-    outcome.outputs = dict(ctx.outputs)
+    outcome.outputs = dict(ctx.files.outputs)
     outcome.started_at, outcome.ended_at = started, now_iso()
     run.workspace.trace(
         "delegation",
@@ -97,13 +97,13 @@ def delegate(
         brief=brief.task[:300],
         question_id=brief.question_id,
         inputs=inputs,
-        outputs=[{"path": p, "sha256": h} for p, h in sorted(ctx.outputs.items())],
+        outputs=[{"path": p, "sha256": h} for p, h in sorted(ctx.files.outputs.items())],
         tools=list(spec.tools),
         budget={**{k: v for k, v in limits.items() if k != "write_retries"}},
         started_at=started,
         ended_at=outcome.ended_at,
         stop_reason=outcome.status,
-        errors=ctx.errors
+        errors=ctx.files.errors
         + ctx.provider_errors
         + errors
         + (
@@ -111,15 +111,15 @@ def delegate(
             if outcome.status in (FAILED, TIMEOUT, BUDGET_EXHAUSTED, INTERRUPTED) and outcome.reason
             else []
         ),
-        retries=ctx.retries + ctx.provider_retries,
-        tokens=ctx.tokens,
-        thinking_tokens=ctx.thinking_tokens,
-        llm_calls=ctx.llm_calls,
+        retries=ctx.files.retries + ctx.provider_retries,
+        tokens=ctx.budget.tokens,
+        thinking_tokens=ctx.budget.thinking_tokens,
+        llm_calls=ctx.budget.llm_calls,
         detail={
             "summary": outcome.summary[:500],
             "blocked_reason": outcome.reason if outcome.status == BLOCKED else None,
             "seconds": round(time.monotonic() - t0, 3),
-            "refused_writes": len(ctx.errors),
+            "refused_writes": len(ctx.files.errors),
             "provider_retries": ctx.provider_retries,
             "notes": ctx.notes,
         },
@@ -130,32 +130,34 @@ def delegate(
         delegation_id=delegation_id,
         question_id=brief.question_id,
         status=outcome.status,
-        outputs=len(ctx.outputs),
+        outputs=len(ctx.files.outputs),
     )
     return outcome
 
 
 def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:
     """Only the run's own budget stops the run. A step that runs out of its own (or its role's) budget ends
-    with what it has: completed when it wrote its outputs, the limit recorded; blocked (a Researcher with no
-    card) or failed (any other role) when it wrote nothing."""
+    with what it has: completed when it wrote its outputs, the limit recorded; when it wrote nothing, blocked
+    if a service of its writes its outputs (a Researcher with no card: `OutputDuty.blocked_reason`), else
+    failed."""
     if exc.scope == "run":
         return Outcome(BUDGET_EXHAUSTED, reason=str(exc))
-    missing = ctx.missing_outputs()
+    missing = ctx.files.missing_outputs()
     if not missing:
         return Outcome(
             COMPLETED,
             summary=f"stopped at its limit with its outputs written ({exc})",
             reason=f"stopped at its limit: {exc}",
         )
-    status = BLOCKED if ctx.role == "researcher" else FAILED
-    prefix = "no_evidence: " if ctx.role == "researcher" else ""
+    duty = ctx.services.duty
+    status = BLOCKED if duty else FAILED
+    prefix = f"{duty.blocked_reason}: " if duty else ""
     return Outcome(status, reason=f"{prefix}ran out of its own budget before writing {', '.join(missing)} ({exc})")
 
 
 def _provider_down(exc: ProviderUnavailable, ctx: AgentContext) -> Outcome:
     """The provider stayed down past the retry bound. A step that already wrote its outputs ends with them
     (completed, the outage recorded); any other is cut, and the run waits at it (`interrupted`) for a resume."""
-    if not ctx.missing_outputs():
+    if not ctx.files.missing_outputs():
         return Outcome(COMPLETED, summary=f"its outputs were written before the provider failed ({exc})")
     return Outcome(INTERRUPTED, reason=str(exc))

@@ -35,14 +35,14 @@ from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
 from harness.orchestrator.config import RunConfig, config_from_snapshot
-from harness.orchestrator.context import RunContext
 from harness.orchestrator.graph import build_graph, graph_config
+from harness.orchestrator.live_run import LiveRun
 from harness.orchestrator.nodes import Pipeline
 from harness.runtime.budget import Budget
 from harness.sources.corpus import Corpus, load_corpus
 from harness.sources.index import CorpusIndex
 from harness.sources.registry import KindRules, SourceRegistry
-from harness.sources.tools import ResearchTools
+from harness.sources.research_tools import ResearchTools
 from harness.workspace.store import Workspace
 from harness.workspace.validate import validate_workspace
 
@@ -132,7 +132,7 @@ def reopen_run(
 
 def run_context(
     ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events=None, models: dict | None = None
-) -> RunContext:
+) -> LiveRun:
     """What the graph's nodes share besides its state: the agents, tools and budget, rebuilt from run.json."""
 
     def persist(budget: Budget) -> None:
@@ -159,11 +159,11 @@ def run_context(
         from harness.sources.web import WebTools
 
         web = WebTools(registry)
-    return RunContext(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
+    return LiveRun(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
 
 
 @contextmanager
-def _agents_prepared_ahead(run: RunContext):
+def _agents_prepared_ahead(run: LiveRun):
     """Compile the llm roles' agents on a background thread, in pipeline order, while the run goes on.
 
     Building a deepagents agent costs several ms a role; done ahead, it overlaps the first
@@ -190,7 +190,7 @@ def _agents_prepared_ahead(run: RunContext):
 
 
 def _drive(
-    run: RunContext,
+    run: LiveRun,
     graph,
     gcfg: dict[str, Any],
     first_input: Any,

@@ -12,7 +12,7 @@ scratch (evicted large tool results, summarized history) goes to an in-memory
 
 The compiled graph is shared by every delegation of the role in one run, concurrent
 research branches included; each delegation's context and retry loop travel as the
-graph's runtime context (`delegation.Delegation`), so the guards never mix them up.
+graph's runtime context (`invocation.Invocation`), so the guards never mix them up.
 """
 
 from __future__ import annotations
@@ -33,27 +33,31 @@ from harness.contract.formats import today
 from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
-from harness.engines.llm.call_check import DEFAULT_MALFORMED_REPLIES, MalformedReplies, ToolCallCheck, bound_sentence
-from harness.engines.llm.context_window import ContextWindowFit
-from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.faults import ProviderError, is_context_overflow
+from harness.engines.llm.harness_tools import build_harness_tools
+from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.middleware import (
+    DEFAULT_MALFORMED_REPLIES,
     BudgetGuard,
+    ContextWindowFit,
+    MalformedReplies,
     NoSubagents,
     ProviderRetry,
     ToolAllowlist,
+    ToolCallCheck,
     WholeReads,
     WorkspaceWriteGuard,
     budgeted_summarization,
+    malformed_sentence,
 )
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
 from harness.engines.llm.replies import strip_reasoning
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
-from harness.engines.llm.tools import build_harness_tools
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, ProviderUnavailable
 from harness.runtime.budget import BudgetExhausted
-from harness.runtime.context import DEFAULT_WRITE_RETRIES, AgentContext
+from harness.runtime.context import AgentContext
+from harness.runtime.files import DEFAULT_WRITE_RETRIES
 from harness.runtime.interface import AgentResult, Brief
 
 FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
@@ -180,7 +184,7 @@ class DeepAgentRole:
             f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, `reviewed_by`); "
             f"the run id is {run_id}. Today is {today()}.",
             f"If you cannot do the task, reply with one line starting `{BLOCKED}` followed by the reason.",
-            bound_sentence(self.malformed_bound()),
+            malformed_sentence(self.malformed_bound()),
             "",
             "## Budget",
             budget_sentence(spec.limits),
@@ -196,11 +200,11 @@ class DeepAgentRole:
     def build(self, ctx: AgentContext):
         """The compiled agent for `ctx`'s run: built by the first delegation, reused by the rest.
 
-        Invoke it with `context=Delegation(ctx, retrier)`. What it is compiled from is the
+        Invoke it with `context=Invocation(ctx, retrier)`. What it is compiled from is the
         same for every delegation of the role in one run (spec, model, the run's workspace
         and id); a context from another run or workspace gets a graph of its own.
         """
-        return self.prepare(ctx.root, ctx.run_id, ctx.model)
+        return self.prepare(ctx.files.root, ctx.run_id, ctx.model)
 
     def prepare(self, root: Path, run_id: str, model: str | None):
         """Compile the agent for this run now (the runner calls it ahead, while other roles wait on
@@ -262,7 +266,7 @@ class DeepAgentRole:
             permissions=permission_rules(spec),
             backend=backend,
             name=f"{spec.role}-llm",
-            context_schema=Delegation,
+            context_schema=Invocation,
             # A delegation is one unit of work for the parent: it restarts from its brief on
             # resume, so it must not inherit the parent's checkpointer (which would resume it
             # mid-conversation after its partial outputs were cleaned up).
@@ -272,7 +276,7 @@ class DeepAgentRole:
     def new_retrier(self, ctx: AgentContext) -> Retrier:
         """One delegation's retry loop. An empty reply after the step wrote its outputs is its final word."""
         return Retrier(
-            self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.outputs), label=self.spec.role
+            self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.files.outputs), label=self.spec.role
         )
 
     def recursion_limit(self) -> int:
@@ -286,7 +290,7 @@ class DeepAgentRole:
             result = agent.invoke(
                 {"messages": messages},
                 config={"recursion_limit": self.recursion_limit()},
-                context=Delegation(ctx, retrier),
+                context=Invocation(ctx, retrier),
             )
         except GraphRecursionError:
             raise BudgetExhausted(
@@ -301,14 +305,14 @@ class DeepAgentRole:
         try:
             messages = self._invoke(agent, [HumanMessage(brief.render())], ctx, retrier)
             text = _final_text(messages)
-            if not text.startswith(BLOCKED) and ctx.missing_outputs() and not _write_from_reply(text, ctx):
+            if not text.startswith(BLOCKED) and ctx.files.missing_outputs() and not _write_from_reply(text, ctx):
                 # One nudge, naming what is missing; the conversation goes on where it stopped.
                 messages = self._invoke(agent, [*messages, HumanMessage(missing_notice(ctx, messages))], ctx, retrier)
                 text = _final_text(messages)
-                if not text.startswith(BLOCKED) and ctx.missing_outputs():
+                if not text.startswith(BLOCKED) and ctx.files.missing_outputs():
                     _write_from_reply(text, ctx)
         except MalformedReplies as exc:  # the model kept sending calls that cannot run: it ends with what it has
-            if ctx.missing_outputs():
+            if ctx.files.missing_outputs():
                 return AgentResult("failed", summary=f"{self.spec.role}: {exc}", blocked_reason=str(exc))
             return AgentResult("completed", summary=f"stopped with its outputs written: {exc}")
         except ProviderError as exc:  # the provider kept failing past the retry bound
@@ -324,7 +328,7 @@ class DeepAgentRole:
         if text.startswith(BLOCKED):
             reason = text[len(BLOCKED) :].strip() or "blocked (no reason given)"
             return AgentResult("blocked", summary=text[:SUMMARY_CHARS], blocked_reason=reason)
-        if missing := ctx.missing_outputs():
+        if missing := ctx.files.missing_outputs():
             why = f"wrote no {', '.join(missing)}" + (
                 f"; its last reply: {text[:200]}" if text else " and replied with nothing"
             )
@@ -336,11 +340,11 @@ def _out_of_context(exc: Exception, ctx: AgentContext) -> AgentResult:
     """A step whose prompt no longer fits the model's context window: completed when its outputs are written,
     else blocked with that reason (a Researcher's as no_evidence), never failed: a larger model can do it."""
     first = " ".join(str(exc).split())[:160]
-    if not ctx.missing_outputs():
+    if not ctx.files.missing_outputs():
         return AgentResult(
             "completed", summary=f"stopped with its outputs written: the context window is full ({first})"
         )
-    prefix = "no_evidence: " if "record_evidence" in ctx.spec.tools else ""
+    prefix = "no_evidence: " if ctx.services.duty is not None else ""
     reason = f"{prefix}the prompt no longer fits the model's context window, even cut and compacted ({first})"
     return AgentResult("blocked", summary=reason[:SUMMARY_CHARS], blocked_reason=reason)
 
@@ -348,14 +352,10 @@ def _out_of_context(exc: Exception, ctx: AgentContext) -> AgentResult:
 def missing_notice(ctx: AgentContext, messages: list[Any] | None = None) -> str:
     """The one nudge a step gets when it stops without writing its outputs (after a reply in text, it says
     such a reply is not saved; after anything else, only what is missing)."""
-    missing = ctx.missing_outputs()
-    if "record_evidence" in ctx.spec.tools:
-        return (
-            "[harness] You recorded no evidence card. If what you read answers the question, call record_evidence "
-            f"for each quote now; otherwise reply `{BLOCKED} no_evidence` with the queries you tried."
-        )
-    said = _final_text(messages or [])
-    why = ": a reply in text is not saved" if said else " yet"
+    missing = ctx.files.missing_outputs()
+    if (duty := ctx.services.duty) is not None:  # its outputs come through a service (a Researcher's cards)
+        return duty.nudge.format(blocked=BLOCKED)
+    why = ": a reply in text is not saved" if _final_text(messages or []) else " yet"
     return (
         f"[harness] You have not written {', '.join(missing)}{why}. Write it now with "
         f"write_file (the whole file), or reply `{BLOCKED}` with the reason you cannot."
@@ -365,7 +365,7 @@ def missing_notice(ctx: AgentContext, messages: list[Any] | None = None) -> str:
 def _write_from_reply(text: str, ctx: AgentContext) -> bool:
     """When a step's last reply is itself the document its one missing output needs (models often answer in text),
     write it through the same guards; traced as written from the reply. True when it landed."""
-    missing = ctx.missing_outputs()
+    missing = ctx.files.missing_outputs()
     if len(missing) != 1 or any(ch in missing[0] for ch in "*?[{"):
         return False
     rel = missing[0]

@@ -183,7 +183,7 @@ class ToolCallCheck(AgentMiddleware):
         return self._check(state)
 
 
-def bound_sentence(bound: int) -> str:
+def malformed_sentence(bound: int) -> str:
     """What the system prompt says about malformed replies."""
     return (
         "A tool call that cannot be run (arguments that are not one JSON object, an argument name the tool does not "
