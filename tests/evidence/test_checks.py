@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fakes.workspaces import QUOTE, SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
-from harness.evidence.checks import check_draft, describe_defect, verdict_for
+from harness.evidence.checks import describe_defect, draft_defects, verdict_for
 from harness.workspace.reader import RunReader
 
 CARD = f"q1-{SOURCE_ID}-1"
@@ -63,7 +63,7 @@ def card_on(text: str, quote: str, card_id: str, source_id: str) -> dict:
 
 
 def defects_of(reader: RunReader, draft: str, code: str | None = None, branches: dict | None = None) -> list[dict]:
-    found = check_draft(reader, "drafts/draft-1.md", branches, text=draft)
+    found = draft_defects(reader, "drafts/draft-1.md", branches, text=draft)
     return [d for d in found if code is None or d["code"] == code]
 
 
@@ -302,4 +302,4 @@ def test_describe_defect_is_one_line_with_line_code_message_and_offending_text(t
 def test_the_checks_read_a_draft_on_disk_when_given_no_text(tmp_path):
     reader = build(tmp_path)
     (tmp_path / "drafts" / "draft-1.md").write_text(TITLE + "When one task fails, all is lost [@C9].\n")
-    assert {d["code"] for d in check_draft(reader, "drafts/draft-1.md")} >= {"unknown_claim"}
+    assert {d["code"] for d in draft_defects(reader, "drafts/draft-1.md")} >= {"unknown_claim"}
