@@ -80,6 +80,7 @@ def format_citation(claim_ids: list[str] | tuple[str, ...]) -> str:
     return "[" + "; ".join("@" + c for c in claim_ids) + "]"
 
 
-def card_link(label: str, card_id: str) -> str:
-    """A rendered citation: `label` linking to the card's file (what `CARD_LINK` parses)."""
-    return f"[{label}]({card_path(card_id)})"
+def card_link(label: str, card_id: str, href: Callable[[str], str] | None = None) -> str:
+    """A rendered citation: `label` linking to the card's file (what `CARD_LINK` parses), or to `href(path)`."""
+    path = card_path(card_id)
+    return f"[{label}]({href(path) if href else path})"

@@ -14,6 +14,7 @@ from typing import Any
 
 from harness.contract.citations import CLAIM_ID, format_citation
 from harness.contract.claims import CONFLICTED, NOT_REPORTABLE, USABLE, VERIFIED_WITH_LIMIT
+from harness.contract.language import judges_overlap, run_language
 from harness.contract.layout import SOURCE_ID
 from harness.contract.statuses import BRANCH_WITHOUT_EVIDENCE, NEEDS_HUMAN, PASS, REVISE, Verdict
 from harness.evidence.draft import Sentence, parse_draft
@@ -91,6 +92,7 @@ class _Evidence:
         self.claims = {cid: c for cid, c in (reader.claims() or {}).items() if cid is not None}
         self.card = reader.card
         self.source = reader.source
+        self.language = run_language(reader.run())
 
     def flagged_sources(self) -> list[dict]:
         return [rec for sid in self.reader.source_ids() if (rec := self.source(sid)) and rec.get("flags")]
@@ -198,14 +200,16 @@ def _check_cited_claim(
 
 
 def _check_support(ev: _Evidence, s: Sentence) -> list[dict]:
-    """A sentence citing only usable claims must be supported by their evidence (the lexical screen)."""
+    """A sentence citing only usable claims must be supported by their evidence (the lexical screen; its word
+    overlap is waived for a report in another language than English, `contract.language.judges_overlap`)."""
     usable = [ev.claims[k] for k in s.claim_ids if k in ev.claims and ev.claims[k]["status"] in USABLE]
     if not usable or len(usable) != len(s.claim_ids):
         return []
     quotes = [
         ev.card(c)["quote"] for cl in usable for c in cl["supporting_cards"] + cl["contradicting_cards"] if ev.card(c)
     ]
-    if supports(s.plain, " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)):
+    evidence = " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)
+    if supports(s.plain, evidence, words=judges_overlap(ev.language)):
         return []
     return [
         defect(

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.contract.language import judges_overlap, run_language
 from harness.contract.specs import ROLES
 from harness.contract.statuses import COMPLETED
 from harness.evidence.checks import draft_defects
@@ -114,7 +115,11 @@ def compute_metrics(
                 cited_sources.add(card["source_id"])
                 quotes.append(card["quote"])
             evidence = evidence_text(claim, quotes)
-            if ok and supports(s.plain, evidence) and (s.line, cid) not in judged:
+            if (
+                ok
+                and supports(s.plain, evidence, words=judges_overlap(run_language(reader.run())))
+                and (s.line, cid) not in judged
+            ):
                 correct += 1
     kinds = [(reader.source(sid) or {}).get("kind") for sid in sorted(cited_sources)]
 

@@ -15,17 +15,20 @@ and a source title that repeats flagged text is never printed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from harness.contract.citations import card_link, format_citation, parse_citations, replace_citations
 from harness.contract.claims import NOT_REPORTABLE
-from harness.contract.layout import snapshot_path, source_record_path
+from harness.contract.layout import card_path, snapshot_path, source_record_path
 from harness.contract.quotes import normalize_ws
 from harness.errors import HarnessError
 from harness.sources.injection import repeats_flagged
 
 _LIMITATIONS = re.compile(r"^(#{1,6})\s*(?:\d+[.)]?\s*)?limitations\b", re.I | re.M)
 _HEADING = re.compile(r"^(#{1,6})\s", re.M)
+Href = Callable[[str], str]
+RENDERED_FROM = re.compile(r"^\*Rendered by the harness from `([^`\n]+)` \(sha256 `([0-9a-f]{64})`\)\.", re.M)
 WITHHELD_TITLE = "(title withheld: it repeats instruction-like text)"
 
 
@@ -37,14 +40,40 @@ def _locator(source: dict[str, Any]) -> str:
     return source.get("url") or f"{source.get('corpus', '')}:{source.get('path', '')}".lstrip(":")
 
 
-def _links(claim: dict[str, Any]) -> str:
+def _links(claim: dict[str, Any], href: Href | None) -> str:
     cid = claim["claim_id"]
     parts = (
-        [card_link(cid, claim["supporting_cards"][0])] if claim["supporting_cards"] else [f"[{cid}](#{cid.lower()})"]
+        [card_link(cid, claim["supporting_cards"][0], href)]
+        if claim["supporting_cards"]
+        else [f"[{cid}](#{cid.lower()})"]
     )
-    parts += [card_link(f"{cid}·{i}", c) for i, c in enumerate(claim["supporting_cards"][1:], start=2)]
-    parts += [card_link(f"{cid} contra", c) for c in claim["contradicting_cards"]]
+    parts += [card_link(f"{cid}·{i}", c, href) for i, c in enumerate(claim["supporting_cards"][1:], start=2)]
+    parts += [card_link(f"{cid} contra", c, href) for c in claim["contradicting_cards"]]
     return "".join(parts)
+
+
+def anchor_for(rel: str) -> str:
+    """In a standalone report (an export), the in-document anchor that stands for a workspace file.
+
+    A card (``source-cards/<id>.json``) becomes its entry in the Evidence section (``card-<id>``), a
+    source record or snapshot (``sources/<id>.json|.txt``) its entry in the Sources section (``source-<id>``).
+    """
+    folder, name = rel.rsplit("/", 1)
+    return ("card-" if folder == "source-cards" else "source-") + name.rsplit(".", 1)[0]
+
+
+def _standalone_href(rel: str) -> str:
+    return "#" + anchor_for(rel)
+
+
+def _anchor(rel: str, href: Href | None) -> str:
+    return f'<a id="{anchor_for(rel)}"></a>' if href else ""
+
+
+def rendered_from(report: str) -> tuple[str, str] | None:
+    """(draft path, draft sha256) a final report says it renders, or None."""
+    m = RENDERED_FROM.search(report)
+    return (m.group(1), m.group(2)) if m else None
 
 
 def safe_title(source: dict[str, Any]) -> str:
@@ -53,13 +82,13 @@ def safe_title(source: dict[str, Any]) -> str:
     return WITHHELD_TITLE if repeats_flagged(title, None, source.get("flags") or []) else title
 
 
-def flagged_note(sources: dict[str, dict]) -> str | None:
+def flagged_note(sources: dict[str, dict], standalone: bool = False) -> str | None:
     """The Limitations bullet naming the sources in which instruction-like text was flagged, or None."""
     flagged = [(sid, src) for sid, src in sorted(sources.items()) if src.get("flags")]
     if not flagged:
         return None
     names = "; ".join(
-        f"[{sid}]({source_record_path(sid)}) `{_locator(src)}` ({len(src['flags'])} sentence"
+        f"[{sid}]({_standalone_href(source_record_path(sid)) if standalone else source_record_path(sid)}) `{_locator(src)}` ({len(src['flags'])} sentence"
         f"{'s' if len(src['flags']) != 1 else ''})"
         for sid, src in flagged
     )
@@ -89,8 +118,15 @@ def render_report(
     claims: dict[str, dict],
     cards: dict[str, dict],
     sources: dict[str, dict],
+    standalone: bool = False,
 ) -> str:
-    """The final report for `draft`; raises ReportError if any citation cannot be resolved."""
+    """The final report for `draft`; raises ReportError if any citation cannot be resolved.
+
+    `standalone` (for exports, which leave the run folder): every link to a card, source record or
+    snapshot points inside the document instead (`anchor_for`), and each Evidence and Sources entry
+    carries its anchor, so each citation still leads to its claim's evidence.
+    """
+    href = _standalone_href if standalone else None
     cited: list[str] = []
     for cit in parse_citations(draft):
         for key in cit.keys:
@@ -109,14 +145,17 @@ def render_report(
             if key not in cited:
                 cited.append(key)
 
-    body = replace_citations(draft, lambda keys: "(" + "; ".join(_links(claims[k]) for k in keys) + ")").rstrip() + "\n"
-    body = with_limitations_note(body, flagged_note(sources))
+    body = (
+        replace_citations(draft, lambda keys: "(" + "; ".join(_links(claims[k], href) for k in keys) + ")").rstrip()
+        + "\n"
+    )
+    body = with_limitations_note(body, flagged_note(sources, standalone))
     out = [
         body,
         "",
         "---",
         "",
-        f"*Rendered by the harness from `{draft_rel}` (sha256 `{draft_sha}`). "
+        f"*Rendered by the harness from `{draft_rel}` (sha256 `{draft_sha}`). "  # what RENDERED_FROM reads
         "Each citation links to the evidence cards behind the claim; each card quotes its source verbatim.*",
         "",
         "## Evidence",
@@ -136,17 +175,22 @@ def render_report(
                 sid = card["source_id"]
                 if sid not in used_sources:
                     used_sources.append(sid)
+                snap = snapshot_path(sid)
                 out.append(
-                    f"- {card_link(card_id, card_id)} {side}: “{normalize_ws(card['quote'])}” — "
-                    f"[{sid}]({snapshot_path(sid)}) at {card['span']['start']}–{card['span']['end']}"
+                    f"- {_anchor(card_path(card_id), href)}{card_link(card_id, card_id, href)} {side}: "
+                    f"“{normalize_ws(card['quote'])}” — "
+                    f"[{sid}]({href(snap) if href else snap}) at {card['span']['start']}–{card['span']['end']}"
                 )
         out.append("")
     out += ["## Sources", ""]
     for sid in used_sources:
         src = sources[sid]
         flag = " — ⚠ contains instruction-like text (flagged)" if src.get("flags") else ""
+        record, snap = source_record_path(sid), snapshot_path(sid)
+        record_link = f"[{sid}](#{anchor_for(record)})" if href else f"[{sid}]({record})"
+        snapshot_link = "" if href else f"[snapshot]({snap}), "
         out.append(
-            f"- [{sid}]({source_record_path(sid)}) {src['kind']}: {safe_title(src)} — `{_locator(src)}` "
-            f"([snapshot]({snapshot_path(sid)}), sha256 `{src['sha256'][:12]}…`){flag}"
+            f"- {_anchor(record, href)}{record_link} {src['kind']}: {safe_title(src)} — `{_locator(src)}` "
+            f"({snapshot_link}sha256 `{src['sha256'][:12]}…`){flag}"
         )
     return "\n".join(out).rstrip() + "\n"

@@ -18,8 +18,10 @@ def evidence_text(claim: dict, quotes: list[str]) -> str:
     return " ".join([claim.get("statement", ""), *claim.get("limitations", []), *quotes])
 
 
-def supports(sentence: str, evidence: str) -> bool:
-    words = content_words(sentence)
-    if words and coverage(words, content_words(evidence)) < SUPPORT_OVERLAP:
+def supports(sentence: str, evidence: str, words: bool = True) -> bool:
+    """`words=False` (a report in another language than English, `contract.language.judges_overlap`) skips
+    the word-overlap part: only the figures rule applies."""
+    content = content_words(sentence) if words else set()
+    if content and coverage(content, content_words(evidence)) < SUPPORT_OVERLAP:
         return False
     return not (numbers(sentence) - numbers(evidence))

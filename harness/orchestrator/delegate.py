@@ -11,10 +11,11 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.contract.formats import now_iso
+from harness.contract.language import is_english, language_rule
 from harness.contract.statuses import (
     BLOCKED,
     BUDGET_EXHAUSTED,
@@ -47,6 +48,8 @@ def delegate(
 ) -> Outcome:
     role = brief.role
     choice = run.config.roles[role]
+    if choice.engine == "llm" and not is_english(run.config.language):
+        brief = replace(brief, material="\n\n".join(filter(None, [brief.material, language_rule(run.config.language)])))
     spec = choice.spec
     limits = dict(spec.limits)
     deadline = time.monotonic() + limits["wall_seconds"] if limits.get("wall_seconds") else None

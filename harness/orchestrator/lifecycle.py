@@ -32,9 +32,10 @@ from langgraph.types import Command
 from harness.contract.specs import ROLES
 from harness.contract.statuses import BUDGET_DIMENSIONS, BUDGET_EXHAUSTED, COMPLETED, TERMINAL_RUN_STATUSES
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
+from harness.orchestrator import followup
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
-from harness.orchestrator.config import RunConfig, config_from_snapshot
+from harness.orchestrator.config import RunConfig, config_from_snapshot, search_settings
 from harness.orchestrator.graph import build_graph, graph_config
 from harness.orchestrator.live_run import LiveRun
 from harness.orchestrator.nodes import Pipeline
@@ -156,9 +157,10 @@ def run_context(
         tools = ResearchTools(index, registry)
     web = None
     if cfg.web:
+        from harness.sources.search import make_provider
         from harness.sources.web import WebTools
 
-        web = WebTools(registry)
+        web = WebTools(registry, search=make_provider(search_settings(cfg)), **cfg.fetch)
     return LiveRun(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
 
 
@@ -225,16 +227,22 @@ def start_run(
     models: dict | None = None,
     on_created: Callable[[Workspace], None] | None = None,
     checkpoint_db: str | None = None,
+    parent: Path | None = None,
 ) -> RunResult:
     """Check everything that can be checked, create the workspace, and drive the run.
 
     `checkpoint_db`: None keeps LangGraph's checkpoints in the workspace (SQLite); a
     postgresql:// URL keeps them in that database (see orchestrator/checkpoint.py).
+    `parent`: the run this one follows up (`research ask`; see orchestrator/followup.py).
     """
     check_url(checkpoint_db)
+    link = followup.parent_link(parent) if parent is not None else None
     ws, corpus = create_run(cfg, models=models)
     ws.acquire_run_lock()
     try:
+        if link is not None:
+            ws.update_manifest(lambda m: m.__setitem__("parent", link))
+            followup.carry_sources(ws, parent)
         if on_created:
             on_created(ws)
         run = run_context(ws, cfg, corpus, events, models)

@@ -53,7 +53,7 @@ from harness.contract.statuses import (
 from harness.evidence.checks import describe_defect, draft_defects, verdict_for
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import render_report
-from harness.orchestrator import approvals
+from harness.orchestrator import approvals, followup
 from harness.orchestrator.briefs import (
     analyst_material,
     planner_material,
@@ -121,7 +121,11 @@ class Pipeline:
             inputs=(PLAN,) if feedback else (),
             outputs=(PLAN,),
             feedback=feedback,
-            facts={"question": self.run.config.question, "web": "on" if self.run.config.web else "off"},
+            facts={
+                "question": self.run.config.question,
+                "web": "on" if self.run.config.web else "off",
+                **followup.planner_facts(self.ws.manifest.get("parent")),
+            },
             material=planner_material(self.run.tools.index.corpus if self.run.tools else None, self.run.config.web),
         )
         outcome = delegate(
@@ -143,6 +147,9 @@ class Pipeline:
             return {}
         if approvals.plan_is_approved(self.ws):  # e.g. approved with `research approve` from another process
             return self._plan_approved()
+        rejection = approvals.plan_rejection(self.ws)
+        if rejection is not None:  # rejected with `research approve --plan --reject` (or `research serve`)
+            return self._plan_rejected(rejection.get("feedback"))
         if self.run.config.yes:
             approvals.decide_plan(self.ws, "approved", "auto (--yes)")
             return self._plan_approved()
@@ -160,6 +167,9 @@ class Pipeline:
             return self._plan_approved()
         feedback = (answer.get("feedback") or "").strip() or None
         approvals.decide_plan(self.ws, "rejected", by, feedback=feedback)
+        return self._plan_rejected(feedback)
+
+    def _plan_rejected(self, feedback: str | None) -> dict[str, Any]:
         if feedback:  # the Planner refines it, while the graph's plan-round bound allows (else `stop` says why)
             return {"plan_feedback": feedback}
         return {"outcome": REJECTED, "reason": "the plan was rejected"}
@@ -167,6 +177,9 @@ class Pipeline:
     def _plan_approved(self) -> dict[str, Any]:
         plan = self._plan()
         todo = [q["id"] for q in plan["questions"] if q["kind"] == "research"]
+        if parent := self.ws.manifest.get("parent"):  # a follow-up researches only what its parent's cards leave open
+            carried = followup.carry_cards(self.ws, parent, set(todo), self.run.config.roles["researcher"].spec.policy)
+            todo = [qid for qid in todo if qid not in carried]
         return {"plan_sha": plan_content_sha256(plan), "todo": todo, "round": 0, "draft_no": 0, "branches": {}}
 
     # ---- research: one branch per question, in parallel (the graph sends one per question) ----------

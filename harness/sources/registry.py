@@ -122,7 +122,11 @@ class SourceRegistry:
         tool: str = "search",
         query: str | None = None,
         question_id: str | None = None,
+        retrieved_at: str | None = None,
+        web: dict[str, Any] | None = None,
     ) -> Registered:
+        """Register one document. A web source passes `web`, its provenance (`sources/web/tools.web_provenance`),
+        and `retrieved_at`, when the page was downloaded (earlier than now when it came from the page cache)."""
         if (url is None) == (path is None):
             raise ValueError("register needs exactly one of url= or path=")
         key = locator_key(url=url, path=path, corpus=corpus)
@@ -144,13 +148,15 @@ class SourceRegistry:
                 kind = self.rules.kind_for(path=record["path"])
             if corpus is not None:
                 record["corpus"] = corpus
+            if web is not None:
+                record["web"] = web
             flags = find_injections(text)
             if repeats_flagged(title, text, flags):
                 title = ""  # a title never repeats instruction-like text: the locator stands in for it
             record.update(
                 {
                     "title": title or (url or path or sid),
-                    "retrieved_at": now_iso(),
+                    "retrieved_at": retrieved_at or now_iso(),
                     "sha256": digest,
                     "size": len(text),
                     "kind": kind,

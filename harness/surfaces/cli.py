@@ -81,9 +81,21 @@ def _run_dir(path: Path) -> Path:
 def validate(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON report instead of lines."),
+    export_file: Path | None = typer.Option(
+        None, "--export", help="Check instead that this exported file (.md/.html/.pdf/.docx) matches the run."
+    ),
 ) -> None:
     """Run every schema and integrity check on a workspace; exit 0 when clean, 1 otherwise."""
     run_dir = _run_dir(run_dir)
+    if export_file is not None:
+        from harness.surfaces.export import check_export
+
+        found = check_export(run_dir, export_file)
+        if as_json:
+            print(json.dumps({"path": str(export_file), "run": str(run_dir), "ok": not found, "problems": found}))
+        else:
+            print("\n".join(found) or f"{export_file}: matches {run_dir}")
+        raise typer.Exit(0 if not found else 1)
     problems = validate_workspace(run_dir)
     if as_json:
         print(
@@ -251,12 +263,31 @@ def run(
     web: bool | None = typer.Option(
         None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
     ),
+    web_allow_private: bool | None = typer.Option(
+        None,
+        "--web-allow-private",
+        help="Let pages and redirects point at private, loopback and link-local addresses (intranets, tests).",
+    ),
+    web_ignore_robots: bool | None = typer.Option(
+        None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
+    ),
+    search: str | None = typer.Option(
+        None, "--search", help="Web search provider: ddgs (default, no key), tavily, exa, brave, searxng, gemini."
+    ),
+    search_url: str | None = typer.Option(
+        None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
+    ),
+    language: str | None = typer.Option(
+        None,
+        "--language",
+        help="Report language code (en, fr, pt-BR, ...): llm roles write plan, claims and prose in it.",
+    ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
 ) -> None:
     """Start a run: plan, research, analyze, write and review; prints where the final report is."""
-    from harness.orchestrator.config import build_config
+    from harness.orchestrator.config import build_config, offline_language_note
     from harness.orchestrator.lifecycle import start_run
     from harness.surfaces.interactive import TerminalApprover
 
@@ -275,15 +306,52 @@ def run(
         budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
         require_final_approval=require_final_approval,
         web=web,
+        web_allow_private=web_allow_private,
+        web_robots=None if web_ignore_robots is None else not web_ignore_robots,
+        search=search,
+        search_url=search_url,
+        language=language,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
+    if (note := offline_language_note(cfg)) and not quiet:
+        err.print(note)
     display = _display(quiet, as_json)
     approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
     try:
         result = start_run(
             cfg, approver=approver, events=display, on_created=display.attach, checkpoint_db=checkpoint_db
         )
+    finally:
+        display.close()
+    _finish(result, as_json)
+
+
+@app.command()
+def ask(
+    run_dir: Path = typer.Argument(..., help="The run to follow up (its folder)."),
+    question: str = typer.Argument(..., help="The follow-up question."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking."),
+    runs_dir: str | None = typer.Option(
+        None, "--runs-dir", help="Where the new run goes (default: next to the parent)."
+    ),
+    quiet: Quiet = False,
+    as_json: JsonEvents = False,
+) -> None:
+    """Start a follow-up run that begins with the parent's sources and cards and researches only what is new."""
+    from harness.orchestrator.config import offline_language_note
+    from harness.orchestrator.followup import followup_config
+    from harness.orchestrator.lifecycle import start_run
+    from harness.surfaces.interactive import TerminalApprover
+
+    run_dir = _run_dir(run_dir)
+    cfg = followup_config(run_dir, question, yes=yes, runs_dir=runs_dir)
+    if (note := offline_language_note(cfg)) and not quiet:
+        err.print(note)
+    display = _display(quiet, as_json)
+    approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
+    try:
+        result = start_run(cfg, approver=approver, events=display, on_created=display.attach, parent=run_dir)
     finally:
         display.close()
     _finish(result, as_json)
@@ -377,6 +445,37 @@ def view(
     from harness.surfaces.viewer import view_command
 
     raise typer.Exit(view_command(_run_dir(run_dir), serve, port))
+
+
+@app.command()
+def serve(
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="The runs folder the app lists and starts runs in."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on; any other than 127.0.0.1 needs the printed token."
+    ),
+    port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free port)."),
+    corpus_root: list[str] = typer.Option(
+        [],
+        "--corpus-root",
+        help="A folder a corpus may come from, or python-docs (repeatable; default: . and python-docs).",
+    ),
+) -> None:
+    """Serve a local web app to launch, steer and audit runs (the JSON API under it is in the README)."""
+    from harness.surfaces.serve import serve_command
+
+    raise typer.Exit(serve_command(runs_dir, host, port, corpus_root or None))
+
+
+@app.command()
+def export(
+    run_dir: Path = typer.Argument(..., help="The run workspace folder (a completed run)."),
+    fmt: str = typer.Option(..., "--format", help="pdf, docx, html or md."),
+    out_file: Path | None = typer.Option(None, "--out", help="The file to write (default ./<run_id>.<format>)."),
+) -> None:
+    """Export the final report with its evidence and sources as an appendix; the file records the run and draft."""
+    from harness.surfaces.export import export_run
+
+    out.print(f"exported: {export_run(_run_dir(run_dir), fmt, out_file)}")
 
 
 @app.command(name="eval")

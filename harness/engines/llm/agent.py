@@ -49,6 +49,7 @@ from harness.engines.llm.middleware import (
     WorkspaceWriteGuard,
     budgeted_summarization,
     malformed_sentence,
+    shorten_old_results,
 )
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
@@ -249,6 +250,7 @@ class DeepAgentRole:
             filesystem,
             NoSubagents(),
             budgeted_summarization(self.model, backend),
+            shorten_old_results(),  # before the budget guard: a call is estimated and charged as it is sent
             ToolAllowlist(self.offered_tools(), spec.role),
             ToolCallCheck(offered, self.malformed_bound(), spec.role),  # before any guard sees a call's arguments
             WorkspaceWriteGuard(),

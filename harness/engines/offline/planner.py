@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from harness.contract.layout import PLAN
+from harness.contract.search import CORPUS, WEB
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -83,7 +84,23 @@ def _terms(*words: str) -> list[str]:
     return [w for w in dict.fromkeys(w.strip() for w in words) if w]
 
 
-def make_plan(question: str) -> dict:
+def _carried(parent_questions: list[dict], questions: list[dict]) -> list[dict]:
+    """A follow-up keeps its parent's research questions (ids and texts) first; its own come after, minus repeats."""
+    kept = [
+        {
+            "id": q["id"],
+            "text": q["text"],
+            "critical": True,
+            "criteria": [],
+            "search_terms": _terms(q["text"].rstrip("?")),
+        }
+        for q in parent_questions
+    ]
+    seen = {q["text"].strip().lower() for q in kept}
+    return kept + [q for q in questions if q["text"].strip().lower() not in seen]
+
+
+def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,), parent_questions: list[dict] | None = None) -> dict:
     candidates = candidates_in(question)
     comparing = len(candidates) >= 2 and bool(_COMPARE.search(question))
     criteria = criteria_in(question, candidates) if comparing else []
@@ -110,16 +127,20 @@ def make_plan(question: str) -> dict:
             }
         )
         deliverable = f"Answer the question: {question.strip()}"
+    if parent_questions:
+        questions = _carried(parent_questions, questions)
     plan_questions = []
-    for i, q in enumerate(questions, start=1):
+    taken = {q["id"] for q in questions if q.get("id")}
+    fresh = (f"Q{i}" for i in range(1, 10_000) if f"Q{i}" not in taken)
+    for q in questions:
         plan_questions.append(
             {
-                "id": f"Q{i}",
+                "id": q.get("id") or next(fresh),
                 "text": q["text"],
                 "kind": "research",
                 "critical": q["critical"],
                 "criteria": q["criteria"],
-                "allowed_sources": ["corpus"],
+                "allowed_sources": list(sources),
                 "allowed_domains": [],
                 "blocked_domains": [],
                 "search_terms": q["search_terms"],
@@ -128,7 +149,7 @@ def make_plan(question: str) -> dict:
         )
     plan_questions.append(
         {
-            "id": f"Q{len(plan_questions) + 1}",
+            "id": next(fresh),
             "text": deliverable,
             "kind": "deliverable",
             "critical": True,
@@ -153,7 +174,7 @@ def make_plan(question: str) -> dict:
     }
 
 
-def refine(plan: dict, feedback: str) -> dict:
+def refine(plan: dict, feedback: str, sources: tuple[str, ...] = (CORPUS,)) -> dict:
     """Add one research question per 'cover X' in the feedback, tagged NEW; renumber the deliverable last."""
     additions = [_clean(m.group(1)) for m in _ALSO.finditer(feedback)] or [_clean(feedback)]
     research = [dict(q, tag=None) for q in plan["questions"] if q["kind"] == "research"]
@@ -170,7 +191,7 @@ def refine(plan: dict, feedback: str) -> dict:
                 "kind": "research",
                 "critical": False,
                 "criteria": plan.get("criteria", []),
-                "allowed_sources": ["corpus"],
+                "allowed_sources": list(sources),
                 "allowed_domains": [],
                 "blocked_domains": [],
                 "search_terms": [topic],
@@ -209,10 +230,11 @@ class OfflinePlanner:
 
     def run(self, brief: Brief, ctx) -> AgentResult:
         question = brief.facts.get("question") or brief.task
+        sources = (CORPUS, WEB) if brief.facts.get("web") == "on" else (CORPUS,)  # --web: the web for every question
         if brief.feedback and ctx.exists(PLAN):
-            plan = refine(ctx.read_json(PLAN), brief.feedback)
+            plan = refine(ctx.read_json(PLAN), brief.feedback, sources)
         else:
-            plan = make_plan(question)
+            plan = make_plan(question, sources, brief.facts.get("parent_questions"))
         ctx.write(PLAN, plan)
         n = sum(q["kind"] == "research" for q in plan["questions"])
         return AgentResult("completed", f"plan revision {plan['revision']} with {n} research question(s)")

@@ -28,6 +28,7 @@ from harness.contract.layout import (
     numbered,
     snapshot_path,
 )
+from harness.orchestrator.followup import children_of
 from harness.surfaces.summary import summarize
 from harness.workspace.reader import RunReader
 
@@ -139,6 +140,16 @@ def collect(root: Path | str) -> dict[str, Any]:
         "final_report": reader.read_text(FINAL_REPORT),
         "metrics": reader.read_json(METRICS),
         "readme": reader.read_text(README),
+        "lineage": _lineage(Path(root), run),
+    }
+
+
+def _lineage(root: Path, run: dict[str, Any]) -> dict[str, Any]:
+    """The run this one follows up (run.json's `parent`) and its follow-ups (found next to it)."""
+    parent = run.get("parent") if isinstance(run.get("parent"), dict) else None
+    return {
+        "parent": {"run_id": parent.get("run_id"), "question": parent.get("question")} if parent else None,
+        "children": [{"run_id": c["run_id"], "question": c["question"]} for c in children_of(root)],
     }
 
 

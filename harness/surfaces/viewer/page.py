@@ -137,6 +137,27 @@ def _tile(label: str, value: Any, *notes: Any) -> Markup:
     )
 
 
+def _run_link(run: dict[str, Any]) -> Markup:
+    """A sibling run's viewer (runs live side by side in one runs folder), with its question."""
+    return join([el("a", el("code", run["run_id"]), href=f"../{run['run_id']}/index.html"), " ", run["question"] or ""])
+
+
+def _lineage(lineage: dict[str, Any]) -> Markup | None:
+    rows = []
+    if lineage.get("parent"):
+        rows.append(el("div", "Follows up: ", _run_link(lineage["parent"]), class_="lineage-parent"))
+    if lineage.get("children"):
+        rows.append(
+            el(
+                "div",
+                "Follow-ups: ",
+                join([_run_link(c) for c in lineage["children"]], " · "),
+                class_="lineage-children",
+            )
+        )
+    return el("div", rows, class_="lineage") if rows else None
+
+
 def header(data: dict[str, Any]) -> Markup:
     s = data["summary"]
     plan, src, claims = s["plan"], s["sources"], s["claims"]
@@ -199,6 +220,7 @@ def header(data: dict[str, Any]) -> Markup:
             class_="title-row",
         ),
         el("h1", s["question"] or ""),
+        _lineage(data.get("lineage") or {}),
         el("div", tiles, class_="tiles"),
         nav,
         class_="top",

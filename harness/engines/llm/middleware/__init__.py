@@ -13,6 +13,8 @@
 - `NoSubagents`: takes the `SubAgentMiddleware` slot of a deep agent, so there is no
   `task` tool and no general-purpose subagent.
 - `budgeted_summarization`: deepagents' summarization, with its model calls charged too.
+- `shorten_old_results`: past a conversation size, earlier source-tool results (pages, search
+  hits, windows) shrink to the ids and spans they showed (langchain's context editing).
 - `ToolCallCheck`: a tool call that cannot run (arguments not JSON, unknown argument names, a
   tool that does not exist, a reply cut off at the output limit) is answered with an error
   naming what to fix, and the model asked again; a bound of its own, in a row, ends the step.
@@ -34,6 +36,7 @@ from harness.engines.llm.middleware.call_check import (
 )
 from harness.engines.llm.middleware.context_window import ContextWindowFit
 from harness.engines.llm.middleware.no_subagents import NoSubagents
+from harness.engines.llm.middleware.old_results import shorten_old_results
 from harness.engines.llm.middleware.provider_retry import ProviderRetry
 from harness.engines.llm.middleware.summarization import budgeted_summarization
 from harness.engines.llm.middleware.tool_allowlist import ToolAllowlist
@@ -55,4 +58,5 @@ __all__ = [
     "budgeted_summarization",
     "estimate_tokens",
     "last_call_notice",
+    "shorten_old_results",
 ]

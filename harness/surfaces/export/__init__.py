@@ -1,0 +1,115 @@
+"""`research export` and `research validate --export`: a completed run as a file people can share.
+
+`export_run` writes the run's standalone report (`content.py`) as Markdown, HTML, PDF (`pdf.py`) or
+Word (`word.py`), atomically. `check_export` rebuilds what the file should hold from the run and
+compares: Markdown and HTML byte for byte, Word paragraph by paragraph (table cells included) with
+its core properties, PDF by its extracted text and its metadata. An edited export, or an export of
+another run or of an earlier draft, is reported with one line per difference found.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Literal, get_args
+
+from harness.errors import UsageError
+from harness.surfaces.export.content import ExportContent, export_content
+from harness.workspace.atomic import atomic_write
+
+Format = Literal["pdf", "docx", "html", "md"]
+FORMATS: tuple[str, ...] = get_args(Format)
+
+
+def _render(content: ExportContent, fmt: str) -> bytes:
+    if fmt == "md":
+        return content.md_file().encode("utf-8")
+    if fmt == "html":
+        return content.html_file().encode("utf-8")
+    try:
+        if fmt == "pdf":
+            from harness.surfaces.export.pdf import render_pdf
+
+            return render_pdf(content)
+        from harness.surfaces.export.word import render_docx
+    except ImportError as exc:
+        raise UsageError(
+            f"--format {fmt} needs the 'export' extra ({exc.name} is missing): pip install 'research-harness[export]'"
+        ) from None
+    return render_docx(content)
+
+
+def _format_of(path: Path, fmt: str | None) -> str:
+    fmt = fmt or path.suffix.lstrip(".").lower()
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt or '(none)'}: choose one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def export_run(run_dir: Path | str, fmt: str, out: Path | None = None) -> Path:
+    """Write the export of a completed run; returns its path (default ./<run_id>.<fmt>)."""
+    fmt = _format_of(Path(f"x.{fmt}"), fmt)
+    content = export_content(run_dir)
+    path = out or Path(f"{content.provenance.run_id}.{fmt}")
+    data = _render(content, fmt)
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        raise UsageError(f"--out {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def _first_difference(got: list[str], want: list[str], what: str) -> list[str]:
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=want, b=got, autojunk=False).get_opcodes():
+        if op != "equal":
+            shown = (got[j1:j2] or ["(nothing)"])[0][:80]
+            expected = (want[i1:i2] or ["(nothing)"])[0][:80]
+            return [f"{what} {i1 + 1} differs from the run: has {shown!r}, the run gives {expected!r}"]
+    return []
+
+
+def check_export(run_dir: Path | str, file: Path) -> list[str]:
+    """What is wrong with `file` as an export of the run (empty when it matches)."""
+    fmt = _format_of(file, None)
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--export {file}: {exc.strerror or exc}") from None
+    content = export_content(run_dir)
+    want = content.provenance.fields()
+    if fmt in ("md", "html"):
+        expected = _render(content, fmt).decode("utf-8")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return [f"{file}: not UTF-8 text"]
+        if text == expected:
+            return []
+        problems = [f"{file}: does not record run {want['run_id']}"] if want["run_id"] not in text else []
+        if want["draft_sha256"] not in text:
+            problems.append(f"{file}: does not record the sha256 of {want['draft']} ({want['draft_sha256'][:12]}…)")
+        return problems + [f"{file}: " + p for p in _first_difference(text.splitlines(), expected.splitlines(), "line")]
+    if fmt == "docx":
+        from harness.surfaces.export.word import docx_provenance, docx_text
+
+        try:
+            got_meta, got_text = docx_provenance(data), docx_text(data)
+        except Exception as exc:  # python-docx raises several types for a file that is not a .docx
+            return [f"{file}: not a readable .docx ({type(exc).__name__})"]
+        want_text = docx_text(_render(content, fmt))
+        what = "paragraph"
+    else:
+        from harness.surfaces.export.pdf import pdf_provenance, pdf_text
+
+        try:
+            got_meta, got_text = pdf_provenance(data), pdf_text(data).split(" ")
+        except Exception as exc:  # pypdf raises several types for a file that is not a PDF
+            return [f"{file}: not a readable PDF ({type(exc).__name__})"]
+        want_text = pdf_text(_render(content, fmt)).split(" ")
+        what = "word"
+    problems = [
+        f"{file}: records {key} {got_meta.get(key)!r}, the run gives {value!r}"
+        for key, value in want.items()
+        if got_meta.get(key) != value
+    ]
+    return problems + [f"{file}: " + p for p in _first_difference(got_text, want_text, what)]
