@@ -16,16 +16,18 @@ final report is scored as the data README says:
 
 A run that ends without a report scores as a report that cites nothing.
 
-This copy of the sample often lacks a gold paragraph from a question's context (the README's
-"2 gold and 8 distractors" holds for about a third of the questions), so the script also prints
-the *ceiling* of each figure (what a perfect reader of the same corpus would score) and the
-figures over the *complete* questions, those whose gold paragraphs are all in the corpus.
+The script also prints the *ceiling* of each figure (what a perfect reader of the same corpus would
+score) and the figures over the *complete* questions, those whose gold paragraphs are all in the
+corpus (every question of the replaced 1,086-question file is complete).
 
-The slices used in bench/README.md: tuning = `--start 0 --n 246`, held-out = `--start 246 --n 246`.
+Parts (bench/README.md, issue 23): `--split tune` or `--split untuned` picks the questions of
+`bench/hotpot_split.json`, a fixed-seed random split of the file made once; `--start`/`--n` then
+slice that part (in file order).
 
 Usage:
     .venv/bin/python bench/bench_hotpot.py --start 0 --n 40
-    .venv/bin/python bench/bench_hotpot.py --start 0 --n 246 --workers 2 --json /tmp/tune.json
+    .venv/bin/python bench/bench_hotpot.py --split tune --n 40
+    .venv/bin/python bench/bench_hotpot.py --split untuned --n 543 --workers 2 --json /tmp/untuned.json
 """
 
 from __future__ import annotations
@@ -42,7 +44,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "data" / "hotpotqa-dev-sample.jsonl"
+# ../shared/data from the main checkout, or from a worktree two levels down (/work/wt/NAME).
+DATA = next(
+    (p for p in (HERE.parents[i] / "shared" / "data" / "hotpotqa-dev-sample.jsonl" for i in (1, 2)) if p.is_file()),
+    HERE.parent.parent / "shared" / "data" / "hotpotqa-dev-sample.jsonl",
+)
+SPLIT = HERE / "hotpot_split.json"
 FIGURES = ("answer_in_body", "any_gold_cited", "every_gold_cited", "citation_precision", "sp_f1")
 
 
@@ -200,6 +207,9 @@ def print_table(results: list[dict]) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--data", type=Path, default=DATA, help="HotpotQA jsonl (default: ../shared/data sample)")
+    ap.add_argument(
+        "--split", choices=("all", "tune", "untuned"), default="all", help="part of bench/hotpot_split.json"
+    )
     ap.add_argument("--start", type=int, default=0, help="first question (0-based)")
     ap.add_argument("--n", type=int, default=40, help="number of questions")
     ap.add_argument("--workers", type=int, default=1, help="processes (each runs questions one at a time)")
@@ -213,6 +223,9 @@ def main(argv=None) -> int:
         print("bench_hotpot: --start must be >= 0 and --n >= 1", file=sys.stderr)
         return 2
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.split != "all":
+        part = set(json.loads(SPLIT.read_text(encoding="utf-8"))[args.split])
+        rows = [row for row in rows if row["_id"] in part]
     rows = rows[args.start : args.start + args.n]
     if not rows:
         print(f"bench_hotpot: --start {args.start} is past the end of {args.data}", file=sys.stderr)
@@ -224,7 +237,7 @@ def main(argv=None) -> int:
             results = list(pool.map(run_one, rows, [args.keep] * len(rows), chunksize=4))
     else:
         results = [run_one(row, args.keep) for row in rows]
-    print(f"HotpotQA questions {args.start}..{args.start + len(rows) - 1} of {args.data.name}")
+    print(f"HotpotQA questions {args.start}..{args.start + len(rows) - 1} of {args.data.name} (part: {args.split})")
     print_table(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")

@@ -10,8 +10,13 @@ Runs each question of `bench/pythondocs_questions.json` (or `--questions`) offli
 - self-citations: reports citing the harness's own package description (the distribution that
   ships the `harness` package), which is not documentation of Python.
 
+`--split tune|test` runs one half of a set whose questions carry a `split` field
+(`pythondocs_questions_v2.json`, the default: 104 questions split once at random).
+
 Usage:
-    .venv/bin/python bench/bench_pythondocs.py
+    .venv/bin/python bench/bench_pythondocs.py --split tune
+    .venv/bin/python bench/bench_pythondocs.py --split test --workers 2
+    .venv/bin/python bench/bench_pythondocs.py --questions bench/pythondocs_questions.json
     .venv/bin/python bench/bench_pythondocs.py --json /tmp/pydocs.json --keep /tmp/pydocs-runs
 """
 
@@ -28,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_hotpot import body_of  # noqa: E402  (the same report body as the HotpotQA benchmark)
 
 HERE = Path(__file__).resolve().parent
-QUESTIONS = HERE / "pythondocs_questions.json"
+QUESTIONS = HERE / "pythondocs_questions_v2.json"
 
 
 def own_distributions() -> set[str]:
@@ -57,15 +62,16 @@ def cited_documents(run_dir: Path) -> set[str]:
     return paths
 
 
-def run_one(item: dict, runs_dir: Path, own: set[str]) -> dict:
+def run_one(item: dict, runs_dir: Path, own: set[str], corpus: str = "python-docs") -> dict:
     import harness
 
-    result = harness.run(item["question"], corpus="python-docs", runs_dir=runs_dir, yes=True)
+    result = harness.run(item["question"], corpus=corpus, runs_dir=runs_dir, yes=True)
     report = result.run_dir / "final-report.md"
     completed = result.status == "completed" and report.is_file()
     body = body_of(report.read_text(encoding="utf-8")).lower() if completed else ""
     cited = cited_documents(result.run_dir) if completed else set()
     gold = set(item["gold"])
+    body = " ".join(body.split())
     return {
         "question": item["question"],
         "status": result.status,
@@ -81,6 +87,11 @@ def run_one(item: dict, runs_dir: Path, own: set[str]) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--questions", type=Path, default=QUESTIONS, help="question set (JSON)")
+    ap.add_argument("--split", choices=("all", "tune", "test"), default="all", help="questions of this split only")
+    ap.add_argument("--start", type=int, default=0, help="first question (0-based) of the selection")
+    ap.add_argument("--n", type=int, default=0, help="number of questions (0: all)")
+    ap.add_argument("--workers", type=int, default=1, help="processes")
+    ap.add_argument("--corpus", default="python-docs", help="python-docs (default) or python-docs+packages")
     ap.add_argument("--json", type=Path, help="write per-question scores here")
     ap.add_argument("--keep", type=Path, help="keep the run folders under this folder")
     args = ap.parse_args(argv)
@@ -89,19 +100,42 @@ def main(argv=None) -> int:
     except (OSError, ValueError, KeyError) as exc:
         print(f"bench_pythondocs: --questions: {args.questions}: {exc}", file=sys.stderr)
         return 2
+    if args.split != "all":
+        items = [item for item in items if item.get("split") == args.split]
+    items = items[args.start : args.start + args.n] if args.n else items[args.start :]
+    if not items:
+        print("bench_pythondocs: no question selected", file=sys.stderr)
+        return 2
     own = own_distributions()
     with tempfile.TemporaryDirectory(prefix="pydocs-") as tmp:
         runs_dir = args.keep or Path(tmp)
-        results = [run_one(item, runs_dir, own) for item in items]
+        if args.workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(args.workers) as pool:
+                n = len(items)
+                results = list(pool.map(run_one, items, [runs_dir] * n, [own] * n, [args.corpus] * n))
+        else:
+            results = [run_one(item, runs_dir, own, args.corpus) for item in items]
     n = len(results)
-    print(f"python-docs questions: {n} ({args.questions.name})")
-    print("| figure | value |")
-    print("| --- | ---: |")
-    print(f"| gold document cited | {sum(r['gold_cited'] for r in results) / n:.2f} |")
-    print(f"| citation precision | {sum(r['citation_precision'] for r in results) / n:.2f} |")
-    print(f"| answer key phrase in body | {sum(r['answer_in_body'] for r in results) / n:.2f} |")
-    print(f"| self-citations (reports) | {sum(r['self_citation'] for r in results)} |")
-    print(f"| completed | {sum(r['status'] == 'completed' for r in results)} of {n} |")
+    print(f"python-docs questions: {n} ({args.questions.name}, split {args.split}, corpus {args.corpus})")
+    for r, item in zip(results, items):
+        r["split"] = item.get("split", "")
+    groups = [("all", results)] + [
+        (name, [r for r in results if r["split"] == name]) for name in ("tune", "test") if args.split == "all"
+    ]
+    groups = [(name, rs) for name, rs in groups if rs]
+    print("| figure | " + " | ".join(f"{name} (n={len(rs)})" for name, rs in groups) + " |")
+    print("| --- |" + " ---: |" * len(groups))
+    rows = [
+        ("gold document cited", lambda rs: f"{sum(r['gold_cited'] for r in rs) / len(rs):.2f}"),
+        ("citation precision", lambda rs: f"{sum(r['citation_precision'] for r in rs) / len(rs):.2f}"),
+        ("answer key phrase in body", lambda rs: f"{sum(r['answer_in_body'] for r in rs) / len(rs):.2f}"),
+        ("self-citations (reports)", lambda rs: str(sum(r["self_citation"] for r in rs))),
+        ("completed", lambda rs: f"{sum(r['status'] == 'completed' for r in rs)} of {len(rs)}"),
+    ]
+    for label, fn in rows:
+        print(f"| {label} | " + " | ".join(fn(rs) for _, rs in groups) + " |")
     for r in results:
         if not r["gold_cited"] or r["self_citation"]:
             print(f"  missed: {r['question']} -> {', '.join(r['cited']) or 'nothing cited'} ({r['status']})")

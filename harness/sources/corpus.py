@@ -19,7 +19,8 @@ from harness.errors import UsageError
 from harness.sources.cache import cache_dir
 from harness.sources.extract import EXTRACTOR_VERSION, Unreadable, extract
 
-BUILTIN = ("python-docs",)
+PYTHON_DOCS, PYTHON_DOCS_PACKAGES = "python-docs", "python-docs+packages"
+BUILTIN = (PYTHON_DOCS, PYTHON_DOCS_PACKAGES)  # the second adds installed distributions' descriptions
 PASSAGE_TARGET = 900  # characters; paragraphs are packed up to about this size
 PASSAGE_MAX = 1600
 
@@ -157,11 +158,12 @@ def load_folder(folder: Path, warn=None) -> Corpus:
     return Corpus(folder.resolve().name, docs, skipped, duplicates)
 
 
-def load_python_docs() -> Corpus:
-    """The built-in corpus: this Python's documentation and installed packages' descriptions, cached."""
+def load_python_docs(packages: bool = False) -> Corpus:
+    """The built-in corpus, cached: this Python's documentation, and installed distributions' descriptions only
+    when `packages` is asked for (`python-docs+packages`)."""
     from harness.sources.pythondocs import python_docs_documents, python_docs_fingerprint
 
-    cached = cache_dir("python-docs") / f"{python_docs_fingerprint()}.json"
+    cached = cache_dir("python-docs") / f"{python_docs_fingerprint(packages)}.json"
     rows = None
     if cached.is_file():
         try:
@@ -169,7 +171,7 @@ def load_python_docs() -> Corpus:
         except (OSError, ValueError):
             rows = None
     if rows is None:
-        rows = [list(r) for r in python_docs_documents()]
+        rows = [list(r) for r in python_docs_documents(packages)]
         tmp = cached.with_name(f"{cached.name}.{os.getpid()}-{threading.get_ident()}.tmp")  # writers never share it
         tmp.write_text(json.dumps(rows), encoding="utf-8")
         tmp.replace(cached)
@@ -181,11 +183,11 @@ def load_python_docs() -> Corpus:
             continue
         seen.add(digest)
         docs.append(Document(path, title, text, digest))
-    return Corpus("python-docs", docs, [], duplicates)
+    return Corpus(PYTHON_DOCS_PACKAGES if packages else PYTHON_DOCS, docs, [], duplicates)
 
 
 def load_corpus(spec: str | Path, warn=None) -> Corpus:
-    """`python-docs` or a folder path."""
+    """`python-docs`, `python-docs+packages` or a folder path."""
     if str(spec) in BUILTIN:
-        return load_python_docs()
+        return load_python_docs(packages=str(spec) == PYTHON_DOCS_PACKAGES)
     return load_folder(Path(spec), warn=warn)

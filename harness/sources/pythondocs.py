@@ -1,11 +1,15 @@
-"""The built-in `python-docs` corpus: real documents that exist on every install, with no network.
+"""The built-in `python-docs` corpus: the Python documentation, the same on every machine with the same Python.
 
-Three kinds of document, all read from what the running interpreter already ships:
+Two kinds of document, read from what the running interpreter itself ships (never from what
+`pip install` added, so the same question cites the same documents on every machine):
 
 * `topics/<key>`        the language-reference topics bundled for `help()` (`pydoc_data.topics`);
 * `stdlib/<module>`     each standard-library module's docstring plus its public classes,
                         functions and methods (signature line, then docstring), read with `ast`
-                        from the source files so that no module is ever imported or run;
+                        from the source files so that no module is ever imported or run.
+
+`python-docs+packages` (an explicit choice, never the default) adds a third kind:
+
 * `dist/<name>`         what each installed distribution's description says to its users: its
                         Summary line and README, without the sections about installing, building,
                         testing or contributing to it, its change log, licence and sponsors, and
@@ -43,18 +47,20 @@ _SKIP_DIRS = frozenset({"test", "tests", "idlelib", "lib2to3", "turtledemo", "__
 _PRIVATE_KEPT = frozenset({"__future__"})
 
 
-def python_docs_documents() -> list[Document]:
-    """Every document of the corpus, sorted by path; the same environment always gives the same list."""
+def python_docs_documents(packages: bool = False) -> list[Document]:
+    """Every document of the corpus, sorted by path: the language reference and the standard library, plus the
+    installed distributions' descriptions only when `packages` is asked for. The same Python always gives the
+    same list (without `packages`, whatever else is installed)."""
     docs: dict[str, Document] = {}
-    for doc in (*_topic_documents(), *_stdlib_documents(), *_dist_documents()):
+    for doc in (*_topic_documents(), *_stdlib_documents(), *(_dist_documents() if packages else ())):
         docs.setdefault(doc[0], doc)
     return [docs[path] for path in sorted(docs)]
 
 
-def python_docs_fingerprint() -> str:
+def python_docs_fingerprint(packages: bool = False) -> str:
     """A hash of everything the corpus is built from: rebuild the cached corpus when it changes."""
-    dists = sorted(f"{name}=={version}" for name, version, _ in _distributions())
-    parts = [f"format={_FORMAT_VERSION}", sys.version, _stdlib_dir(), *dists]
+    dists = sorted(f"{name}=={version}" for name, version, _ in _distributions()) if packages else []
+    parts = [f"format={_FORMAT_VERSION}", f"packages={packages}", sys.version, _stdlib_dir(), *dists]
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 

@@ -226,7 +226,9 @@ def _finish(result, as_json: bool = False) -> None:
 def run(
     question: str = typer.Argument(..., help="The research question."),
     corpus: str | None = typer.Option(
-        None, "--corpus", help="Folder of .md/.txt/.html/.pdf files, or 'python-docs' (built-in, the default)."
+        None,
+        "--corpus",
+        help="Folder of .md/.txt/.html/.pdf files, 'python-docs' (built-in, the default: the language reference and the standard library) or 'python-docs+packages' (also installed distributions' descriptions).",
     ),
     runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where run workspaces are created (default ./runs)."),
     engine: str | None = typer.Option(

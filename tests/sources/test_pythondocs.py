@@ -1,7 +1,11 @@
-"""The built-in python-docs corpus: real content, deterministic, and built without importing anything."""
+"""The built-in python-docs corpus: real content, deterministic, built without importing anything, and the same
+whatever extra distributions are installed (those only with `python-docs+packages`)."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +25,25 @@ def docs() -> list[tuple[str, str, str]]:
 @pytest.fixture(scope="module")
 def by_path(docs) -> dict[str, tuple[str, str]]:
     return {path: (title, text) for path, title, text in docs}
+
+
+@pytest.fixture(scope="module")
+def with_packages() -> dict[str, tuple[str, str]]:
+    return {path: (title, text) for path, title, text in python_docs_documents(packages=True)}
+
+
+def fake_distribution(folder: Path, name: str = "fake_extra") -> Path:
+    """A distribution as pip leaves it on sys.path: a `.dist-info` folder with METADATA and a README body."""
+    info = folder / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nSummary: asyncio TaskGroup and gather helpers\n\n"
+        "# fake extra\n\nThe fake extra package says how asyncio.TaskGroup and asyncio.gather differ in error "
+        "handling and cancellation: a TaskGroup cancels every remaining task when one task raises an error, and "
+        "gather with return_exceptions keeps the other tasks running after an error.\n",
+        encoding="utf-8",
+    )
+    return folder
 
 
 def test_shape_sorted_and_unique(docs):
@@ -65,7 +88,13 @@ def test_packages_and_skipped_folders(by_path):
         assert all(not p.startswith("_") for p in parts if p != "__future__"), path
 
 
-def test_installed_distributions(by_path):
+def test_the_default_corpus_holds_no_installed_distribution(by_path):
+    assert not [p for p in by_path if p.startswith("dist/")]
+    assert {p.split("/", 1)[0] for p in by_path} == {"topics", "stdlib"}
+
+
+def test_installed_distributions_only_with_packages(with_packages):
+    by_path = with_packages
     dists = [p for p in by_path if p.startswith("dist/")]
     assert dists
     assert "dist/pytest" in by_path  # the test runner itself is always installed
@@ -94,3 +123,46 @@ def test_fingerprint_stable():
     first = python_docs_fingerprint()
     assert first == python_docs_fingerprint()
     assert len(first) == 64 and int(first, 16) >= 0
+
+
+def test_an_extra_distribution_changes_nothing_but_python_docs_plus_packages(tmp_path, monkeypatch, docs):
+    before_fingerprint = python_docs_fingerprint()
+    monkeypatch.syspath_prepend(str(fake_distribution(tmp_path / "site")))
+    assert python_docs_documents() == docs
+    assert python_docs_fingerprint() == before_fingerprint
+    assert "dist/fake-extra" in {p for p, _, _ in python_docs_documents(packages=True)}
+
+
+_VOLATILE = re.compile(r"\b(?:run-[\w-]+|\d{4}-\d\d-\d\dT[\d:.]+Z?|\d{8}T\d{6}Z?[\w-]*|S\d{3,}|src-[0-9a-f]+)\b")
+
+
+def _main_job_report(tmp_path: Path, extra_site: Path | None) -> str:
+    """The README's main job (`make run`) in a fresh interpreter with its own index cache, optionally with an extra
+    distribution on sys.path; the final report with ids and times masked."""
+    question = re.search(r"^QUESTION \?= (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1)
+    env_path = f"{extra_site}" if extra_site else ""
+    probe = (
+        "import json, sys, harness\n"
+        "r = harness.run(sys.argv[1], corpus='python-docs', runs_dir=sys.argv[2], yes=True)\n"
+        "print(json.dumps([r.status, str(r.run_dir)]))\n"
+    )
+    env = dict(os.environ, RESEARCH_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=env_path)
+    result = subprocess.run(
+        [sys.executable, "-c", probe, question, str(tmp_path / "runs")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    status, run_dir = json.loads(result.stdout.strip().splitlines()[-1])
+    assert status == "completed"
+    return _VOLATILE.sub("<id>", (Path(run_dir) / "final-report.md").read_text(encoding="utf-8"))
+
+
+def test_the_main_jobs_report_is_the_same_with_another_distribution_installed(tmp_path):
+    plain = _main_job_report(tmp_path / "a", None)
+    extra = _main_job_report(tmp_path / "b", fake_distribution(tmp_path / "site"))
+    assert "fake extra" not in extra.lower() and "fake-extra" not in extra
+    assert plain == extra

@@ -98,7 +98,7 @@ It validates every field.
 def test_python_docs_never_holds_the_harness_own_description():
     own = own_distributions()
     assert "research-harness" in own
-    paths = {path for path, _, _ in python_docs_documents()}
+    paths = {path for path, _, _ in python_docs_documents(packages=True)}
     assert not {f"dist/{name}" for name in own} & paths
     assert any(p.startswith("stdlib/asyncio") for p in paths)
 

@@ -2,8 +2,10 @@
 
 A comparison ("How do X and Y differ in A and B?", "X vs Y for A") gets one research
 question per candidate, each carrying the criteria the question names. Any other
-question becomes one research question: the question itself. A deliverable question
-closes the plan (the Writer answers it in the report's Summary, and in a comparison table).
+question becomes one research question: the question itself, searched for with what it names (code
+names, and a Python statement or keyword it asks about: "the with statement" → "with statement").
+A deliverable question closes the plan and says what the report delivers (the Writer answers in the
+report's Summary, and in a comparison table), never a copy of the question.
 Feedback on a rejected plan ("also cover Z") adds a question tagged NEW.
 """
 
@@ -13,6 +15,7 @@ import re
 
 from harness.contract.layout import PLAN
 from harness.contract.search import CORPUS, WEB
+from harness.engines.offline.ranking import keywords_named
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -80,6 +83,12 @@ def criteria_in(question: str, candidates: list[str]) -> list[str]:
     return [p for p in parts if len(p) > 2][:4]
 
 
+def _statement_query(kw: str) -> str:
+    """A search for a Python statement: its name and its grammar rules in the language reference (`if_stmt`,
+    `try1_stmt`, `lambda_expr`), since the keyword itself ("if", "with") is a stopword no index keeps."""
+    return f"{kw} statement {kw}_stmt {kw}1_stmt {kw}_expr"
+
+
 def _terms(*words: str) -> list[str]:
     return [w for w in dict.fromkeys(w.strip() for w in words) if w]
 
@@ -123,10 +132,13 @@ def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,), parent_questi
                 "text": question.strip(),
                 "critical": True,
                 "criteria": [],
-                "search_terms": _terms(question.strip().rstrip("?"), *candidates),
+                "search_terms": _terms(
+                    question.strip().rstrip("?"), *candidates, *map(_statement_query, keywords_named(question))
+                ),
             }
         )
-        deliverable = f"Answer the question: {question.strip()}"
+        # What the report delivers, not a second copy of the question: Q1 is the question itself.
+        deliverable = "A short cited answer in the Summary, quoting the documents that answer Q1."
     if parent_questions:
         questions = _carried(parent_questions, questions)
     plan_questions = []

@@ -10,11 +10,16 @@ means. Everything is lexical and deterministic:
   comparison), and whether the sentence has a phrase of that type;
 - the *named things* of a text (capitalized phrases, quoted titles, dotted code names): a
   question's named things select the documents about them, and a named thing that evidence
-  mentions but the question does not is a *bridge* the Researcher searches for next.
+  mentions but the question does not is a *bridge* the Researcher searches for next;
+- for code documentation, what a question names is also a *Python keyword* it asks about ("the
+  with statement", "yield"), matched to a title whose specific part (after its last ": ") is that
+  statement; a *module* it names as a plain word ("with gzip"); and a *code name* (`bisect.insort`,
+  `WeakValueDictionary`) that a document defines (a `class NAME` / `def NAME(` signature line).
 """
 
 from __future__ import annotations
 
+import keyword
 import math
 import re
 from dataclasses import dataclass, field
@@ -72,6 +77,88 @@ from as and or but if when while after before during since until what which who 
 was were be been also however both one two first later its also many some most other such all each no not
 between among whether""".split()
 )
+
+
+# Python keywords a question names: one followed by a word like "statement" ("the with statement", "a for loop"),
+# or, alone, one that is not also an everyday English word ("yield", "lambda", "nonlocal").
+_KEYWORDS = frozenset(kw for kw in keyword.kwlist if kw.islower())
+_KEYWORD_ALONE = frozenset({"yield", "lambda", "nonlocal", "del", "assert", "await", "async", "elif", "def"})
+_STATEMENT_WORDS = frozenset(
+    "statement statements clause clauses loop loops keyword keywords expression expressions block blocks".split()
+)
+# A code name: dotted, CamelCase inside, snake_case, or written as a call.
+_CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_\w+|\w+(?=\(\))")
+
+
+def keywords_named(question: str) -> list[str]:
+    """The Python keywords (statements) the question asks about, in order."""
+    found: list[str] = []
+    words = re.findall(r"[A-Za-z]+", question)
+    for kw, after in zip(words, [*words[1:], ""]):
+        after = after.lower()
+        if kw in _KEYWORDS and (after in _STATEMENT_WORDS or kw in _KEYWORD_ALONE) and kw not in found:
+            found.append(kw)
+    return found
+
+
+def code_names(question: str) -> list[str]:
+    """The code names the question writes (`bisect.insort`, `WeakValueDictionary`, `move_to_end`), in order."""
+    return list(dict.fromkeys(m.group(0) for m in _CODE_NAME.finditer(question)))
+
+
+def specific(title: str) -> str:
+    """The specific part of a collection's title: "Python reference: with statement" → "with statement"."""
+    return title.rsplit(": ", 1)[-1].strip()
+
+
+def keyword_title(kw: str, title: str) -> float:
+    """1 when the title's specific part is the keyword's statement ("with statement"), 0.5 when it holds the
+    keyword among other words ("With Statement Context Managers"), else 0."""
+    words = re.findall(r"[a-z]+", specific(title).lower())
+    if kw not in words:
+        return 0.0
+    return 1.0 if all(w == kw or w in _STATEMENT_WORDS for w in words) else 0.5
+
+
+def _signature_pattern(name: str) -> str:
+    name = name.removesuffix("()")
+    last = name.rsplit(".", 1)[-1]
+    owner = rf"(?:{re.escape(name.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\.)?" if "." in name else r"(?:\w+\.)?"
+    return rf"^(?:async def|def|class) {owner}{re.escape(last)}\b"
+
+
+def own_sections(text: str, names: list[str]) -> list[tuple[int, int]]:
+    """(start, end) of each named code name's own documentation in the document: from its signature line to the
+    next signature line after a blank line."""
+    out = []
+    for name in names:
+        for m in re.finditer(_signature_pattern(name), text, re.M):
+            nxt = re.compile(r"\n\n(?:async def|def|class) ").search(text, m.end())
+            out.append((m.start(), nxt.start() if nxt else len(text)))
+    return out
+
+
+def defines(text: str, name: str) -> bool:
+    """Does the document define the code name: a `class NAME`, `def NAME(` or `def Owner.NAME(` signature line?"""
+    pattern = _signature_pattern(name)
+    return re.search(pattern, text, re.M) is not None
+
+
+# Openings that point at text not shown: a connective ("For instance,", "However,") or a pronoun ("This", "It").
+_DANGLING = re.compile(
+    r"^\W*(?:for\s+(?:instance|example)|however|also|moreover|furthermore|in\s+addition|additionally|thus|therefore|"
+    r"hence|consequently|otherwise|instead|similarly|likewise|conversely|nevertheless|nonetheless|still|besides|"
+    r"then|so|but|and|or|yet|in\s+(?:this|that|such|either|both)\s+\w+|as\s+(?:such|a\s+result)|"
+    r"this|that|these|those|such|it|its|they|their|them|he|she|his|her|the\s+latter|the\s+former|"
+    r"the\s+same|finally)\b",
+    re.I,
+)
+
+
+def stands_alone(sentence: str) -> bool:
+    """Does the sentence read on its own, without the text before it? Not when it opens with a connective or a
+    pronoun that points back ("For instance, ...", "However, ...", "This ...", "It ...")."""
+    return not _DANGLING.match(sentence.strip())
 
 
 # Words a criterion is commonly discussed with (stems via content_words): "error handling" is about exceptions.
@@ -183,6 +270,9 @@ class Ask:
     kind: str
     names: list[str]
     weights: dict[str, float] = field(default_factory=dict)
+    keywords: list[str] = field(default_factory=list)  # Python statements it asks about
+    code: list[str] = field(default_factory=list)  # code names it writes
+    tokens: set[str] = field(default_factory=set)  # its identifier-like words, lower case (module names)
 
     @classmethod
     def of(cls, question: str, extra: str = "") -> Ask:
@@ -191,12 +281,15 @@ class Ask:
             content_words(question) | content_words(extra),
             answer_type(question),
             entities(question),
+            keywords=keywords_named(question),
+            code=code_names(question),
+            tokens={t.lower() for t in re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", question)},
         )
 
     def rest(self, covered: set[str]) -> Ask:
         """The question less the words `covered` (what a bridge sentence already answers): what a bridge's own
         document still has to say. Same answer type, same weights."""
-        return Ask(self.text, self.words - covered, self.kind, self.names, self.weights)
+        return Ask(self.text, self.words - covered, self.kind, self.names, self.weights, self.keywords, self.code)
 
     def weigh(self, passages: list[str]) -> None:
         """Weight each question word by its rarity among the retrieved passages (smoothed idf)."""
@@ -213,16 +306,41 @@ class Ask:
         return sum(self.weight(w) for w in self.words & words) / total if total else 0.0
 
     def titled(self, title: str, names: list[str] | None = None) -> float:
-        """How well the document's title names something the question names (or one of `names`): 0, 0.5 or 1."""
-        return max((title_match(n, title) for n in (self.names if names is None else names)), default=0.0)
+        """How well the document's title names something the question names (or one of `names`): 0, 0.5 or 1.
 
-    def score(self, sentence: str, title: str = "", *, first: bool = False, names: list[str] | None = None) -> float:
-        """How well `sentence` (from a document titled `title`) answers the question; about 0..2."""
+        Besides named things: a Python statement the question asks about ("with statement"), and a module the
+        question writes as a word ("... with gzip" ~ "...: gzip"; half, as a word like "copy" may be English)."""
+        best = max((title_match(n, title) for n in (self.names if names is None else names)), default=0.0)
+        if names is None and title:
+            best = max(best, *(keyword_title(kw, title) for kw in self.keywords), 0.0)
+            spec = specific(title).lower()
+            if re.fullmatch(r"[a-z_][\w]*(?:\.[a-z_]\w*)*", spec) and (
+                spec in self.tokens or spec.split(".")[0] in self.tokens
+            ):
+                best = max(best, 0.5)
+        return best
+
+    def named_in(self, text: str) -> float:
+        """1 when the document defines a code name the question writes (`class WeakValueDictionary`), else 0."""
+        return 1.0 if any(defines(text, n) for n in self.code) else 0.0
+
+    def score(
+        self,
+        sentence: str,
+        title: str = "",
+        *,
+        first: bool = False,
+        names: list[str] | None = None,
+        titled: float | None = None,
+    ) -> float:
+        """How well `sentence` (from a document titled `title`, which names what the question names by `titled`,
+        0..1, worked out from the title when not given) answers the question; about 0..2."""
         words = content_words(sentence)
         context = content_words(title) - words
         score = self.coverage(words) + 0.5 * self.coverage(context)
-        if title:
-            score += TITLED * self.titled(title, names)
+        if titled is None:
+            titled = self.titled(title, names) if title else 0.0
+        score += TITLED * titled
         if self.kind not in (YESNO, OTHER) and has_type(sentence, self.kind, self.text):
             score += TYPED
         if first:

@@ -26,6 +26,7 @@ already has (the run's own budget still ends the run).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -38,6 +39,8 @@ from harness.engines.offline.ranking import (
     entities,
     has_type,
     names_match,
+    own_sections,
+    stands_alone,
     title_match,
     title_words,
 )
@@ -47,6 +50,7 @@ from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.injection import flagged_spans
 from harness.sources.sentences import split_sentences
+from harness.sources.tokens import tokenize
 
 SEARCH_K = 8
 MAX_CARDS = 6
@@ -61,6 +65,12 @@ LINK = 0.3  # added to a two-document chain whose one sentence names the other's
 CHAIN_MORE = 1  # sentences of the chain's documents that join it when no link has the asked-for kind of answer
 PAIR_MIN = 0.5  # what a second document's sentence must add (against the rest of the question) to join the chain
 MIN_CHARS, MAX_CHARS = 30, 500
+RETRIEVED = (
+    0.3  # weight of a hop-1 passage's retrieval score (a share of its search's best) in its sentences' relevance
+)
+OWN = 0.4  # added to a sentence of the docstring of a code name the question writes (`OrderedDict.move_to_end`)
+DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
+LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 _CODE_START = re.compile(
     r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
@@ -94,6 +104,38 @@ def _opening_sentence(text: str) -> int:
     return -1
 
 
+def _after_signature(text: str, s: int, e: int) -> int:
+    """Where a sentence's prose starts: after a code line it was split together with (a `def f(x)` signature line
+    and the first sentence of its docstring are one "sentence" to the splitter)."""
+    nl = text.find("\n", s, e)
+    if nl < 0 or not _CODE_START.match(text[s:nl].strip()):
+        return s
+    rest = nl + 1
+    while rest < e and text[rest].isspace():
+        rest += 1
+    return rest if rest < e else s
+
+
+def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
+    """Where the card of the sentence at s..e starts: at s when it stands alone; else at the sentence before it, or
+    the one before that, the nearest one that stands alone ("For instance, ..." and "His ..." are quoted with what
+    they point back to). Only the same paragraph's unflagged prose, at most LEAD_MAX sentences and 2 × MAX_CHARS;
+    s when no such antecedent is found."""
+    if stands_alone(text[s:e]):
+        return s
+    at = bisect.bisect_left(spans, (s, e))  # the document's sentences: a passage may start at this one
+    start = s
+    for bs, be in reversed(spans[max(0, at - LEAD_MAX) : at]):
+        if "\n\n" in text[be:start] or e - bs > 2 * MAX_CHARS or not is_prose(text[bs:be]):
+            return s
+        if any(bs < fe and fs < be for fs, fe in flagged):
+            return s
+        start = bs
+        if stands_alone(text[bs:be]):
+            return start
+    return s
+
+
 def _best_per_source(ranked: list, n: int = 1) -> list:
     """The first (best) n candidates of each source, in order."""
     count: dict[str, int] = {}
@@ -109,6 +151,13 @@ def _chain_start(ranked: list) -> list:
     """Where the answer's chain starts: the best sentences of the documents titled after something the question
     names, or else the best sentence found."""
     return _best_per_source([c for c in ranked if c.titled and c.hop == 1], BRIDGE_FROM) or ranked[:1]
+
+
+def _named_best(ranked: list) -> list:
+    """The answer's one sentence: the best of the documents that best name what the question names (the `with`
+    statement's own page, the module a question names), or else the best sentence found."""
+    top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
+    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top > 0 else ranked[:1]
 
 
 def _mentions(sentence: str, title: str) -> bool:
@@ -167,7 +216,7 @@ def _chain(ranked: list, ask: Ask) -> list:
             added = rest.score(b.text, b.title, first=b.first) + LINK * linked
             if a.relevance + added > best[0]:
                 best = (a.relevance + added, added, a, b)
-    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else ranked[:1]
+    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else _named_best(ranked)
     docs = {c.source_id for c in chain}
     more: list = []
     if ask.kind not in (YESNO, OTHER) and not any(has_type(c.text, ask.kind, ask.text) for c in chain):
@@ -183,7 +232,7 @@ def _confidence(relevance: float) -> str:
     return "low"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Candidate:
     relevance: float
     rank: int  # of the passage in its search
@@ -197,7 +246,13 @@ class _Candidate:
     text: str
     bridge: str = ""
     first: bool = False  # its document's opening sentence
-    titled: bool = False  # its document is titled after something the question (or the bridge) names
+    titled: float = 0.0  # its document is titled after (or defines) something the question (or the bridge) names
+    lead: str = ""  # the sentence before it, quoted with it when it does not stand alone ("For instance, ...")
+
+    @property
+    def quote(self) -> tuple[str, int]:
+        """The card's quote and its start: the sentence, after its antecedent when it has one."""
+        return self.lead + self.text, self.start - len(self.lead)
 
     @property
     def key(self) -> tuple:
@@ -230,14 +285,21 @@ class OfflineResearcher:
                 cache[sid] = (ctx.read_text(snapshot_path(sid)), ctx.read_json(source_record_path(sid)))
             return cache[sid]
 
+        sentence_spans: dict[str, list[tuple[int, int]]] = {}
+
+        def doc_sentences(sid: str, text: str) -> list[tuple[int, int]]:
+            if sid not in sentence_spans:
+                sentence_spans[sid] = split_sentences(text)
+            return sentence_spans[sid]
+
         stopped: list[BudgetExhausted] = []
         find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
 
         def search(query: str):
             """One search. Once this step's or its role's search budget is spent, no further search is made and the
             branch goes on with the hits it has; the run's own budget still ends the run."""
-            if stopped:
-                return []
+            if stopped or not tokenize(query):
+                return []  # spent, or a query of nothing but stopwords and marks ("B.B.A" → no term): nothing to find
             try:
                 return find(query, SEARCH_K)
             except BudgetExhausted as exc:
@@ -246,10 +308,23 @@ class OfflineResearcher:
                 stopped.append(exc)
                 return []
 
-        hop1 = [(rank, hit) for query in queries for rank, hit in enumerate(search(query))]
+        hop1: list = []
+        prior: dict[tuple[str, int], float] = {}  # a passage's retrieval score, as a share of its search's best
+        for query in queries:
+            hits = search(query)
+            top = max((h.score for h in hits), default=0.0) or 1.0
+            for rank, hit in enumerate(hits):
+                hop1.append((rank, hit))
+                key = (hit.source_id, hit.start)
+                prior[key] = max(prior.get(key, 0.0), hit.score / top)
         if not hop1 and stopped:
             raise stopped[0]  # not one search made: the step ends on its limit (blocked, the limit as its reason)
-        ask.weigh([hit.text for _, hit in hop1])
+        # Rarity among the retrieved *documents*: the many passages of the one document about the question
+        # ("median" in statistics) must not make its words look common.
+        by_doc: dict[str, list[str]] = {}
+        for _, hit in hop1:
+            by_doc.setdefault(hit.source_id, []).append(hit.text)
+        ask.weigh([" ".join(texts) for texts in by_doc.values()])
         seen_spans: set[tuple[str, int]] = set()
 
         def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
@@ -259,40 +334,53 @@ class OfflineResearcher:
                 return []  # the passage is not about the question's subject
             flagged = flagged_spans(record, text)
             in_doc = subject & doc_words
+            # Its document is about what the question names: titled after it, or defining the code name it writes.
             titled = ask.titled(hit.title, [bridge] if bridge else None)
+            if not bridge:
+                titled = max(titled, ask.named_in(text))
             opening = _opening_sentence(text)
+            own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             out = []
+            spans = doc_sentences(hit.source_id, text)
             for s, e in split_sentences(text, hit.start, hit.end):
+                s = _after_signature(text, s, e)
                 if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
                     continue
                 if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
                     continue
+                seen_spans.add((hit.source_id, s))
+                # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
+                lead = _lead(text, spans, s, e, flagged)
                 words = content_words(text[s:e])
                 screen_score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
                     0.5 if subject & words else 0.25 if in_doc else 0.0
                 )
                 if screen and screen_score < MIN_SCORE and not titled:
                     continue
-                relevance = ask.score(text[s:e], hit.title, first=s == opening, names=[bridge] if bridge else None)
+                relevance = ask.score(text[s:e], hit.title, first=s == opening, titled=titled)
                 if screen:
-                    relevance += 0.5 * min(screen_score, 1.5)
+                    relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
-                seen_spans.add((hit.source_id, s))
+                if any(a <= s < b for a, b in own):
+                    relevance += OWN
+                if lead == s and not stands_alone(text[s:e]):
+                    relevance -= DANGLING  # points back at text no card can quote with it
                 out.append(
                     _Candidate(
-                        relevance,
-                        rank,
-                        hit.source_id,
-                        s,
-                        e,
-                        hit.kind,
-                        hit.title,
-                        hit.flagged,
-                        hop,
-                        text[s:e],
-                        bridge,
-                        s == opening,
-                        titled,
+                        relevance=relevance,
+                        rank=rank,
+                        source_id=hit.source_id,
+                        start=s,
+                        end=e,
+                        kind=hit.kind,
+                        title=hit.title,
+                        flagged=hit.flagged,
+                        hop=hop,
+                        text=text[s:e],
+                        bridge=bridge,
+                        first=s == opening,
+                        titled=titled,
+                        lead=text[lead:s],
                     )
                 )
             return out
@@ -373,16 +461,17 @@ class OfflineResearcher:
                 limitations.append("secondary source")
             if cand.flagged:
                 limitations.append("the source contains instruction-like text (flagged for review)")
+            quote, start = cand.quote
             matched = sorted(asked & content_words(cand.text))
             via = f" (found by searching for {cand.bridge!r}, named by hop-1 evidence)" if cand.hop == 2 else ""
             # the harness names the card and copies the quote and its span from the snapshot, as for every engine
             ctx.services.record_evidence(
                 cand.source_id,
-                cand.text,
+                quote,
                 f'"{cand.title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}{via}.',
                 "high" if cand in chain else _confidence(cand.relevance),
                 limitations,
-                hint=cand.start,
+                hint=start,
                 hop=cand.hop,
             )
             kinds.add(cand.kind)

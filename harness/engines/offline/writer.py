@@ -15,23 +15,34 @@
 
 Only the claims that carry the answer are cited, not everything retrieved. Notes and
 transitions are in italics, so they are not mistaken for facts. A plain question gets no
-section repeating the findings.
+section repeating the findings. A claim whose statement does not stand alone (it opens with
+"For instance,", "However,", "This"... pointing at text not shown) is never put in the Summary
+or a table cell (`ranking.stands_alone`).
+
+Before it submits, the Writer runs the Reviewer's own deterministic checks on its draft
+(`ctx.services.check_draft`) and drops what would fail from the place it failed in (a Summary
+sentence, a table cell whose criterion its evidence does not state), then renders again:
+an offline run never goes to review with a draft its own checks reject.
 """
 
 from __future__ import annotations
 
 import re
 
-from harness.contract.citations import format_citation
+from harness.contract.citations import format_citation, parse_citations
 from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, FAILED, TIMEOUT
-from harness.engines.offline.ranking import criterion_words
+from harness.engines.offline.ranking import criterion_words, stands_alone
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
+from harness.sources.sentences import split_sentences
 
 SUMMARY_MAX = 3
+CHECK_ROUNDS = 6  # render, check, drop what failed: at most this many times
+ANY = "*"  # in a drop set: every claim of that place
+TITLE = "# title"  # in a drop set: the report's title line
 NOT_FOUND = "*not found in the corpus*"
 _SCAFFOLD = re.compile(
     r"^(?:find what the sources say (?:about|to answer:?)|what do the sources say (?:about|on)|answer the question:?)\s+",
@@ -50,7 +61,11 @@ def _bare(statement: str) -> str:
 
 
 def _cite(statement: str, claim_id: str) -> str:
-    return f"{_bare(statement)} {format_citation([claim_id])}."
+    """The statement with its citation after each of its sentences (a quote may hold a sentence and its
+    antecedent: each one states a fact, so each one cites)."""
+    text = normalize_ws(statement)
+    parts = [text[a:b] for a, b in split_sentences(text)] or [text]
+    return " ".join(f"{_bare(p)} {format_citation([claim_id])}." for p in parts)
 
 
 def _join(items: list[str]) -> str:
@@ -103,15 +118,20 @@ class _Claims:
         hops = [self.cards[c].get("hop", 1) for c in claim["supporting_cards"] if c in self.cards]
         return min(hops) if hops else 1
 
+    def sources(self, claim: dict) -> set[str]:
+        return {self.cards[c]["source_id"] for c in claim["supporting_cards"] if c in self.cards}
+
     def strong(self, claim: dict) -> bool:
         return any(self.cards.get(c, {}).get("confidence") == "high" for c in claim["supporting_cards"])
 
 
-def answer_claims(pool: list[dict], cl: _Claims) -> list[dict]:
+def answer_claims(pool: list[dict], cl: _Claims, skip: set[str] = frozenset()) -> list[dict]:
     """The claims that carry the answer, at most SUMMARY_MAX: the best one, then the links of the answer's chain
     (claims with a high-confidence card: the best sentence of each document the question or a bridge names), one
-    per source. Hop-1 claims come first, so a bridge reads before what it led to."""
-    pool = [c for c in pool if c["status"] != "conflicted"]
+    per source; when that is one claim, the next best of its document with it. Hop-1 claims come first, so a bridge reads before what it led to. Claims in `skip`, and claims
+    whose statement does not stand alone, are left out (unless no other claim is left: then the best one)."""
+    pool = [c for c in pool if c["status"] != "conflicted" and c["claim_id"] not in skip]
+    pool = [c for c in pool if stands_alone(c["statement"])] or pool[:1]  # the best one rather than no answer
     if not pool:
         return []
     chosen = [pool[0]]
@@ -120,6 +140,10 @@ def answer_claims(pool: list[dict], cl: _Claims) -> list[dict]:
             break
         if cl.strong(c):
             chosen.append(c)
+    if len(chosen) == 1:
+        # One sentence rarely says it all: the next best claim of the same document says more of the answer.
+        more = next((c for c in pool[1:] if cl.sources(c) & cl.sources(chosen[0])), None)
+        chosen += [more] if more else []
     return sorted(chosen, key=lambda c: (cl.hop(c), pool.index(c)))
 
 
@@ -153,9 +177,10 @@ def _cell(claim: dict | None) -> str:
     return f"{text} {format_citation([claim['claim_id']])}"
 
 
-def _best_on(claims: list[dict], criterion: str | None, taken: set[str]) -> dict | None:
-    """The best verified claim mentioning the criterion (any of its words), preferring one not yet in the table."""
-    pool = [c for c in claims if c["status"] in STATABLE]
+def _best_on(claims: list[dict], criterion: str | None, taken: set[str], skip: set[str] = frozenset()) -> dict | None:
+    """The best verified claim mentioning the criterion (any of its words), preferring one not yet in the table;
+    never one in `skip` or one whose statement does not stand alone."""
+    pool = [c for c in claims if c["status"] in STATABLE and c["claim_id"] not in skip and stands_alone(c["statement"])]
     if criterion is not None:
         want = criterion_words(criterion)
         pool = [c for c in pool if want & content_words(c["statement"])]
@@ -163,14 +188,26 @@ def _best_on(claims: list[dict], criterion: str | None, taken: set[str]) -> dict
     return (fresh or pool or [None])[0]
 
 
-def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branches: dict[str, dict]) -> str:
+def render_draft(
+    plan: dict,
+    claims: list[dict],
+    cards: dict[str, dict],
+    branches: dict[str, dict],
+    drop: set[tuple[str, str]] = frozenset(),
+) -> str:
+    """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there."""
+
+    def skip(place: str) -> set[str]:
+        out = {cid for where, cid in drop if where == place}
+        return out | {c["claim_id"] for c in claims} if ANY in out else out
+
     research = [q for q in plan["questions"] if q["kind"] == "research"]
     cl = _Claims(claims, cards)
     by_q = {q["id"]: cl.usable(q["id"]) for q in research}
     candidates = candidates_of(plan)
     cited: set[str] = set()
     lines = [
-        f"# {plan['question']}",
+        f"# {'Research note on the question in plan.json' if (TITLE, ANY) in drop else plan['question']}",
         "",
         "*Written by the offline Writer from claims.json: every factual sentence quotes the evidence of the claim it "
         "cites, and only the claims that carry the answer are cited.*",
@@ -181,7 +218,7 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
     summary: list[str] = []
     if candidates:
         for q in research[:SUMMARY_MAX]:
-            best = answer_claims(by_q[q["id"]], cl)[:1]
+            best = answer_claims(by_q[q["id"]], cl, skip("Summary"))[:1]
             for c in best:
                 summary += _claim_lines(c, prefix=f"For {candidates[q['id']]}: ")
                 cited.add(c["claim_id"])
@@ -189,14 +226,17 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
         # Across questions: each question's best claim first, then each one's second best, and so on.
         pool = [c for q in research for c in by_q[q["id"]]]
         pool.sort(key=lambda c: (by_q[c["question_id"]].index(c), [q["id"] for q in research].index(c["question_id"])))
-        for c in answer_claims(pool, cl):
+        for c in answer_claims(pool, cl, skip("Summary")):
             summary += _claim_lines(c)
             cited.add(c["claim_id"])
     lines += summary or ["*No usable evidence answers the question; see Limitations.*"]
     lines.append("")
     if candidates:
-        lines += _comparison(plan, research, candidates, by_q, cited)
-    conflicted = [c for q in research for c in by_q[q["id"]] if c["status"] == "conflicted"]
+        lines += _comparison(plan, research, candidates, by_q, cited, skip)
+    disagree = skip("Where the sources disagree")
+    conflicted = [
+        c for q in research for c in by_q[q["id"]] if c["status"] == "conflicted" and c["claim_id"] not in disagree
+    ]
     if conflicted:
         lines += ["## Where the sources disagree", ""]
         for c in conflicted:
@@ -204,7 +244,7 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
             cited.add(c["claim_id"])
     if not candidates and len(research) > 1:
         for q in research:
-            extra = [c for c in answer_claims(by_q[q["id"]], cl)[:1] if c["claim_id"] not in cited]
+            extra = [c for c in answer_claims(by_q[q["id"]], cl, skip(topic(q)))[:1] if c["claim_id"] not in cited]
             if extra:
                 lines += [f"## {topic(q)}", ""]
                 for c in extra:
@@ -215,7 +255,7 @@ def render_draft(plan: dict, claims: list[dict], cards: dict[str, dict], branche
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _comparison(plan, research, candidates, by_q, cited) -> list[str]:
+def _comparison(plan, research, candidates, by_q, cited, skip) -> list[str]:
     names = [candidates[q["id"]] for q in research]
     criteria = plan.get("criteria") or []
     rows = criteria or [aspect(plan["question"], names)]
@@ -227,13 +267,16 @@ def _comparison(plan, research, candidates, by_q, cited) -> list[str]:
         cells = []
         for q in research:
             taken = {c["claim_id"] for c in by_q[q["id"]]} & cited if criteria else set()
-            claim = _best_on(by_q[q["id"]], row if criteria else None, taken)
+            dropped = skip(f"| {row}")
+            claim = None if ANY in dropped else _best_on(by_q[q["id"]], row if criteria else None, taken, dropped)
             cells.append(claim)
             (found if claim else missing).setdefault(row, []).append(candidates[q["id"]])
         if not any(cells):
             continue  # a row of nothing but "not found" states nothing; the note below says so
         out.append(f"| {row} | " + " | ".join(_cell(c) for c in cells) + " |")
         cited.update(c["claim_id"] for c in cells if c)
+    if len(out) == 4:
+        out = out[:2]  # no row states anything: no empty table, the notes below say what is missing
     out.append("")
     supported = [f"{row} for {_join(found[row])}" for row in rows if row in found]
     if supported:
@@ -283,6 +326,49 @@ def _limitations(research, by_q, claims, cited, branches) -> list[str]:
     return lines
 
 
+def place_of(draft: str, line: int) -> str:
+    """Where line `line` (1-based) of a draft is: its table row ("| criterion"), or else its section's heading."""
+    lines = draft.split("\n")
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    if text.startswith("|"):
+        return "| " + text.strip("|").split("|", 1)[0].strip()
+    heading = next((h for h in reversed(lines[: max(line, 0)]) if h.startswith("## ")), "")
+    return heading[3:].strip()
+
+
+def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
+    """(place, claim id) for each error defect the draft's checks found: the claims it names, or else those cited
+    on its line."""
+    lines = draft.split("\n")
+    out: set[tuple[str, str]] = set()
+    for d in defects:
+        line = d.get("location", {}).get("line")
+        if d.get("severity") != "error" or not isinstance(line, int) or not 0 < line <= len(lines):
+            continue
+        if lines[line - 1].startswith("# "):
+            out.add((TITLE, ANY))  # the title (the question) read as an instruction: the title is rewritten
+            continue
+        ids = d.get("refs", {}).get("claims") or [k for c in parse_citations(lines[line - 1]) for k in c.keys]
+        out |= {(place_of(draft, line), cid) for cid in ids}
+    return out
+
+
+def checked_draft(plan, claims, cards, branches, check) -> str:
+    """Render, run the Reviewer's deterministic checks (`check(text)` → defects), drop from its place each claim
+    a defect names, and render again, until the draft is clean or nothing more can be dropped."""
+    drop: set[tuple[str, str]] = set()
+    text = render_draft(plan, claims, cards, branches, drop)
+    for _ in range(CHECK_ROUNDS):
+        more = rejected(text, check(text)) - drop
+        if not more:
+            break
+        # A place rejected a second time is dropped whole (a table row then reads "not found"), so the loop ends.
+        again = {place for place, _ in more} & {place for place, _ in drop}
+        drop |= more | {(place, ANY) for place in again}
+        text = render_draft(plan, claims, cards, branches, drop)
+    return text
+
+
 class OfflineWriter:
     def __init__(self, spec=None):
         self.spec = spec
@@ -295,5 +381,7 @@ class OfflineWriter:
         }
         cards = {cid: ctx.read_json(card_path(cid)) for cid in sorted(needed)}
         draft = brief.outputs[0]
-        ctx.write(draft, render_draft(plan, claims, cards, brief.facts.get("branches", {})))
+        branches = brief.facts.get("branches", {})
+        text = checked_draft(plan, claims, cards, branches, lambda t: ctx.services.check_draft(draft, branches, text=t))
+        ctx.write(draft, text)
         return AgentResult("completed", draft)
