@@ -15,6 +15,11 @@ network), over a small Markdown corpus, and the run is judged from its folder:
 
     .venv/bin/python bench/bench_imperfect.py --seeds 60
     .venv/bin/python bench/bench_imperfect.py --seeds 60 --transport gemini   # the real Gemini client, local stub
+    .venv/bin/python bench/bench_imperfect.py --seeds 20 --transport openai-weak   # the real OpenAI client, a weak model
+
+`openai-weak` adds what a weak open model behind vLLM or Ollama sends (tests/fakes/weak.py):
+tool arguments that are not JSON, wrong and extra argument names, calls to tools that do not
+exist, several calls in one message, `<think>` blocks, replies cut at the length limit.
 
 Prints one line per seed (status, quirks) and the totals.
 """
@@ -98,6 +103,26 @@ def run_seed(seed: int, base: Path, transport: str) -> tuple[str, list[str], flo
                 yes=True,
             )
             result = start_run(cfg)
+    elif transport.startswith("openai"):
+        from fakes.openai_stub import OpenAIStub
+        from fakes.scripted import OpenAIDispatch
+        from fakes.weak import WeakShape
+
+        shape = WeakShape(seed) if transport == "openai-weak" else None
+        with OpenAIStub(OpenAIDispatch(realistic_policies(quirks), shape=shape)) as stub:
+            os.environ["NO_PROXY"] = "127.0.0.1"
+            cfg = build_config(
+                QUESTION,
+                corpus=str(corpus),
+                runs_dir=str(base / "runs"),
+                engine="llm",
+                model="openai:qwen2.5-7b-instruct",
+                model_base_url=stub.base_url,
+                yes=True,
+            )
+            result = start_run(cfg)
+        if shape is not None:
+            quirks = f"{quirks} slips={dict(shape.slips)}"
     else:
         cfg = build_config(
             QUESTION, corpus=str(corpus), runs_dir=str(base / "runs"), engine="llm", model="scripted:fake", yes=True
@@ -107,17 +132,17 @@ def run_seed(seed: int, base: Path, transport: str) -> tuple[str, list[str], flo
     found = violations(result.run_dir, validate_workspace)
     done = result.status == "completed" and (result.run_dir / "final-report.md").is_file() and not found
     label = "completed" if done else f"{result.status}: {(result.reason or '')[:110]}"
-    return label, found, seconds
+    return label, found, seconds, quirks
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=60)
     ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--transport", choices=["scripted", "gemini"], default="scripted")
+    ap.add_argument("--transport", choices=["scripted", "gemini", "openai", "openai-weak"], default="scripted")
     args = ap.parse_args()
     os.environ["RESEARCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-imperfect-cache-")
-    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY"):
+    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         os.environ.pop(key, None)
     outcomes: Counter = Counter()
     broken = 0
@@ -125,11 +150,11 @@ def main() -> None:
         for seed in range(args.start, args.start + args.seeds):
             base = Path(tmp) / f"seed-{seed}"
             base.mkdir()
-            label, found, seconds = run_seed(seed, base, args.transport)
+            label, found, seconds, quirks = run_seed(seed, base, args.transport)
             outcomes["completed" if label == "completed" else label.split(":")[0]] += 1
             broken += bool(found)
             print(f"seed {seed:3d} {seconds:5.1f}s {label}" + (f"  VIOLATIONS: {found}" if found else ""), flush=True)
-            print(f"         quirks: {random_quirks(seed)}", flush=True)
+            print(f"         quirks: {quirks}", flush=True)
     n = args.seeds
     print(
         f"\n{args.transport}: {outcomes['completed']}/{n} completed ({outcomes['completed'] / n:.0%}); "

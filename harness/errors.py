@@ -87,3 +87,11 @@ class BudgetExhausted(HarnessError):
     def __init__(self, message: str, scope: str = "run"):
         super().__init__(message)
         self.scope = scope
+
+
+class ProviderUnavailable(HarnessError):
+    """The model provider stayed unreachable or overloaded past the retry bound (429, 5xx, timeouts, dropped
+    connections). Retrying later can fix it, so the run waits at the step it cut, status `interrupted`, and
+    `research resume` goes on once the provider is back (orchestrator/nodes.py `stop`)."""
+
+    exit_code = EXIT_INCOMPLETE

@@ -10,7 +10,8 @@ evidence", which verdict is stricter) is a named tuple here, not a literal in th
 - branch statuses: how one research branch ended (`run.json` `branches.*.status`);
 - agent statuses: what an engine's `run()` returns (`AgentResult.status`);
 - delegation outcomes: how one delegation ended (`Outcome.status`, the trace's `stop_reason`):
-  an agent status, or `timeout` / `budget_exhausted` when the harness cut it off;
+  an agent status, or `timeout` / `budget_exhausted` / `interrupted` (a provider outage) when the
+  harness cut it off;
 - review verdicts, laxest first (`schemas/review.schema.json`);
 - budget dimensions: the keys of every limit and spend (`run.json` `budget`).
 """
@@ -32,6 +33,7 @@ AWAITING_FINAL_APPROVAL: Final = "awaiting_final_approval"
 COMPLETED: Final = "completed"
 NEEDS_HUMAN: Final = "needs_human"
 BUDGET_EXHAUSTED: Final = "budget_exhausted"
+INTERRUPTED: Final = "interrupted"
 REJECTED: Final = "rejected"
 FAILED: Final = "failed"
 BLOCKED: Final = "blocked"
@@ -53,12 +55,14 @@ RunStatus = Literal[
     "completed",
     "needs_human",
     "budget_exhausted",
+    "interrupted",
     "rejected",
     "failed",
 ]
 RUN_STATUSES: Final[tuple[RunStatus, ...]] = get_args(RunStatus)
-# Statuses a run never leaves. budget_exhausted is not one: the run waits at a budget gate, and
-# `research resume RUN --budget-...` raises the run's limits and goes on where the budget ran out.
+# Statuses a run never leaves. budget_exhausted and interrupted are not: the run waits at a gate (its
+# budget's, or a provider outage's), and `research resume RUN` (with --budget-... for a spent budget)
+# goes on where the budget or the outage cut it.
 TERMINAL_RUN_STATUSES: Final[tuple[RunStatus, ...]] = (COMPLETED, NEEDS_HUMAN, REJECTED, FAILED)
 # A run paused at a gate for a human: `research approve` answers it.
 AWAITING_APPROVAL: Final[tuple[RunStatus, ...]] = (AWAITING_PLAN_APPROVAL, AWAITING_FINAL_APPROVAL)
@@ -77,10 +81,12 @@ BRANCH_BROKEN: Final[tuple[BranchStatus, ...]] = (FAILED, TIMEOUT)
 AgentStatus = Literal["completed", "blocked", "failed"]
 AGENT_STATUSES: Final[tuple[AgentStatus, ...]] = get_args(AgentStatus)
 
-OutcomeStatus = Literal["completed", "blocked", "failed", "timeout", "budget_exhausted"]
+OutcomeStatus = Literal["completed", "blocked", "failed", "timeout", "budget_exhausted", "interrupted"]
 OUTCOME_STATUSES: Final[tuple[OutcomeStatus, ...]] = get_args(OutcomeStatus)
-# A delegation that ended this way stops the run at that step (budget_exhausted: resumably).
+# A delegation that ended this way stops the run at that step (budget_exhausted, interrupted: resumably).
 OUTCOME_BROKEN: Final[tuple[OutcomeStatus, ...]] = (FAILED, TIMEOUT)
+# A delegation the run's budget or a provider outage cut: the run waits at that step, and a resume redoes it.
+OUTCOME_CUT: Final[tuple[OutcomeStatus, ...]] = (BUDGET_EXHAUSTED, INTERRUPTED)
 
 # ---- review verdicts ------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ def preflight(cfg: RunConfig) -> None:
         if choice.engine == "llm":
             from harness.engines.llm.models import preflight as model_preflight
 
-            model_preflight(choice.model)
+            model_preflight(choice.model, choice.base_url, choice.base_url_from)
 
 
 def build_agents(cfg: RunConfig, models: dict | None = None) -> dict[str, Agent]:
@@ -55,7 +55,7 @@ def build_agents(cfg: RunConfig, models: dict | None = None) -> dict[str, Agent]
             if model is None:
                 from harness.engines.llm.models import resolve_model
 
-                model = resolve_model(choice.model)
+                model = resolve_model(choice.model, choice.base_url)
             agents[role] = DeepAgentRole(choice.spec, model)
         else:
             agents[role] = _load_custom(choice)

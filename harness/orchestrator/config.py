@@ -39,6 +39,8 @@ class RoleChoice:
     target: str | None = None  # python:module:Class for custom agents
     source: str = "default"  # where the choice came from, for run.json
     instance: Any = None  # a ready agent object handed in from Python (harness.run(agents={role: obj}))
+    base_url: str | None = None  # the model's endpoint (None: where its client's own variables say)
+    base_url_from: str = "--model-base-url"  # the flag or field it came from, for one-line errors
 
 
 @dataclass
@@ -68,6 +70,7 @@ class RunConfig:
         return {
             "engines": {r: c.engine for r, c in self.roles.items()},
             "models": {r: c.model for r, c in self.roles.items()},
+            "base_urls": {r: c.base_url for r, c in self.roles.items() if c.base_url},
             "agents": {r: (c.target or str(c.spec.path)) for r, c in self.roles.items()},
             "spec_sha256": {r: c.spec.sha256 for r, c in self.roles.items()},
             "max_revisions": self.max_revisions,
@@ -184,6 +187,7 @@ def build_config(
     runs_dir: str | None = None,
     engine: str | None = None,
     model: str | None = None,
+    model_base_url: str | None = None,
     agents: list[str] | None = None,
     config_file: Path | None = None,
     yes: bool = False,
@@ -220,6 +224,7 @@ def build_config(
         )
     for role, agent in (agent_objects or {}).items():
         roles[role] = _object_choice(role, agent)
+    set_base_urls(roles, model_base_url, file_cfg.get("base_url"))
     limits = {
         **DEFAULT_RUN_LIMITS,
         **file_cfg.get("budget", {}),
@@ -262,6 +267,22 @@ def build_config(
     if cfg.web:
         enable_web(cfg)
     return cfg
+
+
+def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | dict[str, str] | None) -> None:
+    """Each llm role's endpoint: --model-base-url for every role, over research.yaml's `base_url` (one URL for
+    every role, or one per role). Checked for form here; for an answer at preflight."""
+    from harness.engines.llm.models import check_base_url
+
+    per_role = field if isinstance(field, dict) else {r: field for r in roles} if field else {}
+    for role, choice in roles.items():
+        if choice.engine != "llm":
+            continue
+        if flag:
+            choice.base_url, choice.base_url_from = check_base_url(flag, "--model-base-url"), "--model-base-url"
+        elif per_role.get(role):
+            where = "research.yaml base_url" + (f".{role}" if isinstance(field, dict) else "")
+            choice.base_url, choice.base_url_from = check_base_url(per_role[role], where), where
 
 
 WEB_TOOLS = ("web_search", "fetch_url")
@@ -323,8 +344,12 @@ def enable_web(cfg: RunConfig) -> None:
     choice.spec = replace(choice.spec, tools=tools)
 
 
-def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits: dict[str, Any]) -> RunConfig:
-    """Rebuild a RunConfig from run.json, for `research resume`."""
+def config_from_snapshot(
+    question: str, snapshot: dict[str, Any], budget_limits: dict[str, Any], model_base_url: str | None = None
+) -> RunConfig:
+    """Rebuild a RunConfig from run.json, for `research resume`. The endpoints are the run's own unless
+    `model_base_url` (resume's --model-base-url) moves them; an endpoint the run never named is read from the
+    client's variables when the model is built, so a changed environment is honoured."""
     roles = {}
     for role in ROLES:
         engine = snapshot["engines"][role]
@@ -334,6 +359,8 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         if spec.sha256 != snapshot.get("spec_sha256", {}).get(role, spec.sha256):
             raise UsageError(f"{spec.path}: the agent spec changed since the run started; resume refuses to mix specs")
         roles[role] = RoleChoice(role, engine, spec, snapshot["models"][role], target, source="run.json")
+        roles[role].base_url = (snapshot.get("base_urls") or {}).get(role)
+        roles[role].base_url_from = "run.json config.base_urls"
     cfg = RunConfig(
         question=question,
         corpus=snapshot.get("corpus") or DEFAULT_CORPUS,
@@ -350,6 +377,8 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         sources=snapshot.get("sources", {}),
         search=snapshot.get("search", {}),
     )
+    if model_base_url:
+        set_base_urls(cfg.roles, model_base_url, None)
     if cfg.web:
         enable_web(cfg)
     return cfg

@@ -16,8 +16,16 @@ from typing import Any
 
 from harness.contract.formats import now_iso
 from harness.contract.language import is_english, language_rule
-from harness.contract.statuses import BLOCKED, BUDGET_EXHAUSTED, COMPLETED, FAILED, TIMEOUT, OutcomeStatus
-from harness.errors import BudgetExhausted, HarnessError, StorageError
+from harness.contract.statuses import (
+    BLOCKED,
+    BUDGET_EXHAUSTED,
+    COMPLETED,
+    FAILED,
+    INTERRUPTED,
+    TIMEOUT,
+    OutcomeStatus,
+)
+from harness.errors import BudgetExhausted, HarnessError, ProviderUnavailable, StorageError
 from harness.orchestrator.live_run import LiveRun
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
 from harness.runtime.context import AgentContext, open_context
@@ -72,6 +80,8 @@ def delegate(
         raise  # the disk failed, not the agent: stop here so a resume redoes this step
     except BudgetExhausted as exc:
         outcome = _out_of_budget(exc, ctx)
+    except ProviderUnavailable as exc:
+        outcome = _provider_down(exc, ctx)
     except DelegationTimeout as exc:
         outcome = Outcome(TIMEOUT, reason=str(exc))
     except HarnessError as exc:
@@ -99,7 +109,11 @@ def delegate(
         errors=ctx.files.errors
         + ctx.provider_errors
         + errors
-        + ([outcome.reason] if outcome.status in (FAILED, TIMEOUT, BUDGET_EXHAUSTED) and outcome.reason else []),
+        + (
+            [outcome.reason]
+            if outcome.status in (FAILED, TIMEOUT, BUDGET_EXHAUSTED, INTERRUPTED) and outcome.reason
+            else []
+        ),
         retries=ctx.files.retries + ctx.provider_retries,
         tokens=ctx.budget.tokens,
         thinking_tokens=ctx.budget.thinking_tokens,
@@ -142,3 +156,11 @@ def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:
     status = BLOCKED if duty else FAILED
     prefix = f"{duty.blocked_reason}: " if duty else ""
     return Outcome(status, reason=f"{prefix}ran out of its own budget before writing {', '.join(missing)} ({exc})")
+
+
+def _provider_down(exc: ProviderUnavailable, ctx: AgentContext) -> Outcome:
+    """The provider stayed down past the retry bound. A step that already wrote its outputs ends with them
+    (completed, the outage recorded); any other is cut, and the run waits at it (`interrupted`) for a resume."""
+    if not ctx.files.missing_outputs():
+        return Outcome(COMPLETED, summary=f"its outputs were written before the provider failed ({exc})")
+    return Outcome(INTERRUPTED, reason=str(exc))

@@ -100,7 +100,12 @@ def create_run(cfg: RunConfig, *, models: dict | None = None) -> tuple[Workspace
 
 
 def reopen_run(
-    ws: Workspace, *, yes: bool = False, models: dict | None = None, check: bool = True
+    ws: Workspace,
+    *,
+    yes: bool = False,
+    models: dict | None = None,
+    check: bool = True,
+    model_base_url: str | None = None,
 ) -> tuple[RunConfig, Corpus | None]:
     """The configuration of a run to continue, rebuilt from its run.json, and its corpus.
 
@@ -114,11 +119,15 @@ def reopen_run(
             more = f" (+{len(problems) - 1} more; see research validate)" if len(problems) > 1 else ""
             raise WorkspaceError(f"refusing to resume over an invalid workspace: {problems[0]}{more}")
     m = ws.manifest
-    cfg = config_from_snapshot(m["question"], m["config"], m["budget"]["limits"])
+    cfg = config_from_snapshot(m["question"], m["config"], m["budget"]["limits"], model_base_url)
     cfg.yes = yes or cfg.yes
     cfg.runs_dir = ws.root.parent
     if not models:
-        preflight(cfg)
+        preflight(cfg)  # the endpoint answers now (a run interrupted by an outage waits until it does)
+    moved = cfg.snapshot()["base_urls"]
+    if moved != m["config"].get("base_urls", {}):
+        ws.update_manifest(lambda man: man["config"].__setitem__("base_urls", moved))
+        ws.trace("decision", agent="human", decision="endpoint_moved", detail={"base_urls": moved})
     return cfg, load_corpus(cfg.corpus) if cfg.corpus else None
 
 
@@ -202,8 +211,8 @@ def _drive(
         gate = pending[0].value.get("gate")
         if gate in answers:
             graph.invoke(Command(resume=answers.pop(gate)), gcfg)
-        elif gate == "budget" or approver is None:
-            break  # paused at a gate: status is awaiting_*_approval or budget_exhausted
+        elif gate in ("budget", "outage") or approver is None:
+            break  # paused at a gate: status is awaiting_*_approval, budget_exhausted or interrupted
         else:
             graph.invoke(Command(resume=approver(run.workspace, pending[0].value)), gcfg)
     m = run.workspace.manifest
@@ -275,11 +284,14 @@ def resume_run(
     models: dict | None = None,
     on_opened: Callable[[Workspace], None] | None = None,
     checkpoint_db: str | None = None,
+    model_base_url: str | None = None,
 ) -> RunResult:
-    """Continue a paused, crashed or killed run from its last checkpoint (in `checkpoint_db`, as started).
+    """Continue a paused, crashed, killed or interrupted run from its last checkpoint (in `checkpoint_db`, as started).
 
     `budget` raises the run's limits ({"llm_calls": 600, ...}); a run stopped by its budget goes on, with
-    everything it had, at the step the budget cut. Without a raise it stays where it is.
+    everything it had, at the step the budget cut. Without a raise it stays where it is. A run interrupted by a
+    provider outage goes on at the step the outage cut, with its models built anew (`model_base_url`, else the
+    run's own endpoints, else what the environment says now).
     """
     check_url(checkpoint_db)
     ws = Workspace.open(run_dir)
@@ -293,7 +305,7 @@ def resume_run(
         if ws.status == BUDGET_EXHAUSTED and not raised:
             reason = ws.manifest.get("status_reason") or "the run's budget is spent"
             return RunResult(ws.root, ws.status, f"{reason}; raise it with research resume {ws.root} --budget-...")
-        cfg, corpus = reopen_run(ws, yes=yes, models=models)
+        cfg, corpus = reopen_run(ws, yes=yes, models=models, model_base_url=model_base_url)
         with open_checkpointer(ws, checkpoint_db) as saver:  # refuses a run whose checkpoints are elsewhere
             run = run_context(ws, cfg, corpus, events, models)
             ws.trace("resume", agent="harness", detail={"status": ws.status})
@@ -302,6 +314,7 @@ def resume_run(
             started = graph.get_state(gcfg).values or graph.get_state(gcfg).next
             with _agents_prepared_ahead(run):
                 answers = {"budget": {"decision": "continue", "limits": raised}} if raised else {}
+                answers["outage"] = {"decision": "continue"}  # the provider answers again: go on where it was cut
                 return _drive(run, graph, gcfg, None if started else {}, approver, answers)
     finally:
         ws.release_run_lock()

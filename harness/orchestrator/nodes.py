@@ -37,8 +37,10 @@ from harness.contract.statuses import (
     BUDGET_EXHAUSTED,
     COMPLETED,
     FAILED,
+    INTERRUPTED,
     NEEDS_HUMAN,
     OUTCOME_BROKEN,
+    OUTCOME_CUT,
     PLANNING,
     REJECTED,
     RESEARCHING,
@@ -68,6 +70,12 @@ from harness.runtime.interface import Brief
 _NODE_OF = {"planner": "plan", "analyst": "analyze", "writer": "write", "reviewer": "review"}
 
 
+def _unless_blocked(outcome: Outcome) -> str:
+    """How the run ends when a step wrote nothing: needs_human when the role said it cannot do it (BLOCKED, or a
+    prompt that no longer fits its model's context window: a person, or a larger model, can), else failed."""
+    return NEEDS_HUMAN if outcome.status == BLOCKED else FAILED
+
+
 def _branch_marker(qid: str, rnd: int) -> str:
     """The private file listing a research branch's cards when it started (see `_clean_interrupted_branch`)."""
     return f"branches/{qid}-r{rnd}.json"
@@ -91,10 +99,10 @@ class Pipeline:
 
     @staticmethod
     def _stop_on_failure(outcome: Outcome, step: str) -> dict[str, Any] | None:
-        """The state update that ends the run when a step ran out of the run's budget (resumable at that step),
-        failed or timed out; else None."""
-        if outcome.status == BUDGET_EXHAUSTED:
-            return {"outcome": BUDGET_EXHAUSTED, "reason": f"{step}: {outcome.reason}", "stopped_at": _NODE_OF[step]}
+        """The state update that ends the run when a step ran out of the run's budget or was cut by a provider
+        outage (both resumable at that step), failed or timed out; else None."""
+        if outcome.status in OUTCOME_CUT:
+            return {"outcome": outcome.status, "reason": f"{step}: {outcome.reason}", "stopped_at": _NODE_OF[step]}
         if outcome.status in OUTCOME_BROKEN:
             return {
                 "outcome": FAILED if outcome.status == FAILED else NEEDS_HUMAN,
@@ -129,7 +137,7 @@ class Pipeline:
         stop = self._stop_on_failure(outcome, "planner")
         if stop or not self.ws.exists(PLAN):
             return stop or {
-                "outcome": FAILED,
+                "outcome": _unless_blocked(outcome),
                 "reason": f"planner wrote no plan ({outcome.reason or outcome.summary})",
             }
         return {"plan_feedback": None, "plan_rounds": state.get("plan_rounds", 0) + 1, "outcome": None}
@@ -212,6 +220,7 @@ class Pipeline:
             cards=cards,
             round=rnd,
             budget_exhausted=outcome.status == BUDGET_EXHAUSTED,
+            interrupted=outcome.status == INTERRUPTED,
             searched=sorted(self.run.tools.searched(qid)) if self.run.tools else [],
         )
         return {"branches": {qid: result}}
@@ -258,11 +267,13 @@ class Pipeline:
         rnd = state.get("round", 0)
         # Only the run's own budget stops the run (a branch that ran out of its own ended with what it had);
         # the branches it cut are the ones a resume with a larger budget runs again.
-        cut = sorted(q for q, b in branches.items() if b.get("budget_exhausted") and b.get("round") == rnd)
-        if cut:
+        # A provider outage cuts branches the same way; a resume runs them again once the provider is back.
+        spent = sorted(q for q, b in branches.items() if b.get("budget_exhausted") and b.get("round") == rnd)
+        down = sorted(q for q, b in branches.items() if b.get("interrupted") and b.get("round") == rnd)
+        if cut := sorted(spent + down):
             reasons = "; ".join(f"{q}: {branches[q].get('reason')}" for q in cut)
             return {
-                "outcome": BUDGET_EXHAUSTED,
+                "outcome": BUDGET_EXHAUSTED if spent else INTERRUPTED,
                 "reason": f"research stopped: {reasons}",
                 "stopped_at": "research",
                 "todo": cut,
@@ -290,7 +301,7 @@ class Pipeline:
         stop = self._stop_on_failure(outcome, "analyst")
         if stop or not self.ws.exists(CLAIMS):
             return stop or {
-                "outcome": FAILED,
+                "outcome": _unless_blocked(outcome),
                 "reason": f"analyst wrote no claims.json ({outcome.reason or outcome.summary})",
             }
         return {}
@@ -340,7 +351,7 @@ class Pipeline:
         )
         guard = merge_deterministic(review, found, draft, state["draft_sha"])
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
-        if outcome.status == BUDGET_EXHAUSTED:
+        if outcome.status in OUTCOME_CUT:
             return self._stop_on_failure(outcome, "reviewer")
         if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
             self.ws.write(
@@ -451,10 +462,12 @@ class Pipeline:
             reason = f"{state['review']} has defects only a human can resolve"
         self._write_metrics(state.get("draft"), state)
         self._status(outcome, reason)
-        if outcome == BUDGET_EXHAUSTED and state.get("stopped_at"):
+        if outcome in OUTCOME_CUT and state.get("stopped_at"):
             # Everything written so far is kept; `research resume RUN --budget-...` raises the run's limits
-            # and answers this gate, and the run goes on at the step the budget cut.
-            answer = interrupt({"gate": "budget", "step": state["stopped_at"], "reason": reason})
-            self.ws.trace("decision", agent="human", decision="budget_continue", detail=answer)
+            # and answers the budget gate, `research resume RUN` (the provider back) the outage gate, and the
+            # run goes on at the step the budget or the outage cut.
+            gate = "budget" if outcome == BUDGET_EXHAUSTED else "outage"
+            answer = interrupt({"gate": gate, "step": state["stopped_at"], "reason": reason})
+            self.ws.trace("decision", agent="human", decision=f"{gate}_continue", detail=answer)
             return {"outcome": None, "reason": None}
         return {"outcome": outcome, "reason": reason}

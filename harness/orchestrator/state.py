@@ -15,6 +15,7 @@ class BranchResult(TypedDict, total=False):
     cards: list[str]  # ids of the evidence cards it wrote
     round: int
     budget_exhausted: bool  # the run's own budget cut it (a step's own limit ends it as completed or blocked)
+    interrupted: bool  # a provider outage cut it (a resume runs it again)
     searched: list[str]  # source ids its searches returned (for duplicate counting at fan-in)
 
 
@@ -39,7 +40,7 @@ class RunState(TypedDict, total=False):
     review_errors: int  # in a revise round: how many error defects the review has
     outcome: RunStatus  # the status the run ends with when a node stops it
     reason: str | None
-    stopped_at: str  # the step the run's budget cut: where a resume with a larger budget goes on
+    stopped_at: str  # the step the run's budget or an outage cut: where a resume goes on
 
 
 class ResearchTask(TypedDict, total=False):

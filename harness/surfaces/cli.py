@@ -19,6 +19,7 @@ from harness.contract.statuses import (
     BUDGET_DIMENSIONS,
     BUDGET_EXHAUSTED,
     COMPLETED,
+    INTERRUPTED,
 )
 from harness.contract.version import __version__
 from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
@@ -41,6 +42,14 @@ CheckpointDb = Annotated[
         "--checkpoint-db",
         envvar="RESEARCH_CHECKPOINT_DB",
         help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file.",
+    ),
+]
+ModelBaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--model-base-url",
+        envvar="RESEARCH_MODEL_BASE_URL",
+        help="The llm roles' model endpoint: an OpenAI-compatible server (vLLM, Ollama's /v1, LM Studio, OpenRouter) with --model openai:NAME, an Azure resource with azure_openai:DEPLOYMENT, or a proxy.",
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress display; print only the result.")]
@@ -197,6 +206,11 @@ def _finish(result, as_json: bool = False) -> None:
         err.print(
             f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}"
         )
+    elif result.status == INTERRUPTED:
+        err.print(
+            f"interrupted: the model provider is unavailable ({result.reason or 'no reason recorded'}). Everything so "
+            f"far is kept; once it is back go on with: research resume {result.run_dir}"
+        )
     elif result.status == BUDGET_EXHAUSTED:
         err.print(
             f"stopped: the run's budget is spent ({result.reason or 'no reason recorded'}). Everything so far is kept; "
@@ -223,8 +237,11 @@ def run(
         help="offline or llm for every role (default: llm if a model or GOOGLE_API_KEY is set, else offline).",
     ),
     model: str | None = typer.Option(
-        None, "--model", help="Model for llm roles, PROVIDER:NAME (default google_genai:gemini-3.5-flash)."
+        None,
+        "--model",
+        help="Model for llm roles, PROVIDER:NAME: any provider LangChain's init_chat_model knows (default google_genai:gemini-3.5-flash).",
     ),
+    model_base_url: ModelBaseUrl = None,
     agent: list[str] = typer.Option(
         [], "--agent", help="Swap a role: ROLE=offline|llm|path/to/spec.md|python:module:Class (repeatable)."
     ),
@@ -282,6 +299,7 @@ def run(
         runs_dir=runs_dir,
         engine=engine,
         model=model,
+        model_base_url=model_base_url,
         agents=agent,
         config_file=config,
         yes=yes,
@@ -350,6 +368,7 @@ def resume(
     budget_searches: BudgetSearches = None,
     budget_seconds: BudgetSeconds = None,
     checkpoint_db: CheckpointDb = None,
+    model_base_url: ModelBaseUrl = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
 ) -> None:
@@ -367,6 +386,7 @@ def resume(
             events=display,
             on_opened=display.attach,
             checkpoint_db=checkpoint_db,
+            model_base_url=model_base_url,
         )
     finally:
         display.close()

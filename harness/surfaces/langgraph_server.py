@@ -29,6 +29,8 @@ Human gates are the graph's own `interrupt`s: a run stops with an interrupt whos
 is `{"gate": "plan", "path": "plan.json", "plan_sha256": ...}` (or `{"gate": "final", ...}`)
 and is continued through the server's API with `Command(resume={"decision": "approve"})`
 (or `{"decision": "reject", "feedback": "..."}`, or `{"decision": "edit", "plan_text": ...}`).
+A run stopped by its budget or cut by a provider outage waits at `{"gate": "budget"}` or
+`{"gate": "outage"}`; `Command(resume={"decision": "continue"})` goes on at the step it cut.
 The run's status, reason and final report path are the graph's output (while a run is
 paused, the thread's `interrupts` say so; `status` in its values is refreshed when the
 pipeline node returns). Requests are read like `research run`'s flags, over

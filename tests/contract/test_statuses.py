@@ -57,5 +57,5 @@ def test_named_sets_are_subsets_of_their_type(subset, whole):
 
 
 def test_branch_statuses_are_delegation_outcomes_a_branch_keeps():
-    # A branch records how its Researcher's delegation ended, budget_exhausted aside (recorded as its own flag).
-    assert set(statuses.BRANCH_STATUSES) == set(statuses.OUTCOME_STATUSES) - {statuses.BUDGET_EXHAUSTED}
+    # A branch records how its Researcher's delegation ended, the resumable cuts aside (each its own flag).
+    assert set(statuses.BRANCH_STATUSES) == set(statuses.OUTCOME_STATUSES) - set(statuses.OUTCOME_CUT)

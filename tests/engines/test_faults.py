@@ -14,7 +14,8 @@ every parametrized id starts `fault-<name>` (a key of `FAULTS` or `REJECTED`), a
 - `test_a_fault_is_retried_then_the_run_completes[fault-<name>-x<k>]`: every delegation's
   first model call meets the fault k times (k = the bound - 1), then the run completes;
 - `test_a_persistent_fault_ends_the_run_cleanly[fault-<name>-<role>]`: every call of one
-  role meets the fault; the run ends in `EXPECTED_STATUS[role]` with a provider-error reason;
+  role meets the fault; the run waits `interrupted` at that step for a transport fault (an outage,
+  resumable), and ends in `EXPECTED_STATUS[role]` for a content fault, with a provider-error reason;
 - `test_a_provider_rejection_is_not_retried[fault-<code>]`: a 4xx is not retried.
 """
 
@@ -53,10 +54,17 @@ from harness.contract.statuses import TERMINAL_RUN_STATUSES as TERMINAL_STATUSES
 from harness.engines.llm import models as llm_models
 from harness.engines.llm import retry as retry_mod
 from harness.engines.llm.agent import DeepAgentRole
-from harness.engines.llm.faults import FAULT_KINDS, Fault, ProviderError, classify_exception, classify_reply
+from harness.engines.llm.faults import (
+    FAULT_KINDS,
+    TRANSPORT_FAULTS,
+    Fault,
+    ProviderError,
+    classify_exception,
+    classify_reply,
+)
 from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.retry import Retrier, RetryPolicy
-from harness.errors import UsageError
+from harness.errors import ProviderUnavailable, UsageError
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.runtime.budget import Budget, DelegationBudget
@@ -122,7 +130,8 @@ REJECTED: dict[str, str] = {
     "404": "404 NOT_FOUND",
 }
 
-# How a run ends when one role's provider never recovers.
+# How a run ends when one role's provider never recovers from a content fault (a transport fault, an outage,
+# leaves every role's run `interrupted` instead).
 EXPECTED_STATUS = {
     "planner": "failed",
     "researcher": "needs_human",
@@ -284,12 +293,18 @@ def test_a_persistent_fault_ends_the_run_cleanly(tmp_path, corpus, monkeypatch, 
     result, requests = run_with(injector, tmp_path, corpus, monkeypatch)
     run = result.run_dir
 
-    assert result.status == EXPECTED_STATUS[role] and result.status in TERMINAL_STATUSES
+    outage = case.kind in TRANSPORT_FAULTS  # the provider is down: the run waits at the step, resumable
+    assert result.status == ("interrupted" if outage else EXPECTED_STATUS[role])
+    assert (result.status in TERMINAL_STATUSES) != outage
     m = manifest(run)
     assert (m["status"], m["status_reason"]) == (result.status, result.reason)
     assert validate_workspace(run) == []
     assert_every_attempt_charged(run, requests, injector)
-    if role == "reviewer":  # the checks' verdict stands in; the review says who wrote it
+    if outage:
+        assert f"provider error after {ATTEMPTS} attempts: " in result.reason and case.detail in result.reason
+        assert result.reason.startswith("research stopped: Q1: provider error" if role == "researcher" else role)
+        assert not (run / "final-report.md").exists()
+    elif role == "reviewer":  # the checks' verdict stands in; the review says who wrote it
         review = json.loads((run / "reviews/review-1.json").read_text())
         assert review["reviewed_by"]["role"] == "harness" and review["verdict"] == "pass"
         assert (run / "final-report.md").exists()
@@ -305,7 +320,7 @@ def test_a_persistent_fault_ends_the_run_cleanly(tmp_path, corpus, monkeypatch, 
     failing = delegations(run, role)
     assert failing and len(failing) == (2 if role == "researcher" else 1)
     for e in failing:
-        assert e["stop_reason"] == "failed" and e["outputs"] == []
+        assert e["stop_reason"] == ("interrupted" if outage else "failed") and e["outputs"] == []
         assert e["llm_calls"] == ATTEMPTS and e["retries"] == ATTEMPTS - 1
         lines = fault_lines(e, case.kind)
         assert len(lines) == ATTEMPTS and lines[-1].endswith("giving up")
@@ -314,7 +329,7 @@ def test_a_persistent_fault_ends_the_run_cleanly(tmp_path, corpus, monkeypatch, 
     # roles after the failing one never ran
     later = ROLES[ROLES.index(role) + 1 :]
     assert not [e for e in delegations(run) if e["agent"] in later]
-    if role == "reviewer":
+    if role == "reviewer" and not outage:
         assert (
             f"provider error after {ATTEMPTS} attempts: " in failing[0]["errors"][-1]
             and case.detail in failing[0]["errors"][-1]
@@ -396,10 +411,11 @@ def test_a_backoff_that_would_pass_the_time_limit_gives_up_at_once(tmp_path, spe
             sleep=slept.append,
         )
         ctx = _ctx(ws, specs["planner"], deadline=_time.monotonic() + 600)
-        result = role.run(Brief(role="planner", task="Plan.", outputs=("plan.json",)), ctx)
+        with pytest.raises(ProviderUnavailable) as exc:  # an outage: the run waits at this step for a resume
+            role.run(Brief(role="planner", task="Plan.", outputs=("plan.json",)), ctx)
         assert len(stub.generate_requests) == 1
-    assert result.status == "failed" and "would pass the time limit" in result.blocked_reason
-    assert result.blocked_reason.startswith("provider error after 1 attempt: 503 UNAVAILABLE")
+    assert "would pass the time limit" in str(exc.value)
+    assert str(exc.value).startswith("provider error after 1 attempt: 503 UNAVAILABLE")
     assert slept == [] and ctx.budget.llm_calls == 1 and ctx.provider_retries == 0
     assert any("giving up" in e for e in ctx.provider_errors)
 

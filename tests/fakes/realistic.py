@@ -211,7 +211,12 @@ def researcher(quirks: Quirks) -> Policy:
     def policy(t: Turn):
         qid = t.brief_line("Plan question") or "Q1"
         r = random.Random(f"{qid}-{len(t.steps)}")
-        searches = [s for step in t.steps for s in step if s[0] == "search"]
+        # a call refused as malformed (nothing was run) is made again; a refused search still counts
+        searches = [
+            r
+            for r in t.all_results("search")
+            if not (r.error and ("was not run" in r.content or "othing was run" in r.content))
+        ]
         recorded = [res for res in t.all_results("record_evidence") if not res.error]
         written = [w for w in t.writes() if w[1] is not None and not w[1].error]
         done = len(recorded) + len(written)

@@ -493,3 +493,71 @@ class OverwritingWriter:
                 pass
         ctx.write(target, text)
         return AgentResult("completed", target)
+
+
+# ---- adapter 3: an OpenAIStub responder ------------------------------------------------------------
+
+
+def turn_from_openai(req, intended: dict[str, tuple[str, dict]] | None = None) -> Turn:
+    """The Turn an OpenAI-style request stands for (tool calls whose arguments are not JSON read as {}).
+
+    `intended` maps a tool-call id to the call the model meant when it sent a malformed one: a model
+    knows what it tried to do, and its next step follows from that and the error it got."""
+    steps: list[list[tuple[str, dict]]] = []
+    results: list[list[ToolResult]] = []
+    names: dict[str, str] = {}
+    users: list[str] = []
+    from fakes.openai_stub import _text
+
+    for m in req.messages:
+        if m.get("role") == "assistant" and m.get("tool_calls"):
+            step = []
+            for c in m["tool_calls"]:
+                fn = c.get("function") or {}
+                try:
+                    args = json.loads(fn.get("arguments") or "{}")
+                except ValueError:
+                    args = {}
+                names[c.get("id", "")] = fn.get("name", "")
+                meant = (intended or {}).get(c.get("id", ""))
+                step.append(meant or (fn.get("name", ""), args if isinstance(args, dict) else {}))
+            steps.append(step)
+            results.append([])
+        elif m.get("role") == "tool" and results:
+            content = _text(m.get("content"))
+            results[-1].append(
+                ToolResult(names.get(m.get("tool_call_id", ""), ""), content, content.startswith("Error"))
+            )
+        elif m.get("role") == "user":
+            users.append(_text(m.get("content")))
+    return Turn(req.system, users[0] if users else "", steps, results, tuple(users[1:]))
+
+
+def openai_reply(action: Call | Say):
+    from fakes.openai_stub import text, tool_calls
+
+    return text(action.text) if isinstance(action, Say) else tool_calls(action.calls)
+
+
+@dataclass
+class OpenAIDispatch:
+    """An OpenAIStub responder: picks the role from the system message and answers with its policy.
+
+    `shape(role, turn, action)` may turn the policy's action into another wire reply (a weak model's)."""
+
+    policies: dict[str, Policy]
+    shape: Any = None
+    seen: dict[str, list] = field(default_factory=dict)
+
+    def __call__(self, req):
+        role = role_of_system_prompt(req.system)
+        if role is None:
+            if "Context Extraction Assistant" in req.system + json.dumps(req.messages)[:2000]:
+                from fakes.openai_stub import text
+
+                return text("SUMMARY: nothing to add.")
+            raise AssertionError(f"no role recognised in the system message: {req.system[:80]!r}")
+        self.seen.setdefault(role, []).append(req)
+        turn = turn_from_openai(req, getattr(self.shape, "intended", None))
+        action = self.policies[role](turn)
+        return self.shape(role, turn, action, req) if self.shape else openai_reply(action)

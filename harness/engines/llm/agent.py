@@ -33,23 +33,29 @@ from harness.contract.formats import today
 from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
-from harness.engines.llm.faults import ProviderError
+from harness.engines.llm.faults import ProviderError, is_context_overflow
 from harness.engines.llm.harness_tools import build_harness_tools
 from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.middleware import (
+    DEFAULT_MALFORMED_REPLIES,
     BudgetGuard,
+    ContextWindowFit,
+    MalformedReplies,
     NoSubagents,
     ProviderRetry,
     ToolAllowlist,
+    ToolCallCheck,
     WholeReads,
     WorkspaceWriteGuard,
     budgeted_summarization,
+    malformed_sentence,
     shorten_old_results,
 )
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
+from harness.engines.llm.replies import strip_reasoning
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
-from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused
+from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, ProviderUnavailable
 from harness.runtime.budget import BudgetExhausted
 from harness.runtime.context import AgentContext
 from harness.runtime.files import DEFAULT_WRITE_RETRIES
@@ -118,9 +124,10 @@ def budget_sentence(limits: dict[str, Any]) -> str:
 
 
 def _final_text(messages: list[Any]) -> str:
+    """The last reply's text without its reasoning blocks: what is read as a status or a document."""
     for m in reversed(messages):
         if isinstance(m, AIMessage):
-            return (m.text or "").strip()
+            return strip_reasoning(m.text or "")
     return ""
 
 
@@ -178,6 +185,7 @@ class DeepAgentRole:
             f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, `reviewed_by`); "
             f"the run id is {run_id}. Today is {today()}.",
             f"If you cannot do the task, reply with one line starting `{BLOCKED}` followed by the reason.",
+            malformed_sentence(self.malformed_bound()),
             "",
             "## Budget",
             budget_sentence(spec.limits),
@@ -186,6 +194,9 @@ class DeepAgentRole:
 
     def offered_tools(self) -> tuple[str, ...]:
         return tuple(self.spec.tools)
+
+    def malformed_bound(self) -> int:
+        return int(self.spec.limits.get("malformed_replies", DEFAULT_MALFORMED_REPLIES))
 
     def build(self, ctx: AgentContext):
         """The compiled agent for `ctx`'s run: built by the first delegation, reused by the rest.
@@ -230,20 +241,27 @@ class DeepAgentRole:
             "description": "unused",
             "runnable": RunnableLambda(lambda _state: {"messages": []}),
         }
+        filesystem = FilesystemMiddleware(
+            backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens
+        )
+        harness_tools = build_harness_tools(spec)
+        offered = [t for t in [*filesystem.tools, *harness_tools] if t.name in self.offered_tools()]
         middleware = [
-            FilesystemMiddleware(backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens),
+            filesystem,
             NoSubagents(),
             budgeted_summarization(self.model, backend),
             shorten_old_results(),  # before the budget guard: a call is estimated and charged as it is sent
             ToolAllowlist(self.offered_tools(), spec.role),
+            ToolCallCheck(offered, self.malformed_bound(), spec.role),  # before any guard sees a call's arguments
             WorkspaceWriteGuard(),
             WholeReads(),
+            ContextWindowFit(),  # outside the retries: a prompt too long is cut, not retried as is
             ProviderRetry(),  # outside BudgetGuard: every attempt is checked and charged
             BudgetGuard(),
         ]
         return create_deep_agent(
             model=self.model,
-            tools=build_harness_tools(spec),
+            tools=harness_tools,
             system_prompt=self._system_prompt(run_id, model),
             middleware=middleware,
             subagents=[placeholder],
@@ -265,8 +283,9 @@ class DeepAgentRole:
 
     def recursion_limit(self) -> int:
         calls = int(self.spec.limits.get("llm_calls") or 50)
-        # each model call is a model step plus a tool step, each retry of an empty reply stays in one step
-        return 2 * calls + 10
+        # each model call is a model step, the check of its tool calls (ToolCallCheck.after_model) and a tool
+        # step; each retry of an empty reply stays in one step
+        return 3 * calls + 10
 
     def _invoke(self, agent: Any, messages: list[Any], ctx: AgentContext, retrier: Retrier) -> list[Any]:
         try:
@@ -290,12 +309,22 @@ class DeepAgentRole:
             text = _final_text(messages)
             if not text.startswith(BLOCKED) and ctx.files.missing_outputs() and not _write_from_reply(text, ctx):
                 # One nudge, naming what is missing; the conversation goes on where it stopped.
-                messages = self._invoke(agent, [*messages, HumanMessage(missing_notice(ctx))], ctx, retrier)
+                messages = self._invoke(agent, [*messages, HumanMessage(missing_notice(ctx, messages))], ctx, retrier)
                 text = _final_text(messages)
                 if not text.startswith(BLOCKED) and ctx.files.missing_outputs():
                     _write_from_reply(text, ctx)
-        except ProviderError as exc:  # the provider kept failing past the retry bound: the step fails, with why
+        except MalformedReplies as exc:  # the model kept sending calls that cannot run: it ends with what it has
+            if ctx.files.missing_outputs():
+                return AgentResult("failed", summary=f"{self.spec.role}: {exc}", blocked_reason=str(exc))
+            return AgentResult("completed", summary=f"stopped with its outputs written: {exc}")
+        except ProviderError as exc:  # the provider kept failing past the retry bound
+            if isinstance(exc, ProviderUnavailable):
+                raise  # an outage: the run waits at this step (`interrupted`) and a resume runs it again
             return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
+        except Exception as exc:
+            if not is_context_overflow(exc):
+                raise
+            return _out_of_context(exc, ctx)  # cut and compacted, it still does not fit: it ends with what it has
         finally:
             record_faults(ctx, retrier.faults)  # after the agent stopped: never counted as refused writes
         if text.startswith(BLOCKED):
@@ -309,13 +338,28 @@ class DeepAgentRole:
         return AgentResult("completed", summary=text[:SUMMARY_CHARS])
 
 
-def missing_notice(ctx: AgentContext) -> str:
-    """The one nudge a step gets when it stops without writing its outputs."""
+def _out_of_context(exc: Exception, ctx: AgentContext) -> AgentResult:
+    """A step whose prompt no longer fits the model's context window: completed when its outputs are written,
+    else blocked with that reason (a Researcher's as no_evidence), never failed: a larger model can do it."""
+    first = " ".join(str(exc).split())[:160]
+    if not ctx.files.missing_outputs():
+        return AgentResult(
+            "completed", summary=f"stopped with its outputs written: the context window is full ({first})"
+        )
+    prefix = "no_evidence: " if ctx.services.duty is not None else ""
+    reason = f"{prefix}the prompt no longer fits the model's context window, even cut and compacted ({first})"
+    return AgentResult("blocked", summary=reason[:SUMMARY_CHARS], blocked_reason=reason)
+
+
+def missing_notice(ctx: AgentContext, messages: list[Any] | None = None) -> str:
+    """The one nudge a step gets when it stops without writing its outputs (after a reply in text, it says
+    such a reply is not saved; after anything else, only what is missing)."""
     missing = ctx.files.missing_outputs()
     if (duty := ctx.services.duty) is not None:  # its outputs come through a service (a Researcher's cards)
         return duty.nudge.format(blocked=BLOCKED)
+    why = ": a reply in text is not saved" if _final_text(messages or []) else " yet"
     return (
-        f"[harness] You have not written {', '.join(missing)}: a reply in text is not saved. Write it now with "
+        f"[harness] You have not written {', '.join(missing)}{why}. Write it now with "
         f"write_file (the whole file), or reply `{BLOCKED}` with the reason you cannot."
     )
 

@@ -3,7 +3,8 @@
 `classify_exception` and `classify_reply` turn an exception or a reply into a `Fault`
 (`kind` is one of `FAULT_KINDS`; see `retry.py` for which kinds are retried and how
 often), `rejection` names a refusal no retry can fix, and `ProviderError` is the one-line
-reason a step fails with once the retry bound is reached.
+reason a step stops with once the retry bound is reached: a `ProviderOutage` (transport
+faults: the run waits, `interrupted`, and resumes) or a plain one (the step fails).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from langchain.agents.middleware.types import ExtendedModelResponse, ModelResponse
 from langchain_core.messages import AIMessage
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, ProviderUnavailable
 from harness.runtime.budget import DelegationTimeout
 
 TRANSPORT_FAULTS = ("rate_limit", "server_error", "timeout", "connection", "invalid_response")
@@ -42,6 +43,17 @@ class ProviderError(HarnessError):
         self.fault = fault
         self.attempts = attempts
         super().__init__(f"provider error after {attempts} attempt{'s' if attempts != 1 else ''}: {fault.detail}{note}")
+
+    @staticmethod
+    def of(fault: Fault, attempts: int, note: str = "") -> ProviderError:
+        """The error for a fault past its bound: an outage (the run waits, resumable) for a transport fault,
+        a plain ProviderError (the step fails) for what another attempt later would not fix."""
+        cls = ProviderOutage if fault.kind in TRANSPORT_FAULTS else ProviderError
+        return cls(fault, attempts, note)
+
+
+class ProviderOutage(ProviderError, ProviderUnavailable):
+    """429, 5xx, timeouts, dropped connections past the retry bound: the provider is down, not the request wrong."""
 
 
 def _one_line(text: Any, limit: int = DETAIL_CHARS) -> str:
@@ -163,15 +175,28 @@ def classify_exception(exc: BaseException) -> Fault | None:
     return None
 
 
+def is_context_overflow(exc: BaseException) -> bool:
+    """The prompt did not fit the model's context window ("maximum context length", "context_length_exceeded",
+    "prompt is too long", ...): recognised exactly as deepagents' summarization recognises it, so what it
+    compacts and retries is what the harness leaves to it."""
+    from langchain_core.exceptions import ContextOverflowError
+
+    if isinstance(exc, ContextOverflowError):
+        return True
+    try:
+        from deepagents.middleware.summarization import _is_context_overflow
+    except ImportError:  # a deepagents without it: the typed error only
+        return False
+    return isinstance(exc, Exception) and _is_context_overflow(exc)
+
+
 def rejection(exc: BaseException) -> Fault | None:
     """A provider's refusal that no retry can fix (HTTP 400/401/403/404...), as a `rejected` fault.
 
     None for everything else, and for a context overflow, which must reach the
     summarization middleware unchanged (it compacts the history and tries again).
     """
-    from langchain_core.exceptions import ContextOverflowError
-
-    if isinstance(exc, (HarnessError, DelegationTimeout, ContextOverflowError)) or not isinstance(exc, Exception):
+    if isinstance(exc, (HarnessError, DelegationTimeout)) or not isinstance(exc, Exception) or is_context_overflow(exc):
         return None
     code = _status_code(exc)
     if code is None or not 400 <= code < 500:

@@ -27,8 +27,9 @@ Each failed attempt is charged as one llm call and its input-token estimate (the
 may have processed the prompt); a reply is charged its reported usage.
 
 When the bound is reached, `ProviderError` ("provider error after 4 attempts: 503
-UNAVAILABLE: ...") ends the step; `DeepAgentRole.run` returns it as a failed result,
-and the delegation's trace event lists every fault (`errors`) and retry (`retries`).
+UNAVAILABLE: ...") ends the step. A transport fault's (`ProviderOutage`) cuts the step and
+the run waits, `interrupted`, for `research resume`; a content fault's or a rejection fails
+the step. The delegation's trace event lists every fault (`errors`) and retry (`retries`).
 
 The policy (`RetryPolicy`) comes from the role's constructor, else from the environment
 (`RESEARCH_LLM_RETRY_ATTEMPTS`, `..._EMPTY_ATTEMPTS`, `..._BASE_DELAY`, `..._MAX_DELAY`,
@@ -206,12 +207,12 @@ class Retrier:
         bound = self.policy.bound(fault)
         if attempt >= bound:
             self._record(fault, attempt, bound, None)
-            raise ProviderError(fault, attempt)
+            raise ProviderError.of(fault, attempt)
         wait = self.policy.delay(attempt, fault, self.rng)
         left = self._time_left()
         if left is not None and wait >= left:
             self._record(fault, attempt, bound, None)
-            raise ProviderError(fault, attempt, f" (no retry: waiting {wait:.2f}s would pass the time limit)")
+            raise ProviderError.of(fault, attempt, f" (no retry: waiting {wait:.2f}s would pass the time limit)")
         if self.ctx is not None:
             try:
                 self.ctx.budget.check("llm_calls", 1)  # no point waiting for a call the budget (or deadline) refuses

@@ -15,6 +15,11 @@
 - `budgeted_summarization`: deepagents' summarization, with its model calls charged too.
 - `shorten_old_results`: past a conversation size, earlier source-tool results (pages, search
   hits, windows) shrink to the ids and spans they showed (langchain's context editing).
+- `ToolCallCheck`: a tool call that cannot run (arguments not JSON, unknown argument names, a
+  tool that does not exist, a reply cut off at the output limit) is answered with an error
+  naming what to fix, and the model asked again; a bound of its own, in a row, ends the step.
+- `ContextWindowFit`: a prompt too long for the model's context window is cut (its largest
+  message, saying how to read less) and the call made again.
 
 Each provides sync and async hooks (langchain calls `awrap_*` under `ainvoke`/`astream`).
 The middleware is built once per role and run and shared by concurrent delegations: what
@@ -23,6 +28,13 @@ context of the call (`invocation.of(request.runtime)`), never from an attribute.
 """
 
 from harness.engines.llm.middleware.budget_guard import BudgetGuard, estimate_tokens, last_call_notice
+from harness.engines.llm.middleware.call_check import (
+    DEFAULT_MALFORMED_REPLIES,
+    MalformedReplies,
+    ToolCallCheck,
+    malformed_sentence,
+)
+from harness.engines.llm.middleware.context_window import ContextWindowFit
 from harness.engines.llm.middleware.no_subagents import NoSubagents
 from harness.engines.llm.middleware.old_results import shorten_old_results
 from harness.engines.llm.middleware.provider_retry import ProviderRetry
@@ -32,7 +44,12 @@ from harness.engines.llm.middleware.whole_reads import WholeReads
 from harness.engines.llm.middleware.write_guard import WorkspaceWriteGuard
 
 __all__ = [
+    "DEFAULT_MALFORMED_REPLIES",
     "BudgetGuard",
+    "ContextWindowFit",
+    "MalformedReplies",
+    "ToolCallCheck",
+    "malformed_sentence",
     "NoSubagents",
     "ProviderRetry",
     "ToolAllowlist",
