@@ -122,7 +122,13 @@ class SourceRegistry:
         tool: str = "search",
         query: str | None = None,
         question_id: str | None = None,
+        kind: str | None = None,
+        provenance: dict[str, Any] | None = None,
     ) -> Registered:
+        """Store `text` as a source (or return the one already holding this locator or this text).
+
+        `kind` overrides the configured rules (an MCP server's configured kind); `provenance` is kept
+        under `mcp` in the record (server, tool, arguments and their hash; `sources/mcp.py`)."""
         if (url is None) == (path is None):
             raise ValueError("register needs exactly one of url= or path=")
         key = locator_key(url=url, path=path, corpus=corpus)
@@ -138,12 +144,14 @@ class SourceRegistry:
             record: dict[str, Any] = {"source_id": sid}
             if url is not None:
                 record["url"] = normalize_url(url)
-                kind = self.rules.kind_for(url=record["url"])
+                kind = kind or self.rules.kind_for(url=record["url"])
             else:
                 record["path"] = normalize_path(path)
-                kind = self.rules.kind_for(path=record["path"])
+                kind = kind or self.rules.kind_for(path=record["path"])
             if corpus is not None:
                 record["corpus"] = corpus
+            if provenance is not None:
+                record["mcp"] = provenance
             flags = find_injections(text)
             if repeats_flagged(title, text, flags):
                 title = ""  # a title never repeats instruction-like text: the locator stands in for it
