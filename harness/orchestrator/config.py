@@ -51,6 +51,7 @@ class RunConfig:
     web: bool = False
     yes: bool = False
     sources: dict[str, Any] = field(default_factory=dict)
+    mcp: dict[str, Any] = field(default_factory=dict)  # research.yaml's `mcp:` (servers by name; no secrets)
 
     @property
     def all_offline(self) -> bool:
@@ -71,6 +72,7 @@ class RunConfig:
             "auto_approve_plan": self.yes,
             "sources": self.sources,
             "role_budgets": self.role_budgets,
+            "mcp": self.mcp,
         }
 
 
@@ -230,6 +232,7 @@ def build_config(
         web=web if web is not None else file_cfg.get("web", False),
         yes=yes,
         sources=file_cfg.get("sources", {}),
+        mcp=file_cfg.get("mcp", {}),
     )
     if cfg.max_revisions < 0:
         raise UsageError("--max-revisions: must be 0 or more")
@@ -237,7 +240,17 @@ def build_config(
         raise UsageError("--concurrency: must be at least 1")
     if cfg.web:
         enable_web(cfg)
+    if cfg.mcp:
+        check_mcp_installed()
     return cfg
+
+
+def check_mcp_installed() -> None:
+    """MCP servers in research.yaml need the `mcp` extra; say so in one line before any work."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        raise UsageError("research.yaml mcp: MCP servers need the 'mcp' extra: pip install 'research-harness[mcp]'")
 
 
 WEB_TOOLS = ("web_search", "fetch_url")
@@ -280,7 +293,10 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         web=snapshot.get("web", False),
         yes=snapshot.get("auto_approve_plan", False),
         sources=snapshot.get("sources", {}),
+        mcp=snapshot.get("mcp", {}),
     )
     if cfg.web:
         enable_web(cfg)
+    if cfg.mcp:
+        check_mcp_installed()
     return cfg

@@ -51,6 +51,7 @@ def delegate(
         budget=budget,
         tools=run.tools if role == "researcher" else None,
         web=run.web if role == "researcher" else None,
+        mcp=run.mcp if "mcp" in spec.tools else None,
         transforms=list(transforms or []),
     )
     inputs = [{"path": p, "sha256": run.workspace.sha256(p)} for p in brief.inputs if "*" not in p]

@@ -91,7 +91,11 @@ class Pipeline:
             outputs=(PLAN,),
             feedback=feedback,
             facts={"question": self.run.config.question, "web": "on" if self.run.config.web else "off"},
-            context=planner_context(self.run.tools.index.corpus if self.run.tools else None, self.run.config.web),
+            context=planner_context(
+                self.run.tools.index.corpus if self.run.tools else None,
+                self.run.config.web,
+                self.run.mcp.tools() if self.run.mcp else (),
+            ),
         )
         outcome = delegate(
             self.run,

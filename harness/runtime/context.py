@@ -25,6 +25,7 @@ from harness.contract.specs import AgentSpec
 from harness.errors import ArtifactInvalid, HarnessError, PathRefused, PermissionRefused
 from harness.runtime.budget import DelegationBudget
 from harness.runtime.interface import Brief
+from harness.sources.mcp import source_name
 from harness.workspace.paths import normalize_relpath
 from harness.workspace.store import ArtifactRecord, Workspace
 
@@ -51,6 +52,7 @@ class AgentContext:
     budget: DelegationBudget
     tools: Any = None  # ResearchTools for the researcher, else None
     web: Any = None  # WebTools when the web extra is enabled and the plan allows it
+    mcp: Any = None  # McpSources when the run names MCP servers and the spec lists `mcp`
     transforms: list[Callable[[str, Any], Any]] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)  # path -> sha256 written in this delegation
     errors: list[str] = field(default_factory=list)  # refused writes, in order
@@ -243,6 +245,35 @@ class AgentContext:
         policy = self.web_policy()
         policy.check(url)  # a host the plan does not allow is refused before anything is spent
         return self._spend_search(lambda: web.fetch_url(url, policy, question_id=self.brief.question_id))
+
+    def mcp_allowed(self, server: str) -> bool:
+        """May this step call `server`'s tools? Only when its plan question lists `mcp:<server>` explicitly."""
+        question = self.question() or {}
+        return self.mcp is not None and "mcp" in self.spec.tools and source_name(server) in (
+            question.get("allowed_sources") or ()
+        )
+
+    def mcp_tools(self) -> list:
+        """The MCP tools this step may call (those of the servers its question allows)."""
+        if self.mcp is None or "mcp" not in self.spec.tools:
+            return []
+        return [t for t in self.mcp.tools() if self.mcp_allowed(t.server)]
+
+    def mcp_call(self, tool: str, arguments: dict[str, Any]):
+        """Call an MCP tool (`mcp_<server>_<tool>`) and register its answer as a source; one search of the budget.
+        Refused, before anything is spent, when the spec has no `mcp` or the question does not allow the server."""
+        if self.mcp is None or "mcp" not in self.spec.tools:
+            raise PermissionRefused(f"{self.role}: MCP tools are not in this agent's spec (or the run names no server)")
+        found = next((t for t in self.mcp.tools() if t.qualified == tool), None)
+        if found is None:
+            raise PermissionRefused(f"{tool}: no such MCP tool in this run")
+        if not self.mcp_allowed(found.server):
+            allowed = (self.question() or {}).get("allowed_sources") or []
+            raise PermissionRefused(
+                f"the plan allows {', '.join(allowed) or 'no'} sources for {self.brief.question_id}, not "
+                f"{source_name(found.server)}; nothing was spent"
+            )
+        return self._spend_search(lambda: self.mcp.call(tool, arguments, question_id=self.brief.question_id))
 
     def read_source(self, source_id: str, offset: int = 0, length: int = 2000):
         if self.tools is None or "read_source" not in self.spec.tools:

@@ -368,7 +368,7 @@ class McpSources:
             tool=SOURCE,
             question_id=question_id,
             kind=server.kind,
-            provenance={"server": tool.server, "tool": tool.name, "arguments_sha256": digest, "arguments": arguments},
+            mcp={"server": tool.server, "tool": tool.name, "arguments_sha256": digest, "arguments": arguments},
         )
         text = answer.text if reg.new else self.registry.text(reg.source_id)
         return McpResult(reg.source_id, tool, reg.title, reg.kind, text, reg.flags, reg.new, answer.skipped)

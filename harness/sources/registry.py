@@ -123,12 +123,12 @@ class SourceRegistry:
         query: str | None = None,
         question_id: str | None = None,
         kind: str | None = None,
-        provenance: dict[str, Any] | None = None,
+        mcp: dict[str, Any] | None = None,
     ) -> Registered:
         """Store `text` as a source (or return the one already holding this locator or this text).
 
-        `kind` overrides the configured rules (an MCP server's configured kind); `provenance` is kept
-        under `mcp` in the record (server, tool, arguments and their hash; `sources/mcp.py`)."""
+        `kind` overrides the configured rules (an MCP server's configured kind); `mcp` is an MCP result's
+        provenance (server, tool, arguments and their hash; `sources/mcp.py`)."""
         if (url is None) == (path is None):
             raise ValueError("register needs exactly one of url= or path=")
         key = locator_key(url=url, path=path, corpus=corpus)
@@ -150,8 +150,8 @@ class SourceRegistry:
                 kind = kind or self.rules.kind_for(path=record["path"])
             if corpus is not None:
                 record["corpus"] = corpus
-            if provenance is not None:
-                record["mcp"] = provenance
+            if mcp is not None:
+                record["mcp"] = mcp
             flags = find_injections(text)
             if repeats_flagged(title, text, flags):
                 title = ""  # a title never repeats instruction-like text: the locator stands in for it

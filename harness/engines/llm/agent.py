@@ -47,7 +47,7 @@ from harness.engines.llm.middleware import (
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
-from harness.engines.llm.tools import build_harness_tools
+from harness.engines.llm.tools import build_harness_tools, build_mcp_tools
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused
 from harness.runtime.budget import BudgetExhausted
 from harness.runtime.context import DEFAULT_WRITE_RETRIES, AgentContext
@@ -142,8 +142,10 @@ class DeepAgentRole:
         empty_retries: int | None = None,
         retry: RetryPolicy | None = None,
         sleep: Any = None,
+        mcp_tools: Any = (),
     ):
         self.spec = spec
+        self.mcp_tools = tuple(mcp_tools)  # the run's MCP tools (sources/mcp.McpTool), when the spec lists `mcp`
         self.model = resolve_model(model) if isinstance(model, str) else model
         self.evict_tokens = evict_tokens
         policy = retry or RetryPolicy.from_env()
@@ -183,7 +185,11 @@ class DeepAgentRole:
         return "\n\n".join([spec.prompt.strip(), output_contract(spec.output_schema), "\n".join(workspace)])
 
     def offered_tools(self) -> tuple[str, ...]:
-        return tuple(self.spec.tools)
+        """The spec's tools, its `mcp` entry standing for each tool of the run's MCP servers (mcp_<server>_<tool>)."""
+        names = [t for t in self.spec.tools if t != "mcp"]
+        if "mcp" in self.spec.tools:
+            names += [t.qualified for t in self.mcp_tools]
+        return tuple(names)
 
     def build(self, ctx: AgentContext):
         """The compiled agent for `ctx`'s run: built by the first delegation, reused by the rest.
@@ -232,7 +238,7 @@ class DeepAgentRole:
             FilesystemMiddleware(backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens),
             NoSubagents(),
             budgeted_summarization(self.model, backend),
-            ToolAllowlist(self.offered_tools(), spec.role),
+            ToolAllowlist(self.offered_tools(), spec.role, per_step={t.qualified for t in self.mcp_tools}),
             WorkspaceWriteGuard(),
             WholeReads(),
             ProviderRetry(),  # outside BudgetGuard: every attempt is checked and charged
@@ -240,7 +246,7 @@ class DeepAgentRole:
         ]
         return create_deep_agent(
             model=self.model,
-            tools=build_harness_tools(spec),
+            tools=build_harness_tools(spec) + build_mcp_tools(self.mcp_tools if "mcp" in spec.tools else ()),
             system_prompt=self._system_prompt(run_id, model),
             middleware=middleware,
             subagents=[placeholder],

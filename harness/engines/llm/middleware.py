@@ -184,15 +184,24 @@ class WholeReads(AgentMiddleware):
 
 
 class ToolAllowlist(AgentMiddleware):
-    """Offer the model exactly `allowed` and refuse a call to anything else (nothing inherited, no `task`)."""
+    """Offer the model exactly `allowed` and refuse a call to anything else (nothing inherited, no `task`).
 
-    def __init__(self, allowed: Iterable[str], role: str):
+    `per_step` names tools offered only to the steps whose context allows them: the MCP tools, shown to a
+    research branch only when its plan question allows their server (`AgentContext.mcp_tools`); a call to
+    one anyway is refused by the context."""
+
+    def __init__(self, allowed: Iterable[str], role: str, per_step: Iterable[str] = ()):
         super().__init__()
         self.allowed = tuple(allowed)
         self.role = role
+        self.per_step = frozenset(per_step)
 
     def _filter(self, request: ModelRequest) -> ModelRequest:
-        tools = [t for t in request.tools if _tool_name(t) in self.allowed]
+        offered = set(self.allowed)
+        if self.per_step:
+            mine = {t.qualified for t in delegation.of(request.runtime).ctx.mcp_tools()}
+            offered -= self.per_step - mine
+        tools = [t for t in request.tools if _tool_name(t) in offered]
         return request.override(tools=tools) if len(tools) != len(request.tools) else request
 
     def _refusal(self, request: Any) -> ToolMessage | None:
