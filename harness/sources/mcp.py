@@ -139,6 +139,7 @@ class _Connection:
     stop: asyncio.Event | None = None
     errlog: Any = None
     failure: BaseException | None = None  # set when the session ended during the run
+    finished: threading.Event = field(default_factory=threading.Event)  # the session (and its process) is gone
 
 
 class McpHub:
@@ -206,6 +207,8 @@ class McpHub:
                 conn.failure = exc
             if not isinstance(exc, Exception):
                 raise
+        finally:
+            conn.finished.set()
 
     def _connect(self, server: McpServer) -> None:
         conn = _Connection(server, errlog=tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace"))
@@ -286,18 +289,14 @@ class McpHub:
     def close(self) -> None:
         """End every session (a stdio server's process with it), then the loop."""
         for conn in self._connections.values():
-            if conn.stop is not None:
-                self._loop.call_soon_threadsafe(conn.stop.set)
+            if conn.client is not None and conn.stop is not None:
+                self._loop.call_soon_threadsafe(conn.stop.set)  # leaves the session the way it was entered
             elif conn.task is not None:
-                conn.task.cancel()
+                conn.task.cancel()  # still connecting (a server that never answered): its transport ends it
         for conn in self._connections.values():
-            if conn.task is not None:
-                try:
-                    conn.task.result(timeout=CLOSE_SECONDS)
-                except concurrent.futures.TimeoutError:
-                    conn.task.cancel()
-                except BaseException:
-                    pass
+            if conn.task is not None and not conn.finished.wait(CLOSE_SECONDS):
+                conn.task.cancel()
+                conn.finished.wait(CLOSE_SECONDS)
             if conn.errlog is not None:
                 conn.errlog.close()
         self._loop.call_soon_threadsafe(self._loop.stop)
