@@ -249,8 +249,10 @@ class AgentContext:
     def mcp_allowed(self, server: str) -> bool:
         """May this step call `server`'s tools? Only when its plan question lists `mcp:<server>` explicitly."""
         question = self.question() or {}
-        return self.mcp is not None and "mcp" in self.spec.tools and source_name(server) in (
-            question.get("allowed_sources") or ()
+        return (
+            self.mcp is not None
+            and "mcp" in self.spec.tools
+            and source_name(server) in (question.get("allowed_sources") or ())
         )
 
     def mcp_tools(self) -> list:

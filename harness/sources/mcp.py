@@ -219,8 +219,7 @@ class McpHub:
             listed = ready.result(timeout=server.timeout)
         except concurrent.futures.TimeoutError:
             raise UsageError(
-                f"{server.where}: `{server.target}` did not answer within {server.timeout:g}s"
-                + self._stderr_tail(conn)
+                f"{server.where}: `{server.target}` did not answer within {server.timeout:g}s" + self._stderr_tail(conn)
             ) from None
         except UsageError:
             raise
@@ -351,13 +350,16 @@ class McpSources:
         server = self.hub.servers[tool.server]
         answer = self.hub.call(tool.server, tool.name, arguments)
         if answer.error:
-            raise McpCallError(f"{qualified}: the tool reported an error: {' '.join(answer.text.split())[:ERROR_CHARS]}")
+            raise McpCallError(
+                f"{qualified}: the tool reported an error: {' '.join(answer.text.split())[:ERROR_CHARS]}"
+            )
         if not answer.text.strip():
             raise McpCallError(f"{qualified}: the tool returned no text; nothing was stored")
         canonical = canonical_arguments(arguments)
         digest = sha256_text(canonical)
         safe_tool = re.sub(r"[^A-Za-z0-9_.-]", "_", tool.name)
-        title = f"{tool.server}/{tool.name}({canonical[1:-1]})"
+        shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in sorted(arguments.items()))
+        title = f"{tool.server}/{tool.name}({shown})"
         if len(title) > TITLE_CHARS:
             title = title[: TITLE_CHARS - 1] + "…"
         reg = self.registry.register(

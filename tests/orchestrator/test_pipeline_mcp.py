@@ -18,8 +18,9 @@ import pytest
 from fakes import mcp_docs_server
 from fakes.scripted import Call, Say, Turn, call, role_policies, scripted_models
 from fakes.workspaces import ASYNCIO_DOCS, delegations, manifest, write_docs
+from harness.orchestrator.approvals import record_decision
 from harness.orchestrator.config import build_config
-from harness.orchestrator.lifecycle import start_run
+from harness.orchestrator.lifecycle import resume_run, start_run
 from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do asyncio.TaskGroup and asyncio.gather handle a failing task?"
@@ -60,8 +61,16 @@ def mcp_plan(question: str) -> dict:
         "criteria": [],
         "questions": [
             research("Q1", "Find how asyncio.TaskGroup handles a failing task.", ["mcp:docs"], ["taskgroup"]),
-            research("Q2", "Find how asyncio.gather propagates the first exception.", ["corpus"], ["gather propagated"]),
-            {"id": "Q3", "text": "Answer the question from the evidence.", "kind": "deliverable", "critical": True, "tag": None},
+            research(
+                "Q2", "Find how asyncio.gather propagates the first exception.", ["corpus"], ["gather propagated"]
+            ),
+            {
+                "id": "Q3",
+                "text": "Answer the question from the evidence.",
+                "kind": "deliverable",
+                "critical": True,
+                "tag": None,
+            },
         ],
         "stop_conditions": [],
         "refinement": None,
@@ -117,7 +126,7 @@ def researcher(t: Turn):
     return Say("1 card")
 
 
-def run_config(tmp_path: Path, **server):
+def run_config(tmp_path: Path, yes: bool = True, **server):
     corpus = write_docs(tmp_path / "corpus", ASYNCIO_DOCS)
     servers = {"docs": {"command": SERVER, "kind": "primary", "timeout": 60, **server}}
     return build_config(
@@ -126,7 +135,7 @@ def run_config(tmp_path: Path, **server):
         runs_dir=str(tmp_path / "runs"),
         engine="llm",
         model=MODEL,
-        yes=True,
+        yes=yes,
         concurrency=1,  # one branch at a time, so each model call's offered tools pair with its messages
         config_data={"mcp": {"servers": servers}},
     )
@@ -202,6 +211,21 @@ def test_the_researcher_quotes_an_mcp_answer_and_the_report_cites_it(tmp_path):
     assert manifest(run)["budget"]["spent"]["searches"] == 3
     assert manifest(run)["config"]["mcp"]["servers"]["docs"]["command"] == SERVER
     assert {e["delegation_id"] for e in delegations(run, "researcher")} == {"researcher-Q1-r0", "researcher-Q2-r0"}
+
+
+def test_a_resumed_run_connects_to_its_servers_again(tmp_path):
+    paused = start_run(run_config(tmp_path, yes=False), models=scripted_models(role_policies(planner=planner)))
+    assert paused.status == "awaiting_plan_approval"  # the servers were closed with the process's run
+    record_decision(paused.run_dir, plan=True, by="tester")
+
+    models = scripted_models(role_policies(planner=planner, researcher=researcher))
+    done = resume_run(paused.run_dir, models=models)  # rebuilt from run.json's mcp: section
+
+    assert (done.status, done.reason) == ("completed", None)
+    assert validate_workspace(done.run_dir) == []
+    cards = [json.loads(p.read_text()) for p in (done.run_dir / "source-cards").glob("q1-*.json")]
+    source = json.loads((done.run_dir / f"sources/{cards[0]['source_id']}.json").read_text())
+    assert source["mcp"]["arguments"] == {"name": "taskgroup"}
 
 
 def test_a_server_that_cannot_start_stops_research_run_before_any_work(tmp_path):

@@ -142,6 +142,7 @@ def test_a_result_is_registered_as_a_source_with_its_provenance(hub, ws):
     assert digest == __import__("hashlib").sha256(b'{"name":"taskgroup"}').hexdigest()
     assert record["path"] == f"mcp:docs/lookup_doc/{digest[:12]}" and record["origin"]["tool"] == "mcp"
     assert record["kind"] == "secondary" and record["flags"] == [] and record["retrieved_at"]
+    assert record["title"] == 'docs/lookup_doc(name="taskgroup")'
     assert ws.read_text(f"sources/{result.source_id}.txt", TOOLS) == result.text
     assert validate_workspace(ws.root) == []
 
