@@ -88,41 +88,26 @@ def lookup(name: str) -> Call:
     return Call([(TOOL, {"name": name})])
 
 
+def record(reply: str, pick, summary: str) -> Call:
+    """record_evidence on the source of the excerpt in `reply`, quoting the sentence `pick` chooses."""
+    source_id, text = EXCERPT.search(reply).groups()
+    quote = next(s for s in re.split(r"(?<=\.)\s+", text) if pick(s))
+    return call("record_evidence", source_id=source_id, quote=quote, summary=summary, confidence="high", limitations=[])
+
+
 def researcher(t: Turn):
     """Q1: looks up the planted `notice` document, then `taskgroup`, and quotes the latter.
     Q2: tries the MCP tool anyway (its question does not allow it), then searches the corpus."""
     n = len(t.steps)
-    if "mcp:docs" in (t.brief_line("allowed_sources") or ""):
-        if n == 0:
-            return lookup("notice")
-        if n == 1:
-            return lookup("taskgroup")
-        if n == 2:
-            source_id, _text = EXCERPT.search(t.last[0].content).groups()
-            return call(
-                "record_evidence",
-                source_id=source_id,
-                quote=QUOTE,
-                summary="A failing task cancels the rest of its TaskGroup.",
-                confidence="high",
-                limitations=[],
-            )
-        return Say("1 card")
+    mcp_branch = "mcp:docs" in (t.brief_line("allowed_sources") or "")
     if n == 0:
-        return lookup("gather")
+        return lookup("notice" if mcp_branch else "gather")
     if n == 1:
-        return call("search", query="gather return_exceptions propagated", k=3)
+        return lookup("taskgroup") if mcp_branch else call("search", query="gather return_exceptions propagated", k=3)
+    if n == 2 and mcp_branch:
+        return record(t.last[0].content, lambda s: s == QUOTE, "A failing task cancels the rest of its TaskGroup.")
     if n == 2:
-        source_id, text = EXCERPT.search(t.last[0].content).groups()
-        sentence = next(s for s in re.split(r"(?<=\.)\s+", text) if "propagated" in s)
-        return call(
-            "record_evidence",
-            source_id=source_id,
-            quote=sentence,
-            summary="gather propagates the first exception.",
-            confidence="high",
-            limitations=[],
-        )
+        return record(t.last[0].content, lambda s: "propagated" in s, "gather propagates the first exception.")
     return Say("1 card")
 
 
