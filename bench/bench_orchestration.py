@@ -371,11 +371,11 @@ def instrument() -> Timers:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     import harness.workspace.store as workspace
-    from harness.engines.llm import middleware as llm_middleware
     from harness.engines.llm.agent import DeepAgentRole
+    from harness.engines.llm.middleware import budget_guard as llm_middleware
     from harness.orchestrator import nodes
     from harness.runtime.budget import Budget
-    from harness.sources.tools import ResearchTools
+    from harness.sources.research_tools import ResearchTools
 
     t = Timers()
     t.wrap(nodes, "delegate", "delegations (whole)")

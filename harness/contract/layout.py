@@ -87,9 +87,20 @@ def card_path(card_id: str) -> str:
     return f"source-cards/{card_id}.json"
 
 
+def card_id_prefix(question_id: str, source_id: str) -> str:
+    """What every card id of a question from one source starts with: 'q2-src-1a2b3c4d5e6f-'."""
+    return f"{question_id.lower()}-{source_id}-"
+
+
 def new_card_id(question_id: str, source_id: str, n: int) -> str:
     """The id of the n-th card of a question from one source: 'q2-src-1a2b3c4d5e6f-1' (what `question_cards` globs)."""
-    return f"{question_id.lower()}-{source_id}-{n}"
+    return f"{card_id_prefix(question_id, source_id)}{n}"
+
+
+def card_number(card_id: str, question_id: str, source_id: str) -> int | None:
+    """The n of a card id built by `new_card_id` for this question and source, else None."""
+    n = card_id.removeprefix(card_id_prefix(question_id, source_id))
+    return int(n) if n != card_id and n.isdigit() else None
 
 
 def question_cards(question_id: str) -> str:

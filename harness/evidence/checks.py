@@ -90,7 +90,7 @@ def _window(sentences: list[Sentence], i: int) -> str:
     return " ".join(parts)
 
 
-def check_draft(
+def draft_defects(
     reader: RunReader, draft_rel: str, branches: dict[str, dict] | None = None, *, text: str | None = None
 ) -> list[dict[str, Any]]:
     """All deterministic defects of the draft at `draft_rel` (or of `text`, a draft not yet written), read

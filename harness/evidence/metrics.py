@@ -25,7 +25,7 @@ from typing import Any
 
 from harness.contract.claims import NOT_REPORTABLE, USABLE
 from harness.contract.specs import ROLES
-from harness.evidence.checks import check_draft
+from harness.evidence.checks import draft_defects
 from harness.evidence.draft import parse_draft
 from harness.evidence.support import evidence_text, supports
 from harness.sources.injection import REASONS
@@ -119,7 +119,7 @@ def compute_metrics(
 
     hidden = set()
     if draft_rel and text:
-        for d in check_draft(reader, draft_rel, branches):
+        for d in draft_defects(reader, draft_rel, branches):
             if d["code"] == "conflict_hidden":
                 hidden.update(d["refs"].get("claims", []))
     notes = " ".join(s.plain for s in sentences if not s.factual)

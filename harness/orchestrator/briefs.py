@@ -32,7 +32,7 @@ def _questions(plan: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def planner_context(corpus: Any, web: bool, mcp_tools: Any = ()) -> str:
+def planner_material(corpus: Any, web: bool, mcp_tools: Any = ()) -> str:
     """Today, the sources this run has (the corpus, the web or not, its MCP servers and their tools), and how a
     plan question names them."""
     lines = ["## What this run can search", f"Today is {today()}."]
@@ -71,7 +71,7 @@ def planner_context(corpus: Any, web: bool, mcp_tools: Any = ()) -> str:
     return "\n".join(lines)
 
 
-def researcher_context(reader: RunReader, qid: str, defects: list[dict[str, Any]]) -> str:
+def researcher_material(reader: RunReader, qid: str, defects: list[dict[str, Any]]) -> str:
     """For a revise round: what the review found missing for this question, and the cards it already has."""
     if not defects:
         return ""
@@ -86,7 +86,7 @@ def researcher_context(reader: RunReader, qid: str, defects: list[dict[str, Any]
     return "\n".join(lines)
 
 
-def analyst_context(reader: RunReader) -> str:
+def analyst_material(reader: RunReader) -> str:
     """Every card, compactly: what the claim table is built from."""
     kinds = {sid: (reader.source(sid) or {}).get("kind", "?") for sid in reader.source_ids()}
     cards = []
@@ -108,7 +108,7 @@ def analyst_context(reader: RunReader) -> str:
     )
 
 
-def writer_context(reader: RunReader) -> str:
+def writer_material(reader: RunReader) -> str:
     """The plan's questions and the whole claim table: what the draft is written from."""
     lines = [
         "## The plan's questions",
@@ -125,7 +125,7 @@ def writer_context(reader: RunReader) -> str:
     return "\n".join(lines)
 
 
-def reviewer_context(draft: str, text: str) -> str:
+def reviewer_material(draft: str, text: str) -> str:
     """The draft with its line numbers, which every defect's `location.line` refers to."""
     numbered = [f"{n:4d}| {line}" for n, line in enumerate(text.splitlines(), 1)]
     return "\n".join([f"## {draft}, numbered", *numbered])

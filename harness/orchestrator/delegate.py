@@ -16,10 +16,11 @@ from typing import Any
 
 from harness.contract.formats import now_iso
 from harness.errors import BudgetExhausted, HarnessError, StorageError
-from harness.orchestrator.context import RunContext
+from harness.orchestrator.live_run import LiveRun
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
-from harness.runtime.context import AgentContext
+from harness.runtime.context import AgentContext, open_context
 from harness.runtime.interface import AgentResult, Brief
+from harness.runtime.step import RunServices
 
 
 @dataclass
@@ -33,7 +34,7 @@ class Outcome:
 
 
 def delegate(
-    run: RunContext, brief: Brief, *, delegation_id: str, transforms: list[Callable[[str, Any], Any]] | None = None
+    run: LiveRun, brief: Brief, *, delegation_id: str, transforms: list[Callable[[str, Any], Any]] | None = None
 ) -> Outcome:
     role = brief.role
     choice = run.config.roles[role]
@@ -41,18 +42,16 @@ def delegate(
     limits = dict(spec.limits)
     deadline = time.monotonic() + limits["wall_seconds"] if limits.get("wall_seconds") else None
     budget = DelegationBudget(run.budget, role, limits, deadline)
-    ctx = AgentContext(
-        workspace=run.workspace,
-        spec=spec,
-        brief=brief,
+    ctx = open_context(
+        run.workspace,
+        spec,
+        brief,
         engine=choice.engine,
         model=choice.model,
         run_id=run.run_id,
         budget=budget,
-        tools=run.tools if role == "researcher" else None,
-        web=run.web if role == "researcher" else None,
-        mcp=run.mcp if "mcp" in spec.tools else None,
-        transforms=list(transforms or []),
+        run=RunServices(corpus=run.tools, web=run.web, mcp=run.mcp),  # each given only to a spec whose tools list it
+        transforms=transforms,
     )
     inputs = [{"path": p, "sha256": run.workspace.sha256(p)} for p in brief.inputs if "*" not in p]
     started = now_iso()
@@ -76,7 +75,7 @@ def delegate(
     except Exception as exc:  # an agent's own bug must not take the run down; it is traced
         outcome = Outcome("failed", reason=f"{type(exc).__name__}: {exc}")
         errors.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
-    outcome.outputs = dict(ctx.outputs)
+    outcome.outputs = dict(ctx.files.outputs)
     outcome.started_at, outcome.ended_at = started, now_iso()
     run.workspace.trace(
         "delegation",
@@ -87,25 +86,25 @@ def delegate(
         brief=brief.task[:300],
         question_id=brief.question_id,
         inputs=inputs,
-        outputs=[{"path": p, "sha256": h} for p, h in sorted(ctx.outputs.items())],
+        outputs=[{"path": p, "sha256": h} for p, h in sorted(ctx.files.outputs.items())],
         tools=list(spec.tools),
         budget={**{k: v for k, v in limits.items() if k != "write_retries"}},
         started_at=started,
         ended_at=outcome.ended_at,
         stop_reason=outcome.status,
-        errors=ctx.errors
+        errors=ctx.files.errors
         + ctx.provider_errors
         + errors
         + ([outcome.reason] if outcome.status in ("failed", "timeout", "budget_exhausted") and outcome.reason else []),
-        retries=ctx.retries + ctx.provider_retries,
-        tokens=ctx.tokens,
-        thinking_tokens=ctx.thinking_tokens,
-        llm_calls=ctx.llm_calls,
+        retries=ctx.files.retries + ctx.provider_retries,
+        tokens=ctx.budget.tokens,
+        thinking_tokens=ctx.budget.thinking_tokens,
+        llm_calls=ctx.budget.llm_calls,
         detail={
             "summary": outcome.summary[:500],
             "blocked_reason": outcome.reason if outcome.status == "blocked" else None,
             "seconds": round(time.monotonic() - t0, 3),
-            "refused_writes": len(ctx.errors),
+            "refused_writes": len(ctx.files.errors),
             "provider_retries": ctx.provider_retries,
             "notes": ctx.notes,
         },
@@ -116,24 +115,26 @@ def delegate(
         delegation_id=delegation_id,
         question_id=brief.question_id,
         status=outcome.status,
-        outputs=len(ctx.outputs),
+        outputs=len(ctx.files.outputs),
     )
     return outcome
 
 
 def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:
     """Only the run's own budget stops the run. A step that runs out of its own (or its role's) budget ends
-    with what it has: completed when it wrote its outputs, the limit recorded; blocked (a Researcher with no
-    card) or failed (any other role) when it wrote nothing."""
+    with what it has: completed when it wrote its outputs, the limit recorded; when it wrote nothing, blocked
+    if a service of its writes its outputs (a Researcher with no card: `OutputDuty.blocked_reason`), else
+    failed."""
     if exc.scope == "run":
         return Outcome("budget_exhausted", reason=str(exc))
-    missing = ctx.missing_outputs()
+    missing = ctx.files.missing_outputs()
     if not missing:
         return Outcome(
             "completed",
             summary=f"stopped at its limit with its outputs written ({exc})",
             reason=f"stopped at its limit: {exc}",
         )
-    status = "blocked" if ctx.role == "researcher" else "failed"
-    prefix = "no_evidence: " if ctx.role == "researcher" else ""
+    duty = ctx.services.duty
+    status = "blocked" if duty else "failed"
+    prefix = f"{duty.blocked_reason}: " if duty else ""
     return Outcome(status, reason=f"{prefix}ran out of its own budget before writing {', '.join(missing)} ({exc})")

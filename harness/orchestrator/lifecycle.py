@@ -34,15 +34,15 @@ from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
 from harness.orchestrator.config import RunConfig, config_from_snapshot
-from harness.orchestrator.context import RunContext
 from harness.orchestrator.graph import build_graph, graph_config
+from harness.orchestrator.live_run import LiveRun
 from harness.orchestrator.nodes import Pipeline
 from harness.runtime.budget import Budget
 from harness.sources.corpus import Corpus, load_corpus
 from harness.sources.index import CorpusIndex
 from harness.sources.mcp import McpHub, McpSources, servers_from_config
 from harness.sources.registry import KindRules, SourceRegistry
-from harness.sources.tools import ResearchTools
+from harness.sources.research_tools import ResearchTools
 from harness.workspace.store import TERMINAL_STATUSES, Workspace
 from harness.workspace.validate import validate_workspace
 
@@ -147,7 +147,7 @@ def run_context(
     events=None,
     models: dict | None = None,
     mcp: McpHub | None = None,
-) -> RunContext:
+) -> LiveRun:
     """What the graph's nodes share besides its state: the agents, tools and budget, rebuilt from run.json.
     `mcp`: the run's connected MCP servers (`connect_mcp`); connected here when the run names some and none is
     given (the caller of such a context then owns `run.mcp.hub`)."""
@@ -181,13 +181,13 @@ def run_context(
     sources = None
     if mcp is not None:
         sources = McpSources(mcp, registry)
-    return RunContext(
+    return LiveRun(
         ws, cfg, build_agents(cfg, models, sources), budget, registry, tools, web, events or (lambda _e: None), sources
     )
 
 
 @contextmanager
-def _agents_prepared_ahead(run: RunContext):
+def _agents_prepared_ahead(run: LiveRun):
     """Compile the llm roles' agents on a background thread, in pipeline order, while the run goes on.
 
     Building a deepagents agent costs several ms a role; done ahead, it overlaps the first
@@ -214,7 +214,7 @@ def _agents_prepared_ahead(run: RunContext):
 
 
 def _drive(
-    run: RunContext,
+    run: LiveRun,
     graph,
     gcfg: dict[str, Any],
     first_input: Any,

@@ -25,19 +25,19 @@ from harness.contract.layout import (
     review_path,
 )
 from harness.contract.policy import HARNESS
-from harness.evidence.checks import check_draft, verdict_for
+from harness.evidence.checks import draft_defects, verdict_for
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import render_report
 from harness.orchestrator import approvals
 from harness.orchestrator.briefs import (
-    analyst_context,
-    planner_context,
-    researcher_context,
-    reviewer_context,
-    writer_context,
+    analyst_material,
+    planner_material,
+    researcher_material,
+    reviewer_material,
+    writer_material,
 )
-from harness.orchestrator.context import RunContext
 from harness.orchestrator.delegate import Outcome, delegate
+from harness.orchestrator.live_run import LiveRun
 from harness.orchestrator.review_guard import merge_deterministic
 from harness.orchestrator.state import BranchResult, ResearchTask, RunState
 from harness.runtime.interface import Brief
@@ -52,7 +52,7 @@ def _branch_marker(qid: str, rnd: int) -> str:
 
 
 class Pipeline:
-    def __init__(self, run: RunContext):
+    def __init__(self, run: LiveRun):
         self.run = run
         self.ws = run.workspace
 
@@ -91,7 +91,7 @@ class Pipeline:
             outputs=(PLAN,),
             feedback=feedback,
             facts={"question": self.run.config.question, "web": "on" if self.run.config.web else "off"},
-            context=planner_context(
+            material=planner_material(
                 self.run.tools.index.corpus if self.run.tools else None,
                 self.run.config.web,
                 self.run.mcp.tools() if self.run.mcp else (),
@@ -177,7 +177,9 @@ class Pipeline:
                 "search_terms": ", ".join(question.get("search_terms", [])) or "(none)",
                 "allowed_sources": ", ".join(question.get("allowed_sources") or ["corpus"]),
             },
-            context=researcher_context(self.ws.reader(), qid, self._defects_for(task.get("review"), "researcher", qid)),
+            material=researcher_material(
+                self.ws.reader(), qid, self._defects_for(task.get("review"), "researcher", qid)
+            ),
         )
         outcome = delegate(self.run, brief, delegation_id=f"researcher-{qid}-r{rnd}")
         cards = sorted(id_of(p) for p in outcome.outputs if p.startswith("source-cards/"))
@@ -264,7 +266,7 @@ class Pipeline:
             inputs=(PLAN, CARDS, SOURCE_RECORDS),
             outputs=(CLAIMS,),
             feedback=self._feedback_for("analyst", state),
-            context=analyst_context(self.ws.reader(cache=True)),
+            material=analyst_material(self.ws.reader(cache=True)),
         )
         outcome = delegate(self.run, brief, delegation_id=f"analyst-r{state.get('round', 0)}")
         stop = self._stop_on_failure(outcome, "analyst")
@@ -288,7 +290,7 @@ class Pipeline:
             outputs=(draft,),
             feedback=self._feedback_for("writer", state),
             facts={"branches": blocked, "draft": draft},
-            context=writer_context(self.ws.reader(cache=True)),
+            material=writer_material(self.ws.reader(cache=True)),
         )
         outcome = delegate(self.run, brief, delegation_id=f"writer-{n}")
         stop = self._stop_on_failure(outcome, "writer")
@@ -304,7 +306,7 @@ class Pipeline:
         draft = state["draft"]
         review = review_path(state["draft_no"])
         branches = state.get("branches", {})
-        found = check_draft(self.ws.reader(cache=True), draft, branches)
+        found = draft_defects(self.ws.reader(cache=True), draft, branches)
         brief = Brief(
             "reviewer",
             task=f"Review {draft}.",
@@ -316,7 +318,7 @@ class Pipeline:
                 "deterministic_defects": found,
                 "branches": {q: {"status": b["status"], "reason": b.get("reason")} for q, b in branches.items()},
             },
-            context=reviewer_context(draft, self.ws.read_text(draft, HARNESS)),
+            material=reviewer_material(draft, self.ws.read_text(draft, HARNESS)),
         )
         guard = merge_deterministic(review, found, draft, state["draft_sha"])
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])

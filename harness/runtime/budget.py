@@ -101,6 +101,11 @@ class Budget:
     def check_time(self) -> None:
         self.check("harness", "wall_seconds", 0)
 
+    def seconds_left(self) -> float | None:
+        """Wall time until the run's time limit (None: no limit)."""
+        limit = self.limits.get("wall_seconds")
+        return None if limit is None else limit - self._wall()
+
     def snapshot(self) -> dict[str, Any]:
         """The run.json `budget` object, with wall time accumulated up to now."""
         with self._lock:
@@ -126,8 +131,9 @@ def _fmt(v: float | None) -> str:
 
 
 class DelegationBudget:
-    """The per-delegation limits from an agent spec, layered on the run budget (tool calls of one step may run
-    in parallel, so its own limits are reserved the same way)."""
+    """One step's budget: the per-delegation limits from its agent spec, layered on the run budget (tool calls
+    of one step may run in parallel, so its own limits are reserved the same way), and what the step's model
+    calls and searches spent."""
 
     def __init__(self, budget: Budget, role: str, limits: dict[str, Any], deadline: float | None):
         self.budget = budget
@@ -136,6 +142,7 @@ class DelegationBudget:
         self.spent = {"llm_calls": 0, "tokens": 0, "searches": 0}
         self.held = {"llm_calls": 0, "tokens": 0, "searches": 0}
         self.deadline = deadline  # time.monotonic() value, or None
+        self.thinking_tokens = 0  # of the tokens spent, what the model spent thinking (when the provider reports it)
         self._lock = threading.Lock()
 
     def _check(self, dim: str, amount: float) -> None:
@@ -195,6 +202,61 @@ class DelegationBudget:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise DelegationTimeout(f"{self.role} ran past its time limit")
         self.budget.check_time()
+
+    def seconds_left(self) -> float | None:
+        """Wall time until this step's deadline or the run's time limit, whichever comes first (None: no limit)."""
+        lefts = [] if self.deadline is None else [self.deadline - time.monotonic()]
+        if (run := self.budget.seconds_left()) is not None:
+            lefts.append(run)
+        return min(lefts) if lefts else None
+
+    # ---- what one step's calls spend ----------------------------------------------------------
+
+    @property
+    def llm_calls(self) -> int:
+        return int(self.spent["llm_calls"])
+
+    @property
+    def tokens(self) -> int:
+        return int(self.spent["tokens"])
+
+    def before_llm_call(self, estimated_tokens: int) -> dict[str, float]:
+        """Refuse a model call that could take any budget over its limit; otherwise hold its estimate (returned:
+        hand it to `after_llm_call`, or to `release` when the call never happened)."""
+        return self.reserve({"llm_calls": 1, "tokens": estimated_tokens})
+
+    def after_llm_call(self, tokens: int, thinking: int = 0, held: dict[str, float] | None = None) -> None:
+        """Charge one model call its tokens (`thinking`: of those, what the model spent thinking, shown apart)."""
+        self.thinking_tokens += thinking
+        self.settle(held or {}, {"llm_calls": 1, "tokens": tokens})
+
+    def release(self, held: dict[str, float]) -> None:
+        """Give back what a call that was never made held."""
+        self.settle(held, {})
+
+    def spend_search(self, run: Callable[[], Any]) -> Any:
+        """One search (or web fetch): held before it runs, charged once it answered, given back if it failed."""
+        held = self.reserve({"searches": 1})
+        try:
+            result = run()
+        except BaseException:
+            self.release(held)
+            raise
+        self.settle(held, {"searches": 1})
+        return result
+
+    def line(self) -> str:
+        """What this step may still spend, in words: 'search 6 of 8; 21 model calls left'."""
+        searches, calls = self.left("searches"), self.left("llm_calls")
+        own = self.limits.get("searches")
+        parts = []
+        if own is not None:
+            parts.append(f"search {self.spent['searches']} of {own}")
+        if searches is not None and (own is None or searches < own - self.spent["searches"]):
+            parts.append(f"{int(searches)} searches left")
+        if calls is not None:
+            parts.append(f"{int(calls)} model calls left")
+        return "; ".join(parts)
 
 
 class DelegationTimeout(Exception):

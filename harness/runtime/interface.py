@@ -32,7 +32,7 @@ class Brief:
     question_id: str | None = None
     feedback: str | None = None
     facts: dict[str, Any] = field(default_factory=dict)  # small structured hints (draft number, blocked branches)
-    context: str = ""  # what the step needs from the workspace, given whole (digests, tables, the numbered draft)
+    material: str = ""  # what the step needs from the workspace, given whole (digests, tables, the numbered draft)
 
     def render(self) -> str:
         """The brief as the one message an LLM subagent receives."""
@@ -51,8 +51,8 @@ class Brief:
             )
         if self.feedback:
             lines += ["", "Feedback to address:", self.feedback.strip()]
-        if self.context:
-            lines += ["", self.context.strip()]
+        if self.material:
+            lines += ["", self.material.strip()]
         return "\n".join(lines).strip() + "\n"
 
 

@@ -15,7 +15,7 @@ Two nodes:
   keys; `lifecycle.create_run`) and creates the workspace once; the thread's state then
   holds its run id and path, so every later invocation of the thread reopens the same workspace.
 - `pipeline` reopens the workspace, takes its run lock, rebuilds the configuration and the
-  non-serializable RunContext (agents, tools, budget) from run.json exactly as `research
+  non-serializable LiveRun (agents, tools, budget) from run.json exactly as `research
   resume` does (`lifecycle.reopen_run`, `lifecycle.run_context`), and runs the parent graph
   of `graph.py` — the same nodes — as a subgraph compiled with no checkpointer, so it
   checkpoints into the server's store under this node's namespace.

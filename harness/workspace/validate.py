@@ -16,6 +16,7 @@ from harness.errors import Problem
 from harness.workspace.integrity import check
 from harness.workspace.journal import read_journal
 from harness.workspace.reader import RunReader
+from harness.workspace.trace import read_events
 
 
 def _pending_writes(root: Path) -> dict[str, dict]:
@@ -53,6 +54,34 @@ def _check_trace(root: Path) -> list[Problem]:
                 if seq <= last:
                     problems.append(Problem(TRACE, f"line {n}/seq", "seq-order", f"seq {seq} does not follow {last}"))
                 last = seq
+    return problems
+
+
+def _rewritten_cards(root: Path) -> list[Problem]:
+    """A card is written once: the trace showing one card path written again with other content (and not
+    deleted between) means the first card was overwritten, and its evidence lost."""
+    problems: list[Problem] = []
+    written: dict[str, tuple[str, object]] = {}  # card path -> (sha256, seq) of its last write
+    for event in read_events(root):
+        rel = event.get("path")
+        kind = kind_for_path(rel) if isinstance(rel, str) else None
+        if kind is None or kind.name != "card":
+            continue
+        if event.get("event") == "delete":
+            written.pop(rel, None)
+        elif event.get("event") == "write":
+            before = written.get(rel)
+            if before is not None and before[0] != event.get("sha256"):
+                problems.append(
+                    Problem(
+                        rel,
+                        "",
+                        "card-written-once",
+                        f"trace.jsonl shows this card written twice with different content (seq {before[1]} "
+                        f"and {event.get('seq')}): the first card's evidence was overwritten",
+                    )
+                )
+            written[rel] = (event.get("sha256"), event.get("seq"))
     return problems
 
 
@@ -139,4 +168,6 @@ def validate_workspace(root: Path | str) -> list[Problem]:
             problems.append(Problem(rel, "", "artifact-exists", f"journalled artifact {rel} is missing"))
     if TRACE not in present:
         problems.extend(_check_trace(root))
+    else:
+        problems.extend(_rewritten_cards(root))
     return problems

@@ -52,14 +52,14 @@ from harness.contract.specs import ROLES
 from harness.engines.llm import models as llm_models
 from harness.engines.llm import retry as retry_mod
 from harness.engines.llm.agent import DeepAgentRole
-from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.faults import FAULT_KINDS, Fault, ProviderError, classify_exception, classify_reply
+from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.retry import Retrier, RetryPolicy
 from harness.errors import UsageError
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.runtime.budget import Budget, DelegationBudget
-from harness.runtime.context import AgentContext
+from harness.runtime.context import AgentContext, open_context
 from harness.runtime.interface import Brief
 from harness.workspace.store import TERMINAL_STATUSES, Workspace
 from harness.workspace.validate import validate_workspace
@@ -379,9 +379,7 @@ def test_the_budget_running_out_during_retries_ends_budget_exhausted_within_the_
 def _ctx(ws: Workspace, spec, *, deadline: float | None = None, run_limits: dict | None = None) -> AgentContext:
     brief = Brief(role=spec.role, task="Plan.", outputs=("plan.json",))
     budget = DelegationBudget(Budget(run_limits or {}, {spec.role: {}}), spec.role, spec.limits, deadline)
-    return AgentContext(
-        workspace=ws, spec=spec, brief=brief, engine="llm", model=MODEL, run_id=ws.run_id, budget=budget
-    )
+    return open_context(ws, spec, brief, engine="llm", model=MODEL, run_id=ws.run_id, budget=budget)
 
 
 def test_a_backoff_that_would_pass_the_time_limit_gives_up_at_once(tmp_path, specs):
@@ -401,7 +399,7 @@ def test_a_backoff_that_would_pass_the_time_limit_gives_up_at_once(tmp_path, spe
         assert len(stub.generate_requests) == 1
     assert result.status == "failed" and "would pass the time limit" in result.blocked_reason
     assert result.blocked_reason.startswith("provider error after 1 attempt: 503 UNAVAILABLE")
-    assert slept == [] and ctx.llm_calls == 1 and ctx.provider_retries == 0
+    assert slept == [] and ctx.budget.llm_calls == 1 and ctx.provider_retries == 0
     assert any("giving up" in e for e in ctx.provider_errors)
 
 
@@ -420,10 +418,10 @@ def test_async_model_calls_are_retried_and_charged_too(tmp_path, specs):
         agent = role.build(ctx)
         retrier = role.new_retrier(ctx)
         retrier.asleep = asleep
-        out = asyncio.run(agent.ainvoke({"messages": [HumanMessage("Plan.")]}, context=Delegation(ctx, retrier)))
+        out = asyncio.run(agent.ainvoke({"messages": [HumanMessage("Plan.")]}, context=Invocation(ctx, retrier)))
         assert len(stub.generate_requests) == 3
     assert out["messages"][-1].text.startswith("BLOCKED:")
-    assert slept == [1.0, 0.0] and ctx.llm_calls == 3 and ctx.provider_retries == 2
+    assert slept == [1.0, 0.0] and ctx.budget.llm_calls == 3 and ctx.provider_retries == 2
     assert retrier.kinds == ["rate_limit", "malformed_function_call"]
 
 
@@ -492,7 +490,7 @@ def test_each_fault_from_the_real_client_is_classified(name):
 def test_the_harness_own_stops_and_unknown_errors_are_never_retried():
     from harness.errors import BudgetExhausted
     from harness.runtime.budget import DelegationTimeout
-    from harness.runtime.context import WriteRetriesExhausted
+    from harness.runtime.files import WriteRetriesExhausted
 
     for exc in (
         BudgetExhausted("run budget"),
@@ -513,27 +511,16 @@ def test_the_harness_own_stops_and_unknown_errors_are_never_retried():
     assert Retrier(RetryPolicy()).call(lambda: AIMessage(""), accept_empty=True).text == ""
 
 
-def test_a_context_with_its_own_provider_counters_gets_the_retries_and_faults():
-    """The hook for AgentContext.provider_retries / provider_errors (kept apart from refused writes)."""
-    from types import SimpleNamespace
-
+def test_provider_retries_and_faults_are_counted_apart_from_refused_writes(tmp_path, specs):
+    """AgentContext.provider_retries / provider_errors, never the refused-write counters of its file door."""
     from harness.engines.llm.retry import record_faults
 
-    class Budget:
-        deadline = None
-
-        def check(self, dim, amount=1):
-            pass
-
-    plain = SimpleNamespace(retries=0, errors=[], budget=Budget())
-    split = SimpleNamespace(retries=0, errors=[], provider_retries=0, provider_errors=[], budget=Budget())
-    for ctx in (plain, split):
-        retrier = Retrier(RetryPolicy(jitter=0), ctx, sleep=lambda s: None)
-        replies = iter([AIMessage(""), AIMessage("ok")])
-        assert retrier.call(lambda replies=replies: next(replies)).text == "ok"
-        record_faults(ctx, retrier.faults)
-    assert (plain.retries, len(plain.errors)) == (1, 1)
-    assert (split.retries, split.errors, split.provider_retries, len(split.provider_errors)) == (0, [], 1, 1)
+    ctx = _ctx(Workspace.create(tmp_path / "runs", QUESTION), specs["planner"])
+    retrier = Retrier(RetryPolicy(jitter=0), ctx, sleep=lambda s: None)
+    replies = iter([AIMessage(""), AIMessage("ok")])
+    assert retrier.call(lambda: next(replies)).text == "ok"
+    record_faults(ctx, retrier.faults)
+    assert (ctx.files.retries, ctx.files.errors, ctx.provider_retries, len(ctx.provider_errors)) == (0, [], 1, 1)
 
 
 def test_a_bad_retry_setting_is_refused_before_any_work(tmp_path, corpus, monkeypatch):

@@ -25,12 +25,14 @@ from harness.engines.llm.models import DEFAULT_MODEL, preflight, resolve_model
 from harness.engines.llm.output_contract import output_contract
 from harness.errors import BudgetExhausted, UsageError
 from harness.runtime.budget import Budget, DelegationBudget, DelegationTimeout
-from harness.runtime.context import AgentContext, WriteRetriesExhausted
+from harness.runtime.context import AgentContext, open_context
+from harness.runtime.files import WriteRetriesExhausted
 from harness.runtime.interface import Brief
+from harness.runtime.step import RunServices
 from harness.sources.corpus import Corpus, Document
 from harness.sources.index import CorpusIndex
 from harness.sources.registry import SourceRegistry
-from harness.sources.tools import ResearchTools
+from harness.sources.research_tools import ResearchTools
 from harness.workspace.store import Workspace
 
 # ---- scripted model ------------------------------------------------------------------------------
@@ -107,16 +109,8 @@ def evidence_ws(ws: Workspace, specs) -> Workspace:
 
 def make_ctx(ws: Workspace, spec, brief: Brief, *, tools=None, web=None, run_limits=None) -> AgentContext:
     budget = DelegationBudget(Budget(run_limits or {}, {spec.role: {}}), spec.role, spec.limits, None)
-    return AgentContext(
-        workspace=ws,
-        spec=spec,
-        brief=brief,
-        engine="llm",
-        model="fake",
-        run_id=ws.run_id,
-        budget=budget,
-        tools=tools,
-        web=web,
+    return open_context(
+        ws, spec, brief, engine="llm", model="fake", run_id=ws.run_id, budget=budget, run=RunServices(tools, web)
     )
 
 
@@ -223,8 +217,8 @@ def test_schema_invalid_write_is_refused_with_the_pointer_then_the_fix_lands(evi
     assert result.status == "completed"
     assert json.loads((ws.root / "claims.json").read_text()) == CLAIMS
     entry = ws.manifest["artifacts"]["claims.json"]  # indexed (run.json on disk gets it with the next rewrite)
-    assert entry["writer"] == "analyst" and entry["sha256"] == ctx.outputs["claims.json"]
-    assert ctx.retries == 1
+    assert entry["writer"] == "analyst" and entry["sha256"] == ctx.files.outputs["claims.json"]
+    assert ctx.files.retries == 1
 
 
 def test_a_plan_missing_a_field_is_refused_and_nothing_changes(ws, specs):
@@ -317,7 +311,7 @@ def test_write_retries_past_the_spec_bound_fail_the_step(ws, specs):
     ctx = make_ctx(ws, spec, brief)
     with pytest.raises(WriteRetriesExhausted, match=f"limit {bound}"):
         DeepAgentRole(spec, model).run(brief, ctx)
-    assert len(model.calls) == bound + 1 and len(ctx.errors) == bound + 1
+    assert len(model.calls) == bound + 1 and len(ctx.files.errors) == bound + 1
 
 
 def test_edit_file_is_applied_to_the_current_content_then_validated(ws, specs):
@@ -471,7 +465,7 @@ def test_llm_call_budget_refuses_the_call_past_the_limit(ws, specs):
     ctx = make_ctx(ws, spec, brief)
     with pytest.raises(BudgetExhausted, match="llm_calls"):
         DeepAgentRole(spec, model).run(brief, ctx)
-    assert len(model.calls) == 2 and ctx.budget.spent["llm_calls"] == 2 and ctx.llm_calls == 2
+    assert len(model.calls) == 2 and ctx.budget.spent["llm_calls"] == 2 and ctx.budget.llm_calls == 2
 
 
 def test_token_budget_is_checked_before_the_call(ws, specs):
@@ -500,12 +494,12 @@ def test_empty_replies_are_retried_a_bounded_number_of_times_and_charged(ws, spe
     model = ScriptedModel(script=[AIMessage(""), AIMessage(""), AIMessage("1 research question")])
     ctx = make_ctx(ws, spec, brief)
     result = DeepAgentRole(spec, model).run(brief, ctx)
-    assert result.status == "completed" and ctx.llm_calls == 3
+    assert result.status == "completed" and ctx.budget.llm_calls == 3
 
     model = ScriptedModel(script=[AIMessage("")] * 3 + [AIMessage("not asked")])
     ctx = make_ctx(ws, spec, brief)
     result = DeepAgentRole(spec, model).run(brief, ctx)
-    assert result.status == "failed" and ctx.llm_calls == 3 and len(model.script) == 1
+    assert result.status == "failed" and ctx.budget.llm_calls == 3 and len(model.script) == 1
 
 
 def test_a_spent_step_search_budget_is_said_and_free_and_a_spent_run_budget_stops(ws, specs):
@@ -541,7 +535,7 @@ def test_usage_metadata_is_charged_when_reported(ws, specs):
     reply = AIMessage("done", usage_metadata={"input_tokens": 100, "output_tokens": 23, "total_tokens": 123})
     ctx = make_ctx(ws, spec, brief)
     DeepAgentRole(spec, ScriptedModel(script=[reply])).run(brief, ctx)
-    assert ctx.tokens == 123 and ctx.budget.spent["tokens"] == 123
+    assert ctx.budget.tokens == 123 and ctx.budget.spent["tokens"] == 123
 
 
 # ---- (j) library scratch stays out of the workspace ----------------------------------------------------------
@@ -597,7 +591,7 @@ def test_summarization_calls_are_charged_and_history_stays_out_of_the_workspace(
     DeepAgentRole(spec, model).run(brief, ctx)
 
     summaries = [c for c in model.calls if len(c) == 1 and "Context Extraction Assistant" in c[0].content]
-    assert summaries and ctx.llm_calls == len(model.calls) == 7 + len(summaries)
+    assert summaries and ctx.budget.llm_calls == len(model.calls) == 7 + len(summaries)
     assert any("SUMMARY: read plan.json" in str(m.content) for m in model.calls[-1])
     assert workspace_files(ws) == before and not list(ws.root.rglob("conversation_history"))
 
@@ -689,7 +683,7 @@ def test_refusals_count_per_file_and_the_prompt_says_exactly_when_the_step_ends(
     ctx = make_ctx(ws, spec, brief)
     role = DeepAgentRole(spec, model)
     result = role.run(brief, ctx)
-    assert result.status == "completed" and ctx.retries == 2 * bound
+    assert result.status == "completed" and ctx.files.retries == 2 * bound
     assert f"The same file may be refused {bound} times: its next refusal ends the step." in role.system_prompt(ctx)
 
 

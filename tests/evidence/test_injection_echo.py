@@ -19,7 +19,7 @@ import pytest
 from fakes.workspaces import CARD_ID, CLAIMS, DRAFT, SOURCE_ID, make_card, source_record
 from harness.contract.formats import sha256_text
 from harness.contract.policy import TOOLS
-from harness.evidence.checks import check_draft
+from harness.evidence.checks import draft_defects
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import WITHHELD_TITLE, render_report
 from harness.orchestrator.config import build_config
@@ -152,7 +152,7 @@ def flagged_ws(runs_dir, specs) -> Workspace:
 
 def _echo_defects(ws: Workspace, specs, draft: str = DRAFT) -> list[dict]:
     ws.write("drafts/draft-1.md", draft, specs["writer"].policy)
-    return [d for d in check_draft(ws.reader(cache=True), "drafts/draft-1.md") if d["code"] == "injection_echo"]
+    return [d for d in draft_defects(ws.reader(cache=True), "drafts/draft-1.md") if d["code"] == "injection_echo"]
 
 
 def test_a_clean_report_has_no_injection_echo(flagged_ws, specs):

@@ -14,7 +14,7 @@ from harness.sources.corpus import load_folder
 from harness.sources.index import CorpusIndex
 from harness.sources.injection import find_injections
 from harness.sources.registry import SourceRegistry
-from harness.sources.tools import (
+from harness.sources.research_tools import (
     CLOSE,
     FLAG_CLOSE,
     FLAG_OPEN,

@@ -12,7 +12,7 @@ scratch (evicted large tool results, summarized history) goes to an in-memory
 
 The compiled graph is shared by every delegation of the role in one run, concurrent
 research branches included; each delegation's context and retry loop travel as the
-graph's runtime context (`delegation.Delegation`), so the guards never mix them up.
+graph's runtime context (`invocation.Invocation`), so the guards never mix them up.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from harness.contract.formats import today
 from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
-from harness.engines.llm.delegation import Delegation
 from harness.engines.llm.faults import ProviderError
+from harness.engines.llm.harness_tools import build_harness_tools, build_mcp_tools
+from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.middleware import (
     BudgetGuard,
     NoSubagents,
@@ -47,10 +48,10 @@ from harness.engines.llm.middleware import (
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
-from harness.engines.llm.tools import build_harness_tools, build_mcp_tools
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused
 from harness.runtime.budget import BudgetExhausted
-from harness.runtime.context import DEFAULT_WRITE_RETRIES, AgentContext
+from harness.runtime.context import AgentContext
+from harness.runtime.files import DEFAULT_WRITE_RETRIES
 from harness.runtime.interface import AgentResult, Brief
 
 FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
@@ -194,11 +195,11 @@ class DeepAgentRole:
     def build(self, ctx: AgentContext):
         """The compiled agent for `ctx`'s run: built by the first delegation, reused by the rest.
 
-        Invoke it with `context=Delegation(ctx, retrier)`. What it is compiled from is the
+        Invoke it with `context=Invocation(ctx, retrier)`. What it is compiled from is the
         same for every delegation of the role in one run (spec, model, the run's workspace
         and id); a context from another run or workspace gets a graph of its own.
         """
-        return self.prepare(ctx.root, ctx.run_id, ctx.model)
+        return self.prepare(ctx.files.root, ctx.run_id, ctx.model)
 
     def prepare(self, root: Path, run_id: str, model: str | None):
         """Compile the agent for this run now (the runner calls it ahead, while other roles wait on
@@ -253,7 +254,7 @@ class DeepAgentRole:
             permissions=permission_rules(spec),
             backend=backend,
             name=f"{spec.role}-llm",
-            context_schema=Delegation,
+            context_schema=Invocation,
             # A delegation is one unit of work for the parent: it restarts from its brief on
             # resume, so it must not inherit the parent's checkpointer (which would resume it
             # mid-conversation after its partial outputs were cleaned up).
@@ -263,7 +264,7 @@ class DeepAgentRole:
     def new_retrier(self, ctx: AgentContext) -> Retrier:
         """One delegation's retry loop. An empty reply after the step wrote its outputs is its final word."""
         return Retrier(
-            self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.outputs), label=self.spec.role
+            self.retry, ctx, sleep=self.sleep, accept_empty=lambda _msg: bool(ctx.files.outputs), label=self.spec.role
         )
 
     def recursion_limit(self) -> int:
@@ -276,7 +277,7 @@ class DeepAgentRole:
             result = agent.invoke(
                 {"messages": messages},
                 config={"recursion_limit": self.recursion_limit()},
-                context=Delegation(ctx, retrier),
+                context=Invocation(ctx, retrier),
             )
         except GraphRecursionError:
             raise BudgetExhausted(
@@ -291,11 +292,11 @@ class DeepAgentRole:
         try:
             messages = self._invoke(agent, [HumanMessage(brief.render())], ctx, retrier)
             text = _final_text(messages)
-            if not text.startswith(BLOCKED) and ctx.missing_outputs() and not _write_from_reply(text, ctx):
+            if not text.startswith(BLOCKED) and ctx.files.missing_outputs() and not _write_from_reply(text, ctx):
                 # One nudge, naming what is missing; the conversation goes on where it stopped.
                 messages = self._invoke(agent, [*messages, HumanMessage(missing_notice(ctx))], ctx, retrier)
                 text = _final_text(messages)
-                if not text.startswith(BLOCKED) and ctx.missing_outputs():
+                if not text.startswith(BLOCKED) and ctx.files.missing_outputs():
                     _write_from_reply(text, ctx)
         except ProviderError as exc:  # the provider kept failing past the retry bound: the step fails, with why
             return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
@@ -304,7 +305,7 @@ class DeepAgentRole:
         if text.startswith(BLOCKED):
             reason = text[len(BLOCKED) :].strip() or "blocked (no reason given)"
             return AgentResult("blocked", summary=text[:SUMMARY_CHARS], blocked_reason=reason)
-        if missing := ctx.missing_outputs():
+        if missing := ctx.files.missing_outputs():
             why = f"wrote no {', '.join(missing)}" + (
                 f"; its last reply: {text[:200]}" if text else " and replied with nothing"
             )
@@ -314,12 +315,9 @@ class DeepAgentRole:
 
 def missing_notice(ctx: AgentContext) -> str:
     """The one nudge a step gets when it stops without writing its outputs."""
-    missing = ctx.missing_outputs()
-    if "record_evidence" in ctx.spec.tools:
-        return (
-            "[harness] You recorded no evidence card. If what you read answers the question, call record_evidence "
-            f"for each quote now; otherwise reply `{BLOCKED} no_evidence` with the queries you tried."
-        )
+    missing = ctx.files.missing_outputs()
+    if (duty := ctx.services.duty) is not None:  # its outputs come through a service (a Researcher's cards)
+        return duty.nudge.format(blocked=BLOCKED)
     return (
         f"[harness] You have not written {', '.join(missing)}: a reply in text is not saved. Write it now with "
         f"write_file (the whole file), or reply `{BLOCKED}` with the reason you cannot."
@@ -329,7 +327,7 @@ def missing_notice(ctx: AgentContext) -> str:
 def _write_from_reply(text: str, ctx: AgentContext) -> bool:
     """When a step's last reply is itself the document its one missing output needs (models often answer in text),
     write it through the same guards; traced as written from the reply. True when it landed."""
-    missing = ctx.missing_outputs()
+    missing = ctx.files.missing_outputs()
     if len(missing) != 1 or any(ch in missing[0] for ch in "*?[{"):
         return False
     rel = missing[0]

@@ -43,7 +43,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.engines.llm.faults import (
     CONTENT_FAULTS,
@@ -55,6 +55,9 @@ from harness.engines.llm.faults import (
     rejection,
 )
 from harness.errors import UsageError
+
+if TYPE_CHECKING:
+    from harness.runtime.context import AgentContext
 
 T = TypeVar("T")
 
@@ -140,26 +143,10 @@ class RetryPolicy:
 # ---- the retry loop -------------------------------------------------------------------------
 
 
-def count_retry(ctx: Any) -> None:
-    """Count one provider retry on the delegation's context (traced as the delegation's `retries`).
-
-    A context with its own `provider_retries` counter gets it there, so the trace can tell
-    provider retries from refused writes; otherwise `retries` ("writes or calls retried").
-    """
-    if isinstance(getattr(ctx, "provider_retries", None), int):
-        ctx.provider_retries += 1
-    else:
-        ctx.retries += 1
-
-
-def record_faults(ctx: Any, lines: list[str]) -> None:
-    """Add the fault lines to the delegation's trace errors, once the agent has stopped.
-
-    Never while it runs: `ctx.write` counts `ctx.errors` against the refused-write bound. A
-    context with its own `provider_errors` list gets them there instead.
-    """
-    target = getattr(ctx, "provider_errors", None)
-    (target if isinstance(target, list) else ctx.errors).extend(lines)
+def record_faults(ctx: AgentContext, lines: list[str]) -> None:
+    """Add the fault lines to the delegation's trace (`ctx.provider_errors`), once the agent has stopped:
+    kept apart from `ctx.files.errors`, which count against the refused-write bound."""
+    ctx.provider_errors.extend(lines)
 
 
 def backoff_sleep(seconds: float) -> None:
@@ -177,15 +164,15 @@ class Retrier:
     """Runs one model call (`attempt`) until it succeeds or its fault's bound is reached.
 
     Shared by every model call of one delegation (agent steps and summaries). `faults`
-    keeps one line per fault met, for the delegation's trace; `ctx.retries` counts each
-    retry as it is made. `accept_empty(reply)` says when an empty reply is the model's
+    keeps one line per fault met, for the delegation's trace; `ctx.provider_retries` counts
+    each retry as it is made. `accept_empty(reply)` says when an empty reply is the model's
     final word rather than a fault (a step that already wrote its outputs).
     """
 
     def __init__(
         self,
         policy: RetryPolicy,
-        ctx: Any = None,
+        ctx: AgentContext | None = None,
         *,
         sleep: Callable[[float], None] | None = None,
         asleep: Callable[[float], Awaitable[None]] | None = None,
@@ -231,7 +218,7 @@ class Retrier:
             except Exception:
                 self._record(fault, attempt, bound, None)
                 raise
-            count_retry(self.ctx)
+            self.ctx.provider_retries += 1  # traced as the delegation's `retries`
         self._record(fault, attempt, bound, wait)
         self.delays.append(wait)
         return wait
@@ -251,19 +238,7 @@ class Retrier:
         self.kinds.append(fault.kind)
 
     def _time_left(self) -> float | None:
-        budget = getattr(self.ctx, "budget", None)
-        if budget is None:
-            return None
-        lefts = []
-        deadline = getattr(budget, "deadline", None)
-        if isinstance(deadline, (int, float)):
-            lefts.append(deadline - time.monotonic())
-        run = getattr(budget, "budget", None)
-        limit = (getattr(run, "limits", None) or {}).get("wall_seconds")
-        wall = getattr(run, "_wall", None)
-        if limit is not None and callable(wall):
-            lefts.append(limit - wall())
-        return min(lefts) if lefts else None
+        return self.ctx.budget.seconds_left() if self.ctx is not None else None
 
     def call(self, attempt: Callable[[], T], *, accept_empty: bool = False) -> T:
         """`attempt()` until it returns a usable reply; `accept_empty`: an empty reply is usable (summaries)."""

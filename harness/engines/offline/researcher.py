@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harness.contract.layout import PLAN, card_path, new_card_id, snapshot_path, source_record_path
+from harness.contract.layout import PLAN, snapshot_path, source_record_path
 from harness.engines.offline.ranking import (
     OTHER,
     YESNO,
@@ -237,7 +237,7 @@ class OfflineResearcher:
             if stopped:
                 return []
             try:
-                return ctx.search(query, SEARCH_K)
+                return ctx.services.search(query, SEARCH_K)
             except BudgetExhausted as exc:
                 if exc.scope == "run":
                     raise
@@ -364,33 +364,24 @@ class OfflineResearcher:
             chosen.append(cand)
         chosen.sort(key=lambda c: c.key)
         kinds: set[str] = set()
-        numbers: dict[str, int] = {}
         for cand in chosen:
             ctx.check_deadline()
-            numbers[cand.source_id] = numbers.get(cand.source_id, 0) + 1
             limitations = []
             if cand.kind == "secondary":
                 limitations.append("secondary source")
             if cand.flagged:
                 limitations.append("the source contains instruction-like text (flagged for review)")
-            card_id = new_card_id(brief.question_id, cand.source_id, numbers[cand.source_id])
             matched = sorted(asked & content_words(cand.text))
             via = f" (found by searching for {cand.bridge!r}, named by hop-1 evidence)" if cand.hop == 2 else ""
-            ctx.write(
-                card_path(card_id),
-                {
-                    "card_id": card_id,
-                    "source_id": cand.source_id,
-                    "question_id": brief.question_id,
-                    "quote": cand.text,
-                    "span": {"start": cand.start, "end": cand.end},
-                    "evidence_summary": f'"{cand.title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}{via}.',
-                    "confidence": "high" if cand in chain else _confidence(cand.relevance),
-                    "limitations": limitations,
-                    "hop": cand.hop,
-                    "extracted_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model},
-                    "run_id": ctx.run_id,
-                },
+            # the harness names the card and copies the quote and its span from the snapshot, as for every engine
+            ctx.services.record_evidence(
+                cand.source_id,
+                cand.text,
+                f'"{cand.title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}{via}.',
+                "high" if cand in chain else _confidence(cand.relevance),
+                limitations,
+                hint=cand.start,
+                hop=cand.hop,
             )
             kinds.add(cand.kind)
         return len(chosen), per_source, kinds

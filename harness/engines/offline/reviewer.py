@@ -15,7 +15,7 @@ class OfflineReviewer:
         draft = brief.facts["draft"]
         defects = brief.facts.get("deterministic_defects")
         if defects is None:
-            defects = ctx.check_draft(draft, brief.facts.get("branches"))
+            defects = ctx.services.check_draft(draft, brief.facts.get("branches"))
         review = {
             "draft": draft,
             "draft_sha256": sha256_bytes(ctx.read_text(draft).encode("utf-8")),

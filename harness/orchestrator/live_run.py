@@ -15,12 +15,12 @@ from harness.orchestrator.config import RunConfig
 from harness.runtime.budget import Budget
 from harness.runtime.interface import Agent
 from harness.sources.registry import SourceRegistry
-from harness.sources.tools import ResearchTools
+from harness.sources.research_tools import ResearchTools
 from harness.workspace.store import Workspace
 
 
 @dataclass
-class RunContext:
+class LiveRun:
     workspace: Workspace
     config: RunConfig
     agents: dict[str, Agent]

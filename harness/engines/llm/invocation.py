@@ -4,7 +4,7 @@ A role's deepagents graph is compiled once per run (compiling costs several ms, 
 research branches run the same role many times, concurrently). Everything that belongs
 to one delegation — its `AgentContext` (brief, budget, outputs, refused writes) and its
 provider-retry loop — travels as LangGraph's runtime context
-(`agent.invoke(..., context=Delegation(ctx, retrier))`), so concurrent branches share the
+(`agent.invoke(..., context=Invocation(ctx, retrier))`), so concurrent branches share the
 graph and its middleware but never each other's state.
 """
 
@@ -19,22 +19,22 @@ from harness.runtime.context import AgentContext
 
 
 @dataclass(frozen=True)
-class Delegation:
+class Invocation:
     ctx: AgentContext
     retrier: Retrier
 
 
-def of(runtime: Any) -> Delegation:
+def of(runtime: Any) -> Invocation:
     """The delegation a middleware hook or tool call belongs to (from `request.runtime` or a `ToolRuntime`)."""
     context = getattr(runtime, "context", None)
-    if not isinstance(context, Delegation):
+    if not isinstance(context, Invocation):
         raise HarnessError(
-            "llm engine: the agent was invoked without its delegation (pass context=Delegation(ctx, retrier) to invoke)"
+            "llm engine: the agent was invoked without its delegation (pass context=Invocation(ctx, retrier) to invoke)"
         )
     return context
 
 
-def current() -> Delegation:
+def current() -> Invocation:
     """The delegation of the graph run this thread is executing (for hooks that are not handed a runtime)."""
     from langgraph.runtime import get_runtime
 

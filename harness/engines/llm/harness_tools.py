@@ -10,11 +10,11 @@
   whose plan question allows `mcp:<server>`.
 
 Each call finds its delegation's AgentContext in the runtime context of the graph run
-executing it (`delegation.current()`), so one set of tools serves every run and every
+executing it (`invocation.current()`), so one set of tools serves every run and every
 concurrent branch. (Not through an injected `ToolRuntime` argument: langchain validates
 and re-serializes every argument of every call, the runtime and its context included.)
 
-Every call goes through the context (`ctx.search`, `ctx.record_evidence`, ...), so the
+Every call goes through the step's services (`ctx.services.search`, `ctx.services.record_evidence`, ...), so the
 spec's tool list, the plan's allowed sources and the budgets are enforced there, and the
 tools, never the model, register sources and assign source and card ids. What a tool
 refuses (an unknown source id, a quote not in the source, a search the plan does not allow)
@@ -32,11 +32,12 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from harness.contract.specs import AgentSpec
-from harness.engines.llm import delegation
+from harness.engines.llm import invocation
 from harness.errors import HarnessError, StorageError
 from harness.runtime.budget import BudgetExhausted, DelegationTimeout
-from harness.runtime.context import AgentContext, WriteRetriesExhausted
-from harness.sources.tools import FLAGGED_NOTE, ResearchTools, marks_for, wrap
+from harness.runtime.context import AgentContext
+from harness.runtime.files import WriteRetriesExhausted
+from harness.sources.research_tools import FLAGGED_NOTE, ResearchTools, marks_for, wrap
 
 HARNESS_TOOLS = ("search", "read_source", "record_evidence", "web_search", "fetch_url", "check_draft")
 FETCH_PREVIEW_CHARS = 4000
@@ -92,18 +93,18 @@ def _out_of_searches(ctx: AgentContext, exc: BudgetExhausted) -> str:
         raise exc
     return (
         f"No search was made: {exc}. Record evidence from the passages you already have (record_evidence), "
-        f"then reply with how many cards you wrote. [{ctx.budget_line()}]"
+        f"then reply with how many cards you wrote. [{ctx.budget.line()}]"
     )
 
 
 def _search_tool() -> BaseTool:
     def search(query: str, k: int = 5) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         try:
-            hits = ctx.search(query, k)
+            hits = ctx.services.search(query, k)
         except BudgetExhausted as exc:
             return _out_of_searches(ctx, exc)
-        return f"{ResearchTools.format_hits(hits)}\n\n[{ctx.budget_line()}]"
+        return f"{ResearchTools.format_hits(hits)}\n\n[{ctx.budget.line()}]"
 
     return _tool(
         search,
@@ -117,8 +118,8 @@ def _search_tool() -> BaseTool:
 
 def _read_source_tool() -> BaseTool:
     def read_source(source_id: str, offset: int = 0, length: int = 2000) -> str:
-        ctx = delegation.current().ctx
-        return ResearchTools.format_slice(ctx.read_source(source_id, offset, length))
+        ctx = invocation.current().ctx
+        return ResearchTools.format_slice(ctx.services.read_source(source_id, offset, length))
 
     return _tool(
         read_source,
@@ -138,14 +139,16 @@ def _record_evidence_tool() -> BaseTool:
         limitations: list[str] | None = None,
         start: int | None = None,
     ) -> str:
-        ctx = delegation.current().ctx
-        card_id, where, new = ctx.record_evidence(source_id, quote, summary, confidence, limitations, hint=start)
+        ctx = invocation.current().ctx
+        card_id, where, new = ctx.services.record_evidence(
+            source_id, quote, summary, confidence, limitations, hint=start
+        )
         said = "Recorded" if new else "Already recorded"
         how = "" if where.how == "exact" else f" (found by {where.how}; the card keeps the source's exact text)"
         return (
             f"{said} evidence card {card_id}: {source_id} {where.start}..{where.end}{how}. "
-            f"Cards for this question so far: {sum(1 for p in ctx.outputs if p.startswith('source-cards/'))}. "
-            f"[{ctx.budget_line()}]"
+            f"Cards for this question so far: {sum(1 for p in ctx.files.outputs if p.startswith('source-cards/'))}. "
+            f"[{ctx.budget.line()}]"
         )
 
     return _tool(
@@ -161,18 +164,18 @@ def _record_evidence_tool() -> BaseTool:
 
 
 def _check_draft_tool() -> BaseTool:
-    def check_draft(content: str | None = None) -> str:
-        ctx = delegation.current().ctx
+    def check_draft_tool(content: str | None = None) -> str:
+        ctx = invocation.current().ctx
         draft = next((p for p in ctx.brief.outputs if p.startswith("drafts/")), None)
         if draft is None:
             raise HarnessError("check_draft: this step writes no draft")
-        if content is None and draft not in ctx.outputs:
+        if content is None and draft not in ctx.files.outputs:
             raise HarnessError(f"check_draft: pass the draft's text as `content`, or write {draft} first")
         branches = ctx.brief.facts.get("branches") if isinstance(ctx.brief.facts.get("branches"), dict) else None
-        defects = ctx.check_draft(draft, branches, text=content)
+        defects = ctx.services.check_draft(draft, branches, text=content)
         errors = [d for d in defects if d["severity"] == "error"]
         if not errors:
-            return f"No error defects: the deterministic review will pass this draft ({len(defects)} warnings). [{ctx.budget_line()}]"
+            return f"No error defects: the deterministic review will pass this draft ({len(defects)} warnings). [{ctx.budget.line()}]"
         lines = [f"{len(errors)} error defect(s) the review would raise; fix them all, then write the whole draft:"]
         for d in errors[:SHOWN_DEFECTS]:
             where = d["location"].get("line")
@@ -182,10 +185,10 @@ def _check_draft_tool() -> BaseTool:
             )
         if len(errors) > SHOWN_DEFECTS:
             lines.append(f"(+{len(errors) - SHOWN_DEFECTS} more)")
-        return "\n".join(lines) + f"\n[{ctx.budget_line()}]"
+        return "\n".join(lines) + f"\n[{ctx.budget.line()}]"
 
     return _tool(
-        check_draft,
+        check_draft_tool,
         "check_draft",
         "Run the Reviewer's deterministic checks on your draft before you submit it: pass the whole draft as "
         "`content` (or nothing, to check the draft you wrote). Returns every error defect the review would raise, "
@@ -198,20 +201,20 @@ def _check_draft_tool() -> BaseTool:
 
 def _web_search_tool() -> BaseTool:
     def web_search(query: str, k: int = 5) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         try:
-            results = ctx.web_search(query, k)
+            results = ctx.services.web_search(query, k)
         except BudgetExhausted as exc:
             return _out_of_searches(ctx, exc)
         if not results:
-            return f"No results (none on the domains this question allows). Try other words. [{ctx.budget_line()}]"
+            return f"No results (none on the domains this question allows). Try other words. [{ctx.budget.line()}]"
         return (
             "\n\n".join(
                 wrap(f"web-result-{i}", r.get("snippet", ""), title=r.get("title", ""), url=r.get("url", ""))
                 for i, r in enumerate(results, 1)
             )
             + "\n\nThese are search snippets, not sources: call fetch_url(url) to register a page before quoting it."
-            + f" [{ctx.budget_line()}]"
+            + f" [{ctx.budget.line()}]"
         )
 
     return _tool(
@@ -225,9 +228,9 @@ def _web_search_tool() -> BaseTool:
 
 def _fetch_url_tool() -> BaseTool:
     def fetch_url(url: str) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         try:
-            result = ctx.fetch_url(url)
+            result = ctx.services.fetch_url(url)
         except BudgetExhausted as exc:
             return _out_of_searches(ctx, exc)
         shown = result.text[:FETCH_PREVIEW_CHARS]
@@ -248,7 +251,7 @@ def _fetch_url_tool() -> BaseTool:
             else f'\n\nShowing {len(shown)} of {len(result.text)} characters; page on with read_source("{result.source_id}", offset).'
         )
         note = f"\n\n{FLAGGED_NOTE}" if marks else ""
-        return wrap(result.source_id, shown, marks=marks, **attrs) + more + note + f"\n[{ctx.budget_line()}]"
+        return wrap(result.source_id, shown, marks=marks, **attrs) + more + note + f"\n[{ctx.budget.line()}]"
 
     return _tool(
         fetch_url,
@@ -268,9 +271,9 @@ def build_mcp_tools(tools: Any) -> list[BaseTool]:
 
 def _mcp_tool(tool: Any) -> BaseTool:
     def call(**arguments: Any) -> str:
-        ctx = delegation.current().ctx
+        ctx = invocation.current().ctx
         try:
-            result = ctx.mcp_call(tool.qualified, arguments)
+            result = ctx.services.mcp(tool.qualified, arguments)
         except BudgetExhausted as exc:
             return _out_of_searches(ctx, exc)
         shown = result.text[:MCP_PREVIEW_CHARS]
@@ -298,7 +301,7 @@ def _mcp_tool(tool: Any) -> BaseTool:
             + more
             + f"\n\nStored as source {result.source_id}{again}; quote it with record_evidence.{skipped}"
             + note
-            + f"\n[{ctx.budget_line()}]"
+            + f"\n[{ctx.budget.line()}]"
         )
 
     about = tool.description or f"The {tool.name} tool of the MCP server {tool.server}."

@@ -1,0 +1,132 @@
+"""The `record_evidence` service: the harness finds the quote, copies the source's own text and span, and names
+the card, for every engine.
+
+Choosing a card's number and writing the card is one step under a lock per run folder and
+question, so parallel calls (a model that sends several `record_evidence` calls in one
+message) never take the same number: no card is overwritten, none is lost.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from harness.contract.cards import build_card
+from harness.contract.layout import card_number, card_path, id_of, new_card_id, question_cards, snapshot_path
+from harness.contract.quotes import Located, closest_passage, locate_quote, normalize_ws
+from harness.errors import HarnessError, PermissionRefused
+from harness.runtime.step import ServiceSetup
+
+CLOSEST_CHARS = 300  # how much of the closest passage a refused quote's error shows
+
+
+class QuoteNotFound(HarnessError):
+    """A quote handed to `record_evidence` is not in the source's stored text (the error says what is closest)."""
+
+
+class EvidenceRecorder:
+    def __init__(self, setup: ServiceSetup):
+        self.setup = setup
+
+    def record(
+        self,
+        source_id: str,
+        quote: str,
+        summary: str,
+        confidence: str,
+        limitations: list[str] | None = None,
+        hint: int | None = None,
+        hop: int | None = None,
+    ) -> tuple[str, Located, bool]:
+        """Write an evidence card for this step's question: the harness finds the quote in the source's stored
+        text, stores that text and its true span, and names the card. `hint` (a start offset the agent believes)
+        only breaks ties. Returns (card id, where the quote is, whether the card is new: the same quote recorded
+        twice is one card). A quote not in the source raises QuoteNotFound naming the closest passage, and
+        counts as a refusal of that source's evidence."""
+        setup, files = self.setup, self.setup.files
+        qid = setup.brief.question_id
+        if not qid:
+            raise PermissionRefused(f"{setup.role}: record_evidence needs a brief that names a plan question")
+        target = f"evidence from {source_id}"
+        try:
+            text = files.read_text(snapshot_path(source_id))
+        except HarnessError as exc:
+            files.refused(target, exc)
+            raise HarnessError(
+                f"{source_id} is not a registered source (source ids come from search results)"
+            ) from None
+        located = locate_quote(text, quote, hint)
+        if located is None:
+            exc = QuoteNotFound(_not_found(source_id, text, quote))
+            files.refused(target, exc)
+            raise exc
+        with _card_lock(setup.workspace.root, qid):  # choosing the id and writing the card is one step
+            card_id, new = self._write_card(qid, source_id, located, summary, confidence, limitations, hop)
+        if new and located.how != "exact":
+            setup.notes.append(f"{card_id}: quote located by {located.how} at {located.start}..{located.end}")
+        return card_id, located, new
+
+    def _write_card(
+        self,
+        qid: str,
+        source_id: str,
+        located: Located,
+        summary: str,
+        confidence: str,
+        limitations: list[str] | None,
+        hop: int | None,
+    ) -> tuple[str, bool]:
+        """Under the question's card lock: the card already holding this span, or a new one numbered after the
+        highest on disk."""
+        setup = self.setup
+        cards = setup.workspace.reader()  # the question's cards, read by the harness (a Researcher may not read them)
+        existing = cards.list(question_cards(qid))
+        for rel in existing:
+            card = cards.read_json(rel) or {}
+            if card.get("source_id") == source_id and card.get("span") == {"start": located.start, "end": located.end}:
+                # the same evidence again (e.g. a branch run anew after its budget was raised): one card, and it
+                # counts as this step's evidence
+                setup.files.counted_existing(rel)
+                return id_of(rel), False
+        taken = [n for rel in existing if (n := card_number(id_of(rel), qid, source_id)) is not None]
+        card_id = new_card_id(qid, source_id, max(taken, default=0) + 1)
+        card = build_card(
+            card_id=card_id,
+            source_id=source_id,
+            question_id=qid,
+            quote=located.text,
+            start=located.start,
+            end=located.end,
+            summary=summary,
+            confidence=confidence,
+            limitations=limitations,
+            extracted_by=dict(setup.identity),
+            run_id=setup.run_id,
+            hop=hop,
+        )
+        setup.files.write(card_path(card_id), card)
+        return card_id, True
+
+
+_CARD_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+_CARD_LOCKS_GUARD = threading.Lock()
+
+
+def _card_lock(root: Path, question_id: str) -> threading.Lock:
+    """One lock per run folder and question, shared by every step and thread of the process: two parallel
+    `record_evidence` calls must never both take "the highest card number + 1"."""
+    with _CARD_LOCKS_GUARD:
+        return _CARD_LOCKS.setdefault((str(root), question_id.lower()), threading.Lock())
+
+
+def _not_found(source_id: str, text: str, quote: str) -> str:
+    where = closest_passage(text, quote)
+    head = f"quote not found in {source_id} ({len(text)} characters): its words do not occur there in this order"
+    if where is None:
+        return head
+    start, end, score = where
+    shown = normalize_ws(text[start:end])[:CLOSEST_CHARS]
+    return (
+        f'{head}. The closest passage is at {start}..{end} ({score:.0f}% alike): "{shown}". '
+        "Quote the source's words exactly (you may drop Markdown marks), or read it with read_source."
+    )
