@@ -14,9 +14,14 @@ from pathlib import Path
 import pytest
 
 from fakes import mcp_docs_server
+from fakes.workspaces import make_plan
 from harness.contract.policy import TOOLS
-from harness.errors import UsageError
+from harness.errors import PermissionRefused, UsageError
 from harness.orchestrator.config import build_config, check_config
+from harness.runtime.budget import Budget, DelegationBudget
+from harness.runtime.context import open_context
+from harness.runtime.interface import Brief
+from harness.runtime.step import RunServices
 from harness.sources.mcp import McpCallError, McpHub, McpServer, McpSources, canonical_arguments, servers_from_config
 from harness.sources.registry import SourceRegistry
 from harness.workspace.store import Workspace
@@ -228,3 +233,36 @@ def test_an_http_url_nobody_serves_fails_in_one_line_naming_the_server():
         McpHub.start([McpServer("remote", url=f"http://127.0.0.1:{port}/mcp", timeout=20)])
     assert str(err.value).startswith("mcp server 'remote' (research.yaml mcp.servers.remote): ")
     assert "\n" not in str(err.value)
+
+
+# ---- the `mcp` service: an explicit grant per plan question ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("allowed", "offered"),
+    [(["corpus", "mcp:docs"], ["mcp_docs_lookup_doc"]), (["corpus"], []), (None, [])],
+    ids=["names-the-server", "corpus-only", "no-allowed-sources"],
+)
+def test_only_a_question_that_names_the_server_gets_its_tools(hub, ws, specs, allowed, offered):
+    plan = make_plan()
+    if allowed is not None:
+        plan["questions"][0]["allowed_sources"] = allowed
+    ws.write("plan.json", plan, specs["planner"].policy)
+    run = RunServices(mcp=McpSources(hub, SourceRegistry(ws)))
+
+    def step(role: str):
+        budget = DelegationBudget(Budget({}, {role: {}}), role, specs[role].limits, None)
+        brief = Brief(role, task="Research Q1", outputs=("source-cards/q1-*.json",), question_id="Q1")
+        return open_context(ws, specs[role], brief, engine="llm", model="m", run_id=ws.run_id, budget=budget, run=run)
+
+    ctx = step("researcher")
+    assert [t.qualified for t in ctx.services.mcp.allowed()] == offered
+    if offered:
+        result = ctx.services.mcp("mcp_docs_lookup_doc", {"name": "gather"})
+        assert result.text == mcp_docs_server.DOCS["gather"] and ctx.budget.spent["searches"] == 1
+    else:
+        with pytest.raises(PermissionRefused, match=r"not mcp:docs; nothing was spent"):
+            ctx.services.mcp("mcp_docs_lookup_doc", {"name": "gather"})
+        assert ctx.budget.spent["searches"] == 0 and ws.list("sources/*", TOOLS) == []
+    # a spec without `mcp` (every role but the Researcher) has no such service at all
+    assert "mcp" not in step("analyst").services
