@@ -1,22 +1,31 @@
 """Claim statuses: which claims a report may use, and how.
 
-The statuses are the enum of `claims.schema.json` (the schema is the contract); this module
-names the two sets the guards act on, so every check reads them from one place.
+The statuses are the enum of `claims.schema.json` (the schema is the contract;
+`tests/contract/test_statuses.py` holds the `Literal` equal to it); this module names the
+sets the guards act on, so every check reads them from one place.
 
 - usable: `verified` (state it), `verified_with_limit` (state it with its limitation),
   `conflicted` (only with both sides disclosed);
+- statable: the usable claims that may be stated as fact, with their limitation if any
+  (`verified`, `verified_with_limit`: what a comparison table's cell may hold);
 - not reportable: `rejected`, `unsupported` — never in a report (invariant 5).
 """
 
 from __future__ import annotations
 
-from harness.contract.schemas import schema
+from typing import Final, Literal, get_args
 
-CLAIM_STATUSES: tuple[str, ...] = tuple(
-    schema("claims.schema.json")["properties"]["claims"]["items"]["properties"]["status"]["enum"]
-)
-USABLE = ("verified", "verified_with_limit", "conflicted")
-NOT_REPORTABLE = ("rejected", "unsupported")
+ClaimStatus = Literal["verified", "verified_with_limit", "conflicted", "rejected", "unsupported"]
+VERIFIED: Final = "verified"
+VERIFIED_WITH_LIMIT: Final = "verified_with_limit"
+CONFLICTED: Final = "conflicted"
+REJECTED: Final = "rejected"
+UNSUPPORTED: Final = "unsupported"
+
+CLAIM_STATUSES: Final[tuple[ClaimStatus, ...]] = get_args(ClaimStatus)
+USABLE: Final[tuple[ClaimStatus, ...]] = (VERIFIED, VERIFIED_WITH_LIMIT, CONFLICTED)
+STATABLE: Final[tuple[ClaimStatus, ...]] = (VERIFIED, VERIFIED_WITH_LIMIT)
+NOT_REPORTABLE: Final[tuple[ClaimStatus, ...]] = (REJECTED, UNSUPPORTED)
 
 if set(USABLE) | set(NOT_REPORTABLE) != set(CLAIM_STATUSES) or set(USABLE) & set(NOT_REPORTABLE):
-    raise RuntimeError("contract/claims.py: USABLE and NOT_REPORTABLE must partition claims.schema.json's status enum")
+    raise RuntimeError("contract/claims.py: USABLE and NOT_REPORTABLE must partition the claim statuses")

@@ -1,9 +1,10 @@
 """The Reviewer's deterministic checks: always run on every draft, whatever engine reviews it.
 
-`citation_not_supporting` here is the lexical screen of harness/review/support.py; an LLM
-Reviewer may add semantic ones. Each defect has a code, a severity, a location (line in the draft), refs, a message and
-a route (who should fix it: researcher, analyst, writer or human). An LLM review may add
-defects to these; it can never remove one.
+`citation_not_supporting` here is the lexical screen of `evidence/support.py`; an LLM
+Reviewer may add semantic ones. Each defect has a code, a severity, a location (line in the
+draft), refs, a message and a route (who should fix it: researcher, analyst, writer or
+human). An LLM review may add defects to these; it can never remove one
+(`orchestrator/review_guard.py`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import re
 from typing import Any
 
 from harness.contract.citations import CLAIM_ID, format_citation
-from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.contract.claims import CONFLICTED, NOT_REPORTABLE, USABLE, VERIFIED_WITH_LIMIT
 from harness.contract.layout import SOURCE_ID
+from harness.contract.statuses import BRANCH_WITHOUT_EVIDENCE, NEEDS_HUMAN, PASS, REVISE, Verdict
 from harness.evidence.draft import Sentence, parse_draft
 from harness.evidence.lexical import content_words, coverage, numbers
 from harness.evidence.support import evidence_text, supports
@@ -62,11 +64,22 @@ def defect(
     }
 
 
-def verdict_for(defects: list[dict[str, Any]]) -> str:
+def describe_defect(d: dict[str, Any]) -> str:
+    """One defect as a model is told it (the Writer's and Analyst's feedback, the `check_draft` tool):
+    its line, code and message, and the offending text when it has one."""
+    location = d.get("location") or {}
+    excerpt = location.get("excerpt")
+    return f"- line {location.get('line')}: {d['code']}: {d['message']}" + (
+        f' Offending text: "{excerpt}"' if excerpt else ""
+    )
+
+
+def verdict_for(defects: list[dict[str, Any]]) -> Verdict:
+    """The verdict `defects` allow: needs_human for an error only a human may fix, revise for any other error."""
     errors = [d for d in defects if d["severity"] == "error"]
     if any(d["route"] == "human" for d in errors):
-        return "needs_human"
-    return "revise" if errors else "pass"
+        return NEEDS_HUMAN
+    return REVISE if errors else PASS
 
 
 class _Evidence:
@@ -98,11 +111,9 @@ def draft_defects(
     text = (reader.read_text(draft_rel) or "") if text is None else text
     sentences = parse_draft(text)
     ev = _Evidence(reader)
-    branches = branches or {}
     defects: list[dict[str, Any]] = []
     cited_questions: set[str] = set()
     checked_cards: set[str] = set()
-
     for i, s in enumerate(sentences):
         if s.factual and not s.citations:
             defects.append(
@@ -115,90 +126,97 @@ def draft_defects(
                 )
             )
         for key in s.claim_ids:
-            if not CLAIM_ID.fullmatch(key) or key not in ev.claims:
-                defects.append(
-                    defect(
-                        "unknown_claim",
-                        s.line,
-                        f"{format_citation([key])} does not name a claim in claims.json.",
-                        "writer",
-                        excerpt=s.plain,
-                        claims=[key],
-                    )
-                )
-                continue
-            claim = ev.claims[key]
-            if claim["status"] in USABLE:
-                cited_questions.add(claim["question_id"])
-            for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
-                if card_id in checked_cards:
-                    continue
-                checked_cards.add(card_id)
-                defects += _check_card(ev, card_id, key, s.line)
-            if claim["status"] in NOT_REPORTABLE:
-                defects.append(
-                    defect(
-                        "unsupported_claim",
-                        s.line,
-                        f"{key} is {claim['status']} and must not be used as a fact.",
-                        "writer",
-                        excerpt=s.plain,
-                        claims=[key],
-                        questions=[claim["question_id"]],
-                    )
-                )
-            elif claim["status"] == "conflicted":
-                defects += _check_conflict(ev, claim, sentences, i)
-            elif claim["status"] == "verified_with_limit":
-                window = _window(sentences, i)
-                limits = content_words(" ".join(claim.get("limitations", [])))
-                if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
-                    defects.append(
-                        defect(
-                            "uncertainty_removed",
-                            s.line,
-                            f"{key} is verified only with a limitation ({'; '.join(claim['limitations'])}) that the text does not state.",
-                            "writer",
-                            excerpt=s.plain,
-                            claims=[key],
-                        )
-                    )
-        usable = [ev.claims[k] for k in s.claim_ids if k in ev.claims and ev.claims[k]["status"] in USABLE]
-        if usable and len(usable) == len(s.claim_ids):
-            quotes = [
-                ev.card(c)["quote"]
-                for cl in usable
-                for c in cl["supporting_cards"] + cl["contradicting_cards"]
-                if ev.card(c)
-            ]
-            if not supports(s.plain, " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)):
-                defects.append(
-                    defect(
-                        "citation_not_supporting",
-                        s.line,
-                        f"The cited claim(s) {', '.join(s.claim_ids)} do not support this sentence (its words or figures are not in their evidence).",
-                        "writer",
-                        excerpt=s.plain,
-                        claims=list(s.claim_ids),
-                    )
-                )
-        for sid in _SOURCE_ID.findall(s.text):
-            if ev.source(sid) is None:
-                defects.append(
-                    defect(
-                        "unknown_source",
-                        s.line,
-                        f"{sid} is not a registered source.",
-                        "writer",
-                        excerpt=s.plain,
-                        sources=[sid],
-                    )
-                )
-
-    defects += _check_scope(ev, sentences, cited_questions, branches)
+            defects += _check_cited_claim(ev, key, sentences, i, cited_questions, checked_cards)
+        defects += _check_support(ev, s)
+        defects += [
+            defect(
+                "unknown_source", s.line, f"{sid} is not a registered source.", "writer", excerpt=s.plain, sources=[sid]
+            )
+            for sid in _SOURCE_ID.findall(s.text)
+            if ev.source(sid) is None
+        ]
+    defects += _check_scope(ev, sentences, cited_questions, branches or {})
     cited = sorted({k for s in sentences for k in s.claim_ids if k in ev.claims})
     defects += _check_injection_echo(ev, text, sentences, cited)
     return defects
+
+
+def _check_cited_claim(
+    ev: _Evidence, key: str, sentences: list[Sentence], i: int, cited_questions: set[str], checked_cards: set[str]
+) -> list[dict]:
+    """Sentence `i` cites `key`: the claim must exist, rest on sound cards (each checked once per draft) and be
+    used as its status allows. Adds the question of a usable claim to `cited_questions`."""
+    s = sentences[i]
+    if not CLAIM_ID.fullmatch(key) or key not in ev.claims:
+        return [
+            defect(
+                "unknown_claim",
+                s.line,
+                f"{format_citation([key])} does not name a claim in claims.json.",
+                "writer",
+                excerpt=s.plain,
+                claims=[key],
+            )
+        ]
+    out: list[dict] = []
+    claim = ev.claims[key]
+    if claim["status"] in USABLE:
+        cited_questions.add(claim["question_id"])
+    for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
+        if card_id not in checked_cards:
+            checked_cards.add(card_id)
+            out += _check_card(ev, card_id, key, s.line)
+    if claim["status"] in NOT_REPORTABLE:
+        out.append(
+            defect(
+                "unsupported_claim",
+                s.line,
+                f"{key} is {claim['status']} and must not be used as a fact.",
+                "writer",
+                excerpt=s.plain,
+                claims=[key],
+                questions=[claim["question_id"]],
+            )
+        )
+    elif claim["status"] == CONFLICTED:
+        out += _check_conflict(ev, claim, sentences, i)
+    elif claim["status"] == VERIFIED_WITH_LIMIT:
+        window = _window(sentences, i)
+        limits = content_words(" ".join(claim.get("limitations", [])))
+        if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
+            out.append(
+                defect(
+                    "uncertainty_removed",
+                    s.line,
+                    f"{key} is verified only with a limitation ({'; '.join(claim['limitations'])}) that the text does not state.",
+                    "writer",
+                    excerpt=s.plain,
+                    claims=[key],
+                )
+            )
+    return out
+
+
+def _check_support(ev: _Evidence, s: Sentence) -> list[dict]:
+    """A sentence citing only usable claims must be supported by their evidence (the lexical screen)."""
+    usable = [ev.claims[k] for k in s.claim_ids if k in ev.claims and ev.claims[k]["status"] in USABLE]
+    if not usable or len(usable) != len(s.claim_ids):
+        return []
+    quotes = [
+        ev.card(c)["quote"] for cl in usable for c in cl["supporting_cards"] + cl["contradicting_cards"] if ev.card(c)
+    ]
+    if supports(s.plain, " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)):
+        return []
+    return [
+        defect(
+            "citation_not_supporting",
+            s.line,
+            f"The cited claim(s) {', '.join(s.claim_ids)} do not support this sentence (its words or figures are not in their evidence).",
+            "writer",
+            excerpt=s.plain,
+            claims=list(s.claim_ids),
+        )
+    ]
 
 
 def _check_card(ev: _Evidence, card_id: str, claim_id: str, line: int) -> list[dict]:
@@ -287,7 +305,7 @@ def _check_scope(ev: _Evidence, sentences: list[Sentence], cited: set[str], bran
             continue  # the draft says why this question is not answered
         usable = [c for c in ev.claims.values() if c["question_id"] == q["id"] and c["status"] in USABLE]
         branch = branches.get(q["id"], {})
-        route = "writer" if usable or branch.get("status") in ("blocked", "failed", "timeout") else "researcher"
+        route = "writer" if usable or branch.get("status") in BRANCH_WITHOUT_EVIDENCE else "researcher"
         out.append(
             defect(
                 "scope_not_covered",
@@ -306,14 +324,34 @@ def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence], c
     those cards' sources (the Sources section). A field echoes a source when it repeats a flagged
     sentence of it (six words in a row, the rule of `sources/injection.repeats_flagged`); any field
     is also screened by the detector itself."""
-    out = []
     flagged = [(rec, ev.reader.snapshot(rec["source_id"]) or "") for rec in ev.flagged_sources()]
 
     def echoes(field: str) -> list[str]:
         return [rec["source_id"] for rec, snap in flagged if repeats_flagged(field, snap, rec["flags"])]
 
-    # The draft's prose, sentence by sentence (headings and the plan's own wording, which a draft
-    # legitimately repeats, are not counted).
+    titles: dict[str, str] = {}  # source id -> title, of the sources the cited claims' cards quote
+    out = _echo_in_prose(ev, text, sentences, echoes)
+    out += _echo_in_evidence(ev, cited, echoes, titles)
+    # The Sources section: titles come from tools, so a title that repeats flagged text means the
+    # workspace was edited or written by older code; no agent can fix it.
+    for sid, title in titles.items():
+        if find_injections(title) or echoes(title):
+            out.append(
+                defect(
+                    "injection_echo",
+                    0,
+                    f"The title of {sid} repeats instruction-like text; the report would print it in its Sources section.",
+                    "human",
+                    sources=[sid],
+                )
+            )
+    return out
+
+
+def _echo_in_prose(ev: _Evidence, text: str, sentences: list[Sentence], echoes) -> list[dict]:
+    """The draft's prose, sentence by sentence (headings and the plan's own wording, which a draft
+    legitimately repeats, are not counted), then the whole text through the detector."""
+    out = []
     asked = " ".join(" ".join(q.get("text", "") for q in ev.questions).lower().split())
     reported: set[str] = set()
     for s in sentences:
@@ -341,8 +379,13 @@ def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence], c
                 "writer",
             )
         )
-    # The Evidence section: claims and the quotes of their cards.
-    titles: dict[str, str] = {}
+    return out
+
+
+def _echo_in_evidence(ev: _Evidence, cited: list[str], echoes, titles: dict[str, str]) -> list[dict]:
+    """The Evidence section: each cited claim and the quotes of its cards (a quote inside a flagged span
+    counts too). Records in `titles` the sources those cards quote."""
+    out = []
     for cid in cited:
         claim = ev.claims[cid]
         stated = " ".join([claim["statement"], *claim.get("limitations", [])])
@@ -377,17 +420,4 @@ def _check_injection_echo(ev: _Evidence, text: str, sentences: list[Sentence], c
                         sources=[card["source_id"]],
                     )
                 )
-    # The Sources section: titles come from tools, so a title that repeats flagged text means the
-    # workspace was edited or written by older code; no agent can fix it.
-    for sid, title in titles.items():
-        if find_injections(title) or echoes(title):
-            out.append(
-                defect(
-                    "injection_echo",
-                    0,
-                    f"The title of {sid} repeats instruction-like text; the report would print it in its Sources section.",
-                    "human",
-                    sources=[sid],
-                )
-            )
     return out

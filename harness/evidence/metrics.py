@@ -25,6 +25,7 @@ from typing import Any
 
 from harness.contract.claims import NOT_REPORTABLE, USABLE
 from harness.contract.specs import ROLES
+from harness.contract.statuses import COMPLETED
 from harness.evidence.checks import draft_defects
 from harness.evidence.draft import parse_draft
 from harness.evidence.support import evidence_text, supports
@@ -155,7 +156,7 @@ def compute_metrics(
             "primary_source_ratio": _ratio(sum(1 for k in kinds if k == "primary"), len(kinds)),
             "conflict_disclosure_rate": _ratio(disclosed, len(conflicted)),
             "subtask_success_rate": _ratio(
-                sum(1 for e in delegations if e.get("stop_reason") == "completed"), len(delegations)
+                sum(1 for e in delegations if e.get("stop_reason") == COMPLETED), len(delegations)
             ),
             "duplicate_source_rate": _ratio(stats.get("duplicate_sources", 0), stats.get("source_hits", 0)),
             "unsupported_claim_rate": _ratio(

@@ -15,6 +15,7 @@ from typing import Any
 from harness.contract.formats import now_iso, plan_content_sha256
 from harness.contract.layout import PLAN, by_number
 from harness.contract.policy import HARNESS, HUMAN
+from harness.contract.statuses import AWAITING_PLAN_APPROVAL, PASS
 from harness.errors import UsageError
 from harness.workspace.store import Workspace
 
@@ -108,7 +109,7 @@ def final_candidate(ws: Workspace) -> tuple[str, str] | None:
     manifest = ws.manifest
     for rel in reversed(by_number(p for p in manifest["artifacts"] if p.startswith("reviews/"))):
         review = ws.read_json(rel, HARNESS)
-        if review.get("verdict") == "pass":
+        if review.get("verdict") == PASS:
             return review["draft"], ws.sha256(review["draft"])
     return None
 
@@ -169,7 +170,7 @@ def record_decision(
     try:
         if not plan:
             return f"{approve_final(ws, final_version or '', by)} signed off"
-        if ws.status != "awaiting_plan_approval":
+        if ws.status != AWAITING_PLAN_APPROVAL:
             raise UsageError(f"--plan: the run is {ws.status}, not awaiting plan approval")
         if reject is not None:
             decide_plan(ws, "rejected", by, feedback=reject or None)

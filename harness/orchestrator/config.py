@@ -16,9 +16,10 @@ import yaml
 
 from harness.contract.schemas import validate
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
+from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.engines.llm.models import DEFAULT_MODEL
 from harness.errors import UsageError
-from harness.runtime.budget import DEFAULT_RUN_LIMITS, DIMENSIONS
+from harness.runtime.budget import DEFAULT_RUN_LIMITS
 
 ENGINES = ("offline", "llm")
 DEFAULT_MAX_REVISIONS = 2  # revise rounds after the first draft
@@ -213,7 +214,7 @@ def build_config(
         **{k: v for k, v in (budget or {}).items() if v is not None},
     }
     for dim, value in limits.items():
-        if dim in DIMENSIONS and value is not None and value < 0:
+        if dim in BUDGET_DIMENSIONS and value is not None and value < 0:
             raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
     cfg = RunConfig(
         question=question.strip(),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.contract.formats import now_iso
+from harness.contract.statuses import BLOCKED, BUDGET_EXHAUSTED, COMPLETED, FAILED, TIMEOUT, OutcomeStatus
 from harness.errors import BudgetExhausted, HarnessError, StorageError
 from harness.orchestrator.live_run import LiveRun
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
@@ -25,7 +26,7 @@ from harness.runtime.step import RunServices
 
 @dataclass
 class Outcome:
-    status: str  # completed, blocked, failed, timeout, budget_exhausted
+    status: OutcomeStatus
     summary: str = ""
     reason: str | None = None
     outputs: dict[str, str] = field(default_factory=dict)
@@ -69,11 +70,11 @@ def delegate(
     except BudgetExhausted as exc:
         outcome = _out_of_budget(exc, ctx)
     except DelegationTimeout as exc:
-        outcome = Outcome("timeout", reason=str(exc))
+        outcome = Outcome(TIMEOUT, reason=str(exc))
     except HarnessError as exc:
-        outcome = Outcome("failed", reason=str(exc))
+        outcome = Outcome(FAILED, reason=str(exc))
     except Exception as exc:  # an agent's own bug must not take the run down; it is traced
-        outcome = Outcome("failed", reason=f"{type(exc).__name__}: {exc}")
+        outcome = Outcome(FAILED, reason=f"{type(exc).__name__}: {exc}")
         errors.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
     outcome.outputs = dict(ctx.files.outputs)
     outcome.started_at, outcome.ended_at = started, now_iso()
@@ -95,14 +96,14 @@ def delegate(
         errors=ctx.files.errors
         + ctx.provider_errors
         + errors
-        + ([outcome.reason] if outcome.status in ("failed", "timeout", "budget_exhausted") and outcome.reason else []),
+        + ([outcome.reason] if outcome.status in (FAILED, TIMEOUT, BUDGET_EXHAUSTED) and outcome.reason else []),
         retries=ctx.files.retries + ctx.provider_retries,
         tokens=ctx.budget.tokens,
         thinking_tokens=ctx.budget.thinking_tokens,
         llm_calls=ctx.budget.llm_calls,
         detail={
             "summary": outcome.summary[:500],
-            "blocked_reason": outcome.reason if outcome.status == "blocked" else None,
+            "blocked_reason": outcome.reason if outcome.status == BLOCKED else None,
             "seconds": round(time.monotonic() - t0, 3),
             "refused_writes": len(ctx.files.errors),
             "provider_retries": ctx.provider_retries,
@@ -126,15 +127,15 @@ def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:
     if a service of its writes its outputs (a Researcher with no card: `OutputDuty.blocked_reason`), else
     failed."""
     if exc.scope == "run":
-        return Outcome("budget_exhausted", reason=str(exc))
+        return Outcome(BUDGET_EXHAUSTED, reason=str(exc))
     missing = ctx.files.missing_outputs()
     if not missing:
         return Outcome(
-            "completed",
+            COMPLETED,
             summary=f"stopped at its limit with its outputs written ({exc})",
             reason=f"stopped at its limit: {exc}",
         )
     duty = ctx.services.duty
-    status = "blocked" if duty else "failed"
+    status = BLOCKED if duty else FAILED
     prefix = f"{duty.blocked_reason}: " if duty else ""
     return Outcome(status, reason=f"{prefix}ran out of its own budget before writing {', '.join(missing)} ({exc})")

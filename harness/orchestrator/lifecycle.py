@@ -30,6 +30,7 @@ from typing import Any
 from langgraph.types import Command
 
 from harness.contract.specs import ROLES
+from harness.contract.statuses import BUDGET_DIMENSIONS, BUDGET_EXHAUSTED, COMPLETED, TERMINAL_RUN_STATUSES
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
@@ -43,7 +44,7 @@ from harness.sources.index import CorpusIndex
 from harness.sources.mcp import McpHub, McpSources, servers_from_config
 from harness.sources.registry import KindRules, SourceRegistry
 from harness.sources.research_tools import ResearchTools
-from harness.workspace.store import TERMINAL_STATUSES, Workspace
+from harness.workspace.store import Workspace
 from harness.workspace.validate import validate_workspace
 
 MIN_TOKENS_PER_LLM_ROLE = 20_000
@@ -58,7 +59,7 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_OK if self.status == "completed" else EXIT_INCOMPLETE
+        return EXIT_OK if self.status == COMPLETED else EXIT_INCOMPLETE
 
 
 def check_budget_fits(cfg: RunConfig) -> None:
@@ -273,10 +274,9 @@ def start_run(
 
 def raise_budget(ws: Workspace, limits: dict[str, Any]) -> dict[str, Any]:
     """Set new run limits (from `research resume --budget-...`) in run.json; returns the limits that changed."""
-    from harness.runtime.budget import DIMENSIONS
 
     old = dict(ws.manifest["budget"]["limits"])
-    new = {k: v for k, v in limits.items() if v is not None and k in DIMENSIONS}
+    new = {k: v for k, v in limits.items() if v is not None and k in BUDGET_DIMENSIONS}
     for dim, value in new.items():
         if value < 0:
             raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
@@ -314,10 +314,10 @@ def resume_run(
     try:
         if on_opened:
             on_opened(ws)
-        if ws.status in TERMINAL_STATUSES:
+        if ws.status in TERMINAL_RUN_STATUSES:
             return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
         raised = raise_budget(ws, budget or {})
-        if ws.status == "budget_exhausted" and not raised:
+        if ws.status == BUDGET_EXHAUSTED and not raised:
             reason = ws.manifest.get("status_reason") or "the run's budget is spent"
             return RunResult(ws.root, ws.status, f"{reason}; raise it with research resume {ws.root} --budget-...")
         cfg, corpus = reopen_run(ws, yes=yes, models=models)

@@ -2,6 +2,8 @@
 
 Read top to bottom, this is the whole pipeline: plan → approve → research (one branch
 per question, in parallel) → fan-in → analyze → write → review → revise or finalize.
+Which node runs next is decided in `graph.py`, from what these return; a node only says
+that the run must stop (`outcome`) and why.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langgraph.types import Send, interrupt
+from langgraph.types import interrupt
 
 from harness.contract.formats import plan_content_sha256
 from harness.contract.layout import (
@@ -25,7 +27,28 @@ from harness.contract.layout import (
     review_path,
 )
 from harness.contract.policy import HARNESS
-from harness.evidence.checks import draft_defects, verdict_for
+from harness.contract.statuses import (
+    ANALYZING,
+    AWAITING_FINAL_APPROVAL,
+    AWAITING_PLAN_APPROVAL,
+    BLOCKED,
+    BRANCH_BROKEN,
+    BRANCH_STATUSES,
+    BUDGET_EXHAUSTED,
+    COMPLETED,
+    FAILED,
+    NEEDS_HUMAN,
+    OUTCOME_BROKEN,
+    PLANNING,
+    REJECTED,
+    RESEARCHING,
+    REVIEWING,
+    REVISE,
+    WRITING,
+    BranchStatus,
+    RunStatus,
+)
+from harness.evidence.checks import describe_defect, draft_defects, verdict_for
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import render_report
 from harness.orchestrator import approvals
@@ -42,7 +65,6 @@ from harness.orchestrator.review_guard import merge_deterministic
 from harness.orchestrator.state import BranchResult, ResearchTask, RunState
 from harness.runtime.interface import Brief
 
-MAX_PLAN_ROUNDS = 3
 _NODE_OF = {"planner": "plan", "analyst": "analyze", "writer": "write", "reviewer": "review"}
 
 
@@ -58,7 +80,8 @@ class Pipeline:
 
     # ---- helpers -----------------------------------------------------------------
 
-    def _status(self, status: str, reason: str | None = None) -> None:
+    def _status(self, status: RunStatus, reason: str | None = None) -> None:
+        """Set the run's status (a no-op when unchanged and without a reason) and tell the progress display."""
         if self.ws.status != status or reason:
             self.ws.set_status(status, reason)
         self.run.emit("status", status=status, reason=reason)
@@ -70,11 +93,11 @@ class Pipeline:
     def _stop_on_failure(outcome: Outcome, step: str) -> dict[str, Any] | None:
         """The state update that ends the run when a step ran out of the run's budget (resumable at that step),
         failed or timed out; else None."""
-        if outcome.status == "budget_exhausted":
-            return {"outcome": "budget_exhausted", "reason": f"{step}: {outcome.reason}", "stopped_at": _NODE_OF[step]}
-        if outcome.status in ("failed", "timeout"):
+        if outcome.status == BUDGET_EXHAUSTED:
+            return {"outcome": BUDGET_EXHAUSTED, "reason": f"{step}: {outcome.reason}", "stopped_at": _NODE_OF[step]}
+        if outcome.status in OUTCOME_BROKEN:
             return {
-                "outcome": "failed" if outcome.status == "failed" else "needs_human",
+                "outcome": FAILED if outcome.status == FAILED else NEEDS_HUMAN,
                 "reason": f"{step}: {outcome.reason}",
             }
         return None
@@ -82,7 +105,7 @@ class Pipeline:
     # ---- plan ------------------------------------------------------------------------
 
     def plan(self, state: RunState) -> dict[str, Any]:
-        self._status("planning")
+        self._status(PLANNING)
         feedback = state.get("plan_feedback")
         brief = Brief(
             "planner",
@@ -106,7 +129,7 @@ class Pipeline:
         stop = self._stop_on_failure(outcome, "planner")
         if stop or not self.ws.exists(PLAN):
             return stop or {
-                "outcome": "failed",
+                "outcome": FAILED,
                 "reason": f"planner wrote no plan ({outcome.reason or outcome.summary})",
             }
         return {"plan_feedback": None, "plan_rounds": state.get("plan_rounds", 0) + 1, "outcome": None}
@@ -119,7 +142,7 @@ class Pipeline:
         if self.run.config.yes:
             approvals.decide_plan(self.ws, "approved", "auto (--yes)")
             return self._plan_approved()
-        self._status("awaiting_plan_approval")
+        self._status(AWAITING_PLAN_APPROVAL)
         plan = self._plan()
         answer = interrupt({"gate": "plan", "path": PLAN, "plan_sha256": plan_content_sha256(plan)})
         decision = answer.get("decision")
@@ -133,34 +156,19 @@ class Pipeline:
             return self._plan_approved()
         feedback = (answer.get("feedback") or "").strip() or None
         approvals.decide_plan(self.ws, "rejected", by, feedback=feedback)
-        if feedback and state.get("plan_rounds", 1) < MAX_PLAN_ROUNDS:
+        if feedback:  # the Planner refines it, while the graph's plan-round bound allows (else `stop` says why)
             return {"plan_feedback": feedback}
-        return {
-            "outcome": "rejected",
-            "reason": "the plan was rejected" + (f" after {MAX_PLAN_ROUNDS} revisions" if feedback else ""),
-        }
+        return {"outcome": REJECTED, "reason": "the plan was rejected"}
 
     def _plan_approved(self) -> dict[str, Any]:
         plan = self._plan()
         todo = [q["id"] for q in plan["questions"] if q["kind"] == "research"]
         return {"plan_sha": plan_content_sha256(plan), "todo": todo, "round": 0, "draft_no": 0, "branches": {}}
 
-    def after_approval(self, state: RunState):
-        if state.get("outcome"):
-            return "stop"
-        if state.get("plan_feedback"):
-            return "plan"
-        return self.fan_out(state)
+    # ---- research: one branch per question, in parallel (the graph sends one per question) ----------
 
-    # ---- research: one branch per question, in parallel ------------------------------
-
-    def fan_out(self, state: RunState):
-        todo = state.get("todo") or []
-        if not todo:
-            return "analyze"
-        self._status("researching")
-        review = state.get("review") if state.get("round", 0) else None
-        return [Send("research", {"qid": qid, "round": state.get("round", 0), "review": review}) for qid in todo]
+    def start_research(self) -> None:
+        self._status(RESEARCHING)
 
     def research(self, task: ResearchTask) -> dict[str, Any]:
         qid, rnd = task["qid"], task["round"]
@@ -183,17 +191,18 @@ class Pipeline:
         )
         outcome = delegate(self.run, brief, delegation_id=f"researcher-{qid}-r{rnd}")
         cards = sorted(id_of(p) for p in outcome.outputs if p.startswith("source-cards/"))
-        status = {"completed": "completed", "blocked": "blocked", "timeout": "timeout"}.get(outcome.status, "failed")
+        # A branch keeps its delegation's outcome; any other (the run's budget cut it: flagged below) is failed.
+        status: BranchStatus = outcome.status if outcome.status in BRANCH_STATUSES else FAILED
         reason = outcome.reason
-        if status == "completed" and not cards:  # "done" with nothing written is no evidence
-            status, reason = "blocked", f"no_evidence: the researcher wrote no evidence cards ({outcome.summary[:120]})"
+        if status == COMPLETED and not cards:  # "done" with nothing written is no evidence
+            status, reason = BLOCKED, f"no_evidence: the researcher wrote no evidence cards ({outcome.summary[:120]})"
         self.ws.remove_private(_branch_marker(qid, rnd))
         result = BranchResult(
             status=status,
             reason=reason,
             cards=cards,
             round=rnd,
-            budget_exhausted=outcome.status == "budget_exhausted",
+            budget_exhausted=outcome.status == BUDGET_EXHAUSTED,
             searched=sorted(self.run.tools.searched(qid)) if self.run.tools else [],
         )
         return {"branches": {qid: result}}
@@ -244,22 +253,22 @@ class Pipeline:
         if cut:
             reasons = "; ".join(f"{q}: {branches[q].get('reason')}" for q in cut)
             return {
-                "outcome": "budget_exhausted",
+                "outcome": BUDGET_EXHAUSTED,
                 "reason": f"research stopped: {reasons}",
                 "stopped_at": "research",
                 "todo": cut,
             }
         critical = {q["id"] for q in plan["questions"] if q.get("critical")}
-        failed = [q for q, b in branches.items() if b["status"] in ("failed", "timeout") and b.get("round") == rnd]
+        failed = [q for q, b in branches.items() if b["status"] in BRANCH_BROKEN and b.get("round") == rnd]
         if failed_critical := [q for q in failed if q in critical]:
             reasons = "; ".join(f"{q}: {branches[q].get('reason')}" for q in failed_critical)
-            return {"outcome": "needs_human", "reason": f"critical research branch failed ({reasons})"}
+            return {"outcome": NEEDS_HUMAN, "reason": f"critical research branch failed ({reasons})"}
         return {"todo": []}
 
     # ---- analyze, write, review ------------------------------------------------------------
 
     def analyze(self, state: RunState) -> dict[str, Any]:
-        self._status("analyzing")
+        self._status(ANALYZING)
         brief = Brief(
             "analyst",
             task="Build the claim table from the evidence cards.",
@@ -272,13 +281,13 @@ class Pipeline:
         stop = self._stop_on_failure(outcome, "analyst")
         if stop or not self.ws.exists(CLAIMS):
             return stop or {
-                "outcome": "failed",
+                "outcome": FAILED,
                 "reason": f"analyst wrote no claims.json ({outcome.reason or outcome.summary})",
             }
         return {}
 
     def write(self, state: RunState) -> dict[str, Any]:
-        self._status("writing")
+        self._status(WRITING)
         n = state.get("draft_no", 0) + 1
         draft = draft_path(n)
         blocked = {q: {"status": b["status"], "reason": b.get("reason")} for q, b in state.get("branches", {}).items()}
@@ -296,13 +305,13 @@ class Pipeline:
         stop = self._stop_on_failure(outcome, "writer")
         if stop or draft not in outcome.outputs:
             return stop or {
-                "outcome": "needs_human",
+                "outcome": NEEDS_HUMAN,
                 "reason": f"writer produced no valid {draft} ({outcome.reason or outcome.summary or 'no reason given'})",
             }
         return {"draft_no": n, "draft": draft, "draft_sha": outcome.outputs[draft]}
 
     def review(self, state: RunState) -> dict[str, Any]:
-        self._status("reviewing")
+        self._status(REVIEWING)
         draft = state["draft"]
         review = review_path(state["draft_no"])
         branches = state.get("branches", {})
@@ -322,7 +331,7 @@ class Pipeline:
         )
         guard = merge_deterministic(review, found, draft, state["draft_sha"])
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
-        if outcome.status == "budget_exhausted":
+        if outcome.status == BUDGET_EXHAUSTED:
             return self._stop_on_failure(outcome, "reviewer")
         if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
             self.ws.write(
@@ -359,48 +368,39 @@ class Pipeline:
         defects = self._defects_for(state.get("review"), role)
         if not defects:
             return None
-        lines = []
-        for d in defects:
-            excerpt = (d.get("location") or {}).get("excerpt")
-            lines.append(
-                f"- {d['code']} (line {d['location']['line']}): {d['message']}"
-                + (f' Offending text: "{excerpt}"' if excerpt else "")
-            )
-        return "\n".join(lines)
+        return "\n".join(describe_defect(d) for d in defects)
 
     # ---- the revise loop ------------------------------------------------------------------
 
     def revise(self, state: RunState) -> dict[str, Any]:
+        """Start a revise round: what the review's error defects ask for (the graph routes on it)."""
         self.ws.update_manifest(lambda m: m["stats"].__setitem__("revisions", state.get("round", 0) + 1))
         defects = [d for d in self.ws.read_json(state["review"], HARNESS)["defects"] if d["severity"] == "error"]
-        routes = {d["route"] for d in defects}
         plan_ids = {q["id"] for q in self._plan()["questions"] if q["kind"] == "research"}
         todo = sorted(
             {q for d in defects if d["route"] == "researcher" for q in d["refs"].get("questions", []) if q in plan_ids}
         )
-        nxt = "research" if todo else ("analyze" if "analyst" in routes or "researcher" in routes else "write")
-        self.ws.trace(
-            "decision",
-            agent="harness",
-            decision=f"revise_{nxt}",
-            detail={"round": state.get("round", 0) + 1, "defects": len(defects), "research": todo},
-        )
-        return {"round": state.get("round", 0) + 1, "todo": todo, "next": nxt}
+        return {
+            "round": state.get("round", 0) + 1,
+            "todo": todo,
+            "review_routes": sorted({d["route"] for d in defects}),
+            "review_errors": len(defects),
+        }
 
-    def after_revise(self, state: RunState):
-        nxt = state["next"]
-        return self.fan_out(state) if nxt == "research" else nxt
+    def decided(self, decision: str, detail: dict[str, Any]) -> None:
+        """Trace a routing decision the graph made."""
+        self.ws.trace("decision", agent="harness", decision=decision, detail=detail)
 
     def finalize_gate(self, state: RunState) -> dict[str, Any]:
         if not self.run.config.require_final_approval or approvals.final_is_approved(self.ws, state["draft"]):
             return {}
-        self._status("awaiting_final_approval")
+        self._status(AWAITING_FINAL_APPROVAL)
         answer = interrupt({"gate": "final", "draft": state["draft"], "sha256": self.ws.sha256(state["draft"])})
         if answer.get("decision") == "approve":
             approvals.approve_final(self.ws, answer.get("version", ""), answer.get("by") or "human")
             return {}
         return {
-            "outcome": "rejected",
+            "outcome": REJECTED,
             "reason": f"the final draft was not signed off: {answer.get('feedback') or 'rejected'}",
         }
 
@@ -413,8 +413,8 @@ class Pipeline:
         self.ws.write(FINAL_REPORT, text, HARNESS)
         self._write_metrics(draft, state)
         self.ws.update_manifest(lambda m: m.__setitem__("final_report", FINAL_REPORT))
-        self._status("completed")
-        return {"outcome": "completed"}
+        self._status(COMPLETED)
+        return {"outcome": COMPLETED}
 
     def _write_metrics(self, draft: str | None, state: RunState) -> None:
         self.ws.update_manifest(lambda m: m.__setitem__("budget", self.run.budget.snapshot()))
@@ -427,28 +427,25 @@ class Pipeline:
         self.ws.write(METRICS, metrics, HARNESS)
 
     def stop(self, state: RunState) -> dict[str, Any]:
-        outcome = state.get("outcome") or "needs_human"
+        """End the run with its outcome; without one, the graph stopped a loop at its bound or a review
+        needs a human, and this says which."""
+        outcome = state.get("outcome") or NEEDS_HUMAN
         reason = state.get("reason")
-        if not state.get("outcome") and state.get("verdict") == "revise":
+        if not state.get("outcome") and state.get("plan_feedback"):
+            outcome, reason = REJECTED, f"the plan was rejected after {state.get('plan_rounds', 0)} revisions"
+        elif not state.get("outcome") and state.get("verdict") == REVISE:
             reason = (
                 f"{state['review']} still has error defects after {state.get('round', 0)} revision(s) "
                 f"(max_revisions={self.run.config.max_revisions})"
             )
-        elif not state.get("outcome") and state.get("verdict") == "needs_human":
+        elif not state.get("outcome") and state.get("verdict") == NEEDS_HUMAN:
             reason = f"{state['review']} has defects only a human can resolve"
         self._write_metrics(state.get("draft"), state)
         self._status(outcome, reason)
-        if outcome == "budget_exhausted" and state.get("stopped_at"):
+        if outcome == BUDGET_EXHAUSTED and state.get("stopped_at"):
             # Everything written so far is kept; `research resume RUN --budget-...` raises the run's limits
             # and answers this gate, and the run goes on at the step the budget cut.
             answer = interrupt({"gate": "budget", "step": state["stopped_at"], "reason": reason})
             self.ws.trace("decision", agent="human", decision="budget_continue", detail=answer)
             return {"outcome": None, "reason": None}
         return {"outcome": outcome, "reason": reason}
-
-    def after_stop(self, state: RunState):
-        """Out of the stop node: the end, or (after a budget gate was answered) back to the step the budget cut."""
-        if state.get("outcome"):
-            return "end"
-        step = state.get("stopped_at") or "analyze"
-        return self.fan_out(state) if step == "research" else step

@@ -11,9 +11,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from harness.contract.statuses import VERDICTS, strictest
 from harness.evidence.checks import verdict_for
-
-_STRICTNESS = {"pass": 0, "revise": 1, "needs_human": 2}
 
 
 def _key(d: dict[str, Any]) -> tuple:
@@ -41,7 +40,7 @@ def merge_deterministic(
         merged = [d for d in content["defects"]] + [d for d in found if _key(d) not in present]
         computed = verdict_for([d for d in merged if isinstance(d, dict) and "severity" in d and "route" in d])
         claimed = content.get("verdict")
-        verdict = claimed if _STRICTNESS.get(claimed, -1) >= _STRICTNESS[computed] else computed
+        verdict = strictest(claimed, computed) if claimed in VERDICTS else computed
         return {**content, "draft": draft, "draft_sha256": draft_sha, "defects": merged, "verdict": verdict}
 
     return transform

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, TypedDict
 
+from harness.contract.statuses import BranchStatus, RunStatus, Verdict
+
 
 class BranchResult(TypedDict, total=False):
     """How one research branch (one plan question, one round) ended."""
 
-    status: str  # completed, blocked, failed, timeout
+    status: BranchStatus
     reason: str | None
     cards: list[str]  # ids of the evidence cards it wrote
     round: int
@@ -32,9 +34,10 @@ class RunState(TypedDict, total=False):
     draft: str  # workspace path of the current draft
     draft_sha: str
     review: str  # workspace path of the current review
-    verdict: str
-    next: str  # where the revise loop goes: research, analyze, write
-    outcome: str  # terminal status when the run stops early
+    verdict: Verdict
+    review_routes: list[str]  # in a revise round: who the review's error defects go to (the graph routes on it)
+    review_errors: int  # in a revise round: how many error defects the review has
+    outcome: RunStatus  # the status the run ends with when a node stops it
     reason: str | None
     stopped_at: str  # the step the run's budget cut: where a resume with a larger budget goes on
 

@@ -15,9 +15,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from harness.contract.statuses import BUDGET_DIMENSIONS as DIMENSIONS
+from harness.contract.statuses import COUNTED_DIMENSIONS, WALL_SECONDS
 from harness.errors import BudgetExhausted, UsageError
 
-DIMENSIONS = ("llm_calls", "tokens", "searches", "wall_seconds")
 DEFAULT_RUN_LIMITS = {"llm_calls": 400, "tokens": 4_000_000, "searches": 200, "wall_seconds": 3600.0}
 
 
@@ -117,7 +118,7 @@ class Budget:
                 "roles": {
                     r: {
                         "limits": dict(self.role_limits[r]),
-                        "spent": {d: self.role_spent.get(r, {}).get(d, 0) for d in DIMENSIONS if d != "wall_seconds"},
+                        "spent": {d: self.role_spent.get(r, {}).get(d, 0) for d in DIMENSIONS if d != WALL_SECONDS},
                     }
                     for r in self.role_limits
                 },
@@ -138,9 +139,9 @@ class DelegationBudget:
     def __init__(self, budget: Budget, role: str, limits: dict[str, Any], deadline: float | None):
         self.budget = budget
         self.role = role
-        self.limits = {d: limits.get(d) for d in ("llm_calls", "tokens", "searches")}
-        self.spent = {"llm_calls": 0, "tokens": 0, "searches": 0}
-        self.held = {"llm_calls": 0, "tokens": 0, "searches": 0}
+        self.limits = {d: limits.get(d) for d in COUNTED_DIMENSIONS}
+        self.spent = {d: 0 for d in COUNTED_DIMENSIONS}
+        self.held = {d: 0 for d in COUNTED_DIMENSIONS}
         self.deadline = deadline  # time.monotonic() value, or None
         self.thinking_tokens = 0  # of the tokens spent, what the model spent thinking (when the provider reports it)
         self._lock = threading.Lock()

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from harness.contract.statuses import AgentStatus
 
 if TYPE_CHECKING:
     from harness.runtime.context import AgentContext
@@ -58,7 +60,7 @@ class Brief:
 
 @dataclass
 class AgentResult:
-    status: Literal["completed", "blocked", "failed"]
+    status: AgentStatus
     summary: str = ""
     blocked_reason: str | None = None
 

@@ -254,12 +254,14 @@ _TRANSFORM = re.compile(
     r"anagram\w*|emojis?|emoticons?)(?![\w-])",
     re.I,
 )
-_LANGS = (
-    r"(?:english|french|german|spanish|italian|portuguese|russian|japanese|chinese|mandarin|cantonese|korean|"
-    r"arabic|hindi|bengali|urdu|dutch|swedish|norwegian|danish|finnish|polish|czech|turkish|greek|latin|hebrew|"
-    r"persian|farsi|thai|vietnamese|indonesian|malay|swahili|ukrainian|romanian|hungarian)"
-)
-_LANG_WORDS = frozenset(_LANGS[3:-1].split("|"))
+# The language names: a word list, and the regex alternation built from it (never the other way round).
+_LANG_NAMES = (
+    "english french german spanish italian portuguese russian japanese chinese mandarin cantonese korean "
+    "arabic hindi bengali urdu dutch swedish norwegian danish finnish polish czech turkish greek latin hebrew "
+    "persian farsi thai vietnamese indonesian malay swahili ukrainian romanian hungarian"
+).split()
+_LANG_WORDS = frozenset(_LANG_NAMES)
+_LANGS = "(?:" + "|".join(_LANG_NAMES) + ")"
 _TRANSLATE = re.compile(
     r"\btranslat\w*\b.{0,120}\b(?:to|into|in)\s+" + _LANGS + r"\b|"
     r"\b" + _LANGS + r"\s+(?:equivalent|word|words|translation|version|term|phrase|for)\b|"

@@ -34,8 +34,10 @@ def run(
     model: str | None = None,
     yes: bool = True,
     max_revisions: int | None = None,
+    concurrency: int | None = None,
     budget: dict[str, Any] | None = None,
     web: bool | None = None,
+    checkpoint_db: str | None = None,
     approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
     events: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunResult:
@@ -47,7 +49,10 @@ def run(
     - `config`: a research.yaml path, or a dict of the same shape (validated against config.schema.json).
     - `yes`: approve the plan without asking (False: the run pauses at `awaiting_plan_approval`
       unless `approver` answers the gate).
+    - `concurrency`: research branches at once (default 4).
     - `budget`: run limits, e.g. {"llm_calls": 200, "searches": 100}.
+    - `checkpoint_db`: a postgresql:// URL to keep LangGraph's checkpoints in (needs the 'postgres'
+      extra); None keeps them in the workspace's SQLite file. `resume` must be given the same.
 
     Bad input raises `harness.HarnessError` (a one-line `UsageError`) before any work.
     """
@@ -65,18 +70,31 @@ def run(
         config_data=config if isinstance(config, dict) else None,
         yes=yes,
         max_revisions=max_revisions,
+        concurrency=concurrency,
         budget=budget,
         web=web,
         agent_objects=objects,
     )
-    return start_run(cfg, approver=approver, events=events)
+    return start_run(cfg, approver=approver, events=events, checkpoint_db=checkpoint_db)
 
 
 def resume(
-    run_dir: str | Path, *, yes: bool = False, approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None
+    run_dir: str | Path,
+    *,
+    yes: bool = False,
+    budget: dict[str, Any] | None = None,
+    checkpoint_db: str | None = None,
+    approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
+    events: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunResult:
-    """Continue a paused, crashed or killed run from its last checkpoint (`research resume`)."""
-    return resume_run(Path(run_dir), yes=yes, approver=approver)
+    """Continue a paused, crashed or killed run from its last checkpoint (`research resume`).
+
+    `budget` raises the run's limits (a run stopped by its budget goes on where it was cut);
+    `checkpoint_db` is the database the run was started with, if any.
+    """
+    return resume_run(
+        Path(run_dir), yes=yes, budget=budget, approver=approver, events=events, checkpoint_db=checkpoint_db
+    )
 
 
 def approve(

@@ -13,6 +13,13 @@ from rich.table import Table
 from typer.exceptions import TyperException
 
 from harness.contract.layout import RUN
+from harness.contract.statuses import (
+    AWAITING_APPROVAL,
+    AWAITING_PLAN_APPROVAL,
+    BUDGET_DIMENSIONS,
+    BUDGET_EXHAUSTED,
+    COMPLETED,
+)
 from harness.contract.version import __version__
 from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
 from harness.surfaces.summary import summarize
@@ -44,7 +51,7 @@ BudgetSeconds = Annotated[float | None, typer.Option("--budget-seconds", help="R
 
 
 def _budget(llm_calls: int | None, tokens: int | None, searches: int | None, seconds: float | None) -> dict:
-    return {"llm_calls": llm_calls, "tokens": tokens, "searches": searches, "wall_seconds": seconds}
+    return dict(zip(BUDGET_DIMENSIONS, (llm_calls, tokens, searches, seconds), strict=True))
 
 
 JsonEvents = Annotated[
@@ -143,7 +150,7 @@ def inspect(
             "budget: "
             + ", ".join(
                 f"{k} {spent.get(k, 0)}/{limits.get(k) if limits.get(k) is not None else '∞'}"
-                for k in ("llm_calls", "tokens", "searches", "wall_seconds")
+                for k in BUDGET_DIMENSIONS
             )
         )
     out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
@@ -171,14 +178,14 @@ def _finish(result, as_json: bool = False) -> None:
             )
         )
         raise typer.Exit(result.exit_code)
-    if result.status == "completed":
+    if result.status == COMPLETED:
         out.print(f"final report: {result.run_dir / 'final-report.md'}")
-    elif result.status.startswith("awaiting_"):
-        gate = "--plan" if result.status == "awaiting_plan_approval" else "--final --version SHA"
+    elif result.status in AWAITING_APPROVAL:
+        gate = "--plan" if result.status == AWAITING_PLAN_APPROVAL else "--final --version SHA"
         err.print(
             f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}"
         )
-    elif result.status == "budget_exhausted":
+    elif result.status == BUDGET_EXHAUSTED:
         err.print(
             f"stopped: the run's budget is spent ({result.reason or 'no reason recorded'}). Everything so far is kept; "
             f"go on with: research resume {result.run_dir} --budget-llm-calls N (or --budget-tokens/-searches/-seconds)"

@@ -46,13 +46,14 @@ from typing import Any, TypedDict
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
+from harness.contract.statuses import TERMINAL_RUN_STATUSES
 from harness.errors import UsageError
 from harness.orchestrator.checkpoint import bind_to_server
 from harness.orchestrator.config import build_config
 from harness.orchestrator.graph import build_graph, graph_config
 from harness.orchestrator.lifecycle import create_run, reopen_run, run_context
 from harness.orchestrator.nodes import Pipeline
-from harness.workspace.store import TERMINAL_STATUSES, Workspace
+from harness.workspace.store import Workspace
 
 DEFAULT_RUNS_DIR_ENV = "RESEARCH_RUNS_DIR"  # where runs go when a request names no runs_dir
 
@@ -157,7 +158,7 @@ def pipeline(state: ServerState, config: RunnableConfig) -> ResearchResult:
     ws.acquire_run_lock()  # taking it also finishes or rolls back writes a crash interrupted
     try:
         bind_to_server(ws, _thread_id(config))  # this thread's run, not one another store holds
-        if ws.status in TERMINAL_STATUSES:
+        if ws.status in TERMINAL_RUN_STATUSES:
             return _result(ws)
         # reopened mid-run: the same check as `research resume`
         cfg, corpus = reopen_run(ws, check=ws.status != "created")

@@ -1,10 +1,49 @@
-"""run.json's layout: one line per top-level field and one line per artifact index entry, encoded incrementally."""
+"""run.json: the manifest a new run starts with, and its layout (one line per top-level field and one
+line per artifact index entry, encoded incrementally)."""
 
 from __future__ import annotations
 
 import copy
 import json
 from typing import Any
+
+from harness.contract.statuses import CREATED
+from harness.contract.version import __version__
+
+SCHEMA_VERSION = 1
+
+
+def initial_manifest(
+    run_id: str,
+    question: str,
+    created: str,
+    *,
+    config: dict[str, Any] | None = None,
+    budget: dict[str, Any] | None = None,
+    artifacts: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The run.json of a run just created at `created`: status `created`, its configuration and budget
+    snapshot, the index of the files copied from workspace_template/, and nothing done yet."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "question": question,
+        "status": CREATED,
+        "status_reason": None,
+        "created_at": created,
+        "updated_at": created,
+        "harness_version": __version__,
+        "config": config or {},
+        "artifacts": artifacts or {},
+        "budget": budget or {"limits": {}, "spent": {}},
+        "decisions": [],
+        "final_approval": None,
+        "corpus": None,
+        "stats": {},
+        "branches": {},
+        "final_report": None,
+    }
+
 
 # No `indent`: CPython's C encoder is used only without one.
 _encode = json.JSONEncoder(ensure_ascii=False).encode

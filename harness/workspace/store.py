@@ -6,7 +6,8 @@ Every write goes through the same steps, in order:
 2. check the acting role may write it (globs from its agent spec);
 3. validate the content against the artifact's JSON Schema, then the cross-file checks;
 4. write atomically: temp file (fsynced), a journal intent naming it (fsynced), rename,
-   fsync of the folder; the intent lets `recover` finish an index update a crash cut off;
+   fsync of the folder; the intent (`workspace/journal.py`) lets `recover` finish an index
+   update a crash cut off;
 5. record sha256, size, writer and time in run.json's artifact index. The entry is
    added in memory (what `manifest` returns) and reaches the file with the next run.json
    rewrite (the budget charge after the next model call, a status change, `flush`,
@@ -24,14 +25,9 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-import shutil
 import threading
-import uuid
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -42,31 +38,19 @@ from harness.contract.formats import dump_json, now_iso, sha256_bytes
 from harness.contract.globs import literal_folders, matches
 from harness.contract.layout import PRIVATE_DIR, RUN, TRACE, kind_for_path
 from harness.contract.policy import Policy
-from harness.contract.resources import template_dir
 from harness.contract.schemas import validate
-from harness.contract.version import __version__
+from harness.contract.statuses import RunStatus
 from harness.errors import ArtifactInvalid, PermissionRefused, Problem, StorageError, WorkspaceError
+from harness.workspace import staging
 from harness.workspace.atomic import atomic_write, commit_temp, write_temp
 from harness.workspace.crashpoints import crashpoint
 from harness.workspace.integrity import check
-from harness.workspace.journal import read_journal, write_synced
-from harness.workspace.manifest import ManifestEncoder, dump_manifest
+from harness.workspace.journal import ArtifactRecord, WriteJournal
+from harness.workspace.manifest import ManifestEncoder, dump_manifest, initial_manifest
 from harness.workspace.paths import resolve_inside
 from harness.workspace.reader import RunReader
-from harness.workspace.trace import read_events
 
-# Statuses a run never leaves. budget_exhausted is not one: the run waits at a budget gate, and
-# `research resume RUN --budget-...` raises the run's limits and goes on where the budget ran out.
-TERMINAL_STATUSES = ("completed", "needs_human", "rejected", "failed")
-
-
-@dataclass(frozen=True)
-class ArtifactRecord:
-    path: str
-    sha256: str
-    size: int
-    writer: str
-    written_at: str
+__all__ = ["ArtifactRecord", "Workspace"]
 
 
 @contextmanager
@@ -83,12 +67,6 @@ def _storage(rel: str):
             f"{rel}: cannot write to the workspace ({exc.strerror or exc}); "
             "nothing was half-written — free space or fix permissions, then `research resume`"
         ) from None
-
-
-def new_run_id() -> str:
-    """A unique id that sorts by creation time: 20261130T010203.123456Z-1a2b3c."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    return f"{stamp}-{secrets.token_hex(3)}"
 
 
 def _encode(kind_fmt: str, rel: str, content: Any) -> tuple[bytes, Any]:
@@ -118,6 +96,20 @@ def _encode(kind_fmt: str, rel: str, content: Any) -> tuple[bytes, Any]:
     return text.encode("utf-8"), text
 
 
+def _read_manifest(root: Path) -> dict[str, Any]:
+    run_file = root / RUN
+    if not run_file.is_file():
+        raise WorkspaceError(f"{root}: not a run workspace (no run.json)")
+    try:
+        manifest = json.loads(run_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WorkspaceError(f"{run_file}: cannot be read as JSON ({exc})") from None
+    problems = validate(manifest, "run.schema.json", RUN)
+    if problems:
+        raise WorkspaceError(f"{run_file}: {problems[0]}")
+    return manifest
+
+
 class Workspace:
     """One run folder. Create with `Workspace.create`, open an existing one with `Workspace.open`."""
 
@@ -127,9 +119,7 @@ class Workspace:
         self._lock = threading.RLock()
         self._seq = self._count_trace_lines()
         self._run_lock: FileLock | None = None
-        # Journal intents whose index entry is in the in-memory run.json but not yet durably on disk: path -> intent
-        # file. At most one per path (see `_commit`), so `recover` and `validate` read them unambiguously.
-        self._pending: dict[str, Path] = {}
+        self._journal = WriteJournal(self.root)  # intents of writes not yet durably indexed, and their recovery
         self._encoder = ManifestEncoder()  # re-encodes only the index entries that changed
 
     # ---- creation and opening -------------------------------------------------
@@ -140,71 +130,25 @@ class Workspace:
     ) -> Workspace:
         """Make a new run folder from workspace_template/ under `runs_dir`.
 
-        The folder is assembled under a hidden name and renamed into place, so a
-        crash never leaves a half-made workspace, and concurrent creations never
-        collide (mkdir is exclusive and the id carries random bits).
+        The folder is assembled under a hidden name and renamed into place (`workspace/staging.py`),
+        so a crash never leaves a half-made workspace; staging folders that killed creators left
+        in `runs_dir` are swept first.
         """
         question = question.strip()
         if not question:
             raise WorkspaceError("question: must not be empty")
         runs_dir = Path(runs_dir)
         runs_dir.mkdir(parents=True, exist_ok=True)
-        for _ in range(20):
-            run_id = new_run_id()
-            staging = runs_dir / f".creating-{run_id}"
-            final = runs_dir / run_id
-            try:
-                staging.mkdir()
-            except FileExistsError:
-                continue
-            if final.exists():
-                shutil.rmtree(staging, ignore_errors=True)
-                continue
-            break
-        else:  # pragma: no cover - 20 collisions of 24 random bits in one microsecond
-            raise WorkspaceError(f"{runs_dir}: could not allocate a unique run id")
-        try:
+        staging.sweep(runs_dir)
+        with staging.staging_folder(runs_dir) as (run_id, folder):
             created = now_iso()
-            artifacts: dict[str, Any] = {}
-            template = template_dir()
-            for src in sorted(template.rglob("*")):
-                rel = src.relative_to(template).as_posix()
-                if src.is_dir():
-                    (staging / rel).mkdir(parents=True, exist_ok=True)
-                elif src.name != ".gitkeep":
-                    data = src.read_bytes()
-                    (staging / rel).parent.mkdir(parents=True, exist_ok=True)
-                    (staging / rel).write_bytes(data)
-                    artifacts[rel] = {
-                        "sha256": sha256_bytes(data),
-                        "size": len(data),
-                        "writer": "harness",
-                        "written_at": created,
-                    }
-            (staging / PRIVATE_DIR).mkdir()
-            manifest = {
-                "schema_version": 1,
-                "run_id": run_id,
-                "question": question,
-                "status": "created",
-                "status_reason": None,
-                "created_at": created,
-                "updated_at": created,
-                "harness_version": __version__,
-                "config": config or {},
-                "artifacts": artifacts,
-                "budget": budget or {"limits": {}, "spent": {}},
-                "decisions": [],
-                "final_approval": None,
-                "corpus": None,
-                "stats": {},
-                "branches": {},
-                "final_report": None,
-            }
+            artifacts = staging.copy_template(folder, created)
+            (folder / PRIVATE_DIR).mkdir()
+            manifest = initial_manifest(run_id, question, created, config=config, budget=budget, artifacts=artifacts)
             problems = validate(manifest, "run.schema.json", RUN)
             if problems:
                 raise ArtifactInvalid(problems)
-            atomic_write(staging / RUN, dump_manifest(manifest).encode("utf-8"))
+            atomic_write(folder / RUN, dump_manifest(manifest).encode("utf-8"))
             event = {
                 "seq": 1,
                 "ts": created,
@@ -213,28 +157,16 @@ class Workspace:
                 "agent": "harness",
                 "detail": {"question": question},
             }
-            (staging / TRACE).write_text(json.dumps(event, ensure_ascii=False) + "\n", encoding="utf-8")
-            os.rename(staging, final)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return cls(final, manifest)
+            (folder / TRACE).write_text(json.dumps(event, ensure_ascii=False) + "\n", encoding="utf-8")
+            crashpoint("create:staged")
+            os.rename(folder, runs_dir / run_id)
+        return cls(runs_dir / run_id, manifest)
 
     @classmethod
     def open(cls, root: Path | str) -> Workspace:
         """Open an existing run folder. Interrupted writes are recovered by whoever takes the run lock."""
         root = Path(root)
-        run_file = root / RUN
-        if not run_file.is_file():
-            raise WorkspaceError(f"{root}: not a run workspace (no run.json)")
-        try:
-            manifest = json.loads(run_file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise WorkspaceError(f"{run_file}: cannot be read as JSON ({exc})") from None
-        problems = validate(manifest, "run.schema.json", RUN)
-        if problems:
-            raise WorkspaceError(f"{run_file}: {problems[0]}")
-        return cls(root, manifest)
+        return cls(root, _read_manifest(root))
 
     # ---- basic properties ----------------------------------------------------------
 
@@ -250,7 +182,7 @@ class Workspace:
             return json.loads(json.dumps(self._manifest))
 
     @property
-    def status(self) -> str:
+    def status(self) -> RunStatus:
         return self._manifest["status"]
 
     @cached_property
@@ -279,12 +211,6 @@ class Workspace:
 
     def remove_private(self, name: str) -> None:
         (self.private_dir / name).unlink(missing_ok=True)
-
-    @cached_property
-    def _journal(self) -> Path:
-        path = self.private_dir / "journal"
-        path.mkdir(exist_ok=True)
-        return path
 
     def reader(self, cache: bool = False) -> RunReader:
         """A read-only view of this run; uncached it sees every write as it lands, cached it reads each file once."""
@@ -322,41 +248,44 @@ class Workspace:
     def _commit(self, path: Path, rel: str, data: bytes, writer: str) -> ArtifactRecord:
         record = ArtifactRecord(rel, sha256_bytes(data), len(data), writer, now_iso())
         with self._lock, _storage(rel):
-            if rel in self._pending:
+            if self._journal.is_pending(rel):
                 # Rewriting a path whose last write is still only journalled: settle that one first,
                 # so each path has at most one intent (the newest) and `validate` can trust it.
                 self.flush()
             tmp = write_temp(path, data)
             crashpoint("write:temp")
-            intent_file = self._journal / f"{uuid.uuid4().hex}.json"
+            intent_file = None
             try:
-                # A torn intent (crash while writing it) is unparseable and simply dropped on recovery:
-                # the rename it announces has not happened yet, so no temp-and-rename is needed here.
-                write_synced(intent_file, json.dumps({**record.__dict__, "tmp": tmp.name}).encode())
+                intent_file = self._journal.announce_write(record, tmp.name)
                 commit_temp(tmp, path)
             except BaseException:
                 tmp.unlink(missing_ok=True)
-                intent_file.unlink(missing_ok=True)
+                if intent_file is not None:
+                    self._journal.drop(intent_file)
                 raise
             crashpoint("write:renamed")
-            self._index(record)
-            self._pending[rel] = intent_file  # removed once a durable run.json write lands
+            self.index(record)
+            self._journal.keep(rel, intent_file)  # settled once a durable run.json write lands
             crashpoint("write:indexed")
             self.trace("write", agent=writer, path=rel, sha256=record.sha256, size=record.size)
         return record
 
-    def _index(self, record: ArtifactRecord) -> None:
+    def index(self, record: ArtifactRecord) -> None:
         """Add the entry to the in-memory run.json; the next rewrite carries it to the file.
 
         The caller keeps the write's intent pending until a durable rewrite (see `_write_manifest`).
         """
         with self._lock:
-            self._manifest["artifacts"][record.path] = {
-                "sha256": record.sha256,
-                "size": record.size,
-                "writer": record.writer,
-                "written_at": record.written_at,
-            }
+            self._manifest["artifacts"][record.path] = record.entry()
+
+    def unindex(self, rel: str) -> None:
+        """Drop `rel`'s index entry, durably (a removal)."""
+        self.update_manifest(lambda m: m["artifacts"].pop(rel, None))
+
+    def indexed_sha256(self, rel: str) -> str | None:
+        """The sha256 run.json's index (in memory) holds for `rel`, or None when it is not indexed."""
+        with self._lock:
+            return (self._manifest["artifacts"].get(rel) or {}).get("sha256")
 
     def remove(self, relpath: str, policy: Policy) -> None:
         """Delete one artifact the role may write (used to undo a killed attempt's partial output)."""
@@ -368,14 +297,13 @@ class Workspace:
                 return
             # Journalled like a write, so a kill between the unlink and the index update is finished
             # by `recover` instead of leaving an index entry for a missing file.
-            intent_file = self._journal / f"{uuid.uuid4().hex}.json"
-            write_synced(intent_file, json.dumps({"path": rel, "remove": True, "writer": policy.role}).encode())
+            intent_file = self._journal.announce_removal(rel, policy.role)
             path.unlink()
             crashpoint("remove:unlinked")
-            self.update_manifest(lambda m: m["artifacts"].pop(rel, None))
+            self.unindex(rel)
             crashpoint("remove:indexed")
             self.trace("delete", agent=policy.role, path=rel)
-            intent_file.unlink(missing_ok=True)
+            self._journal.drop(intent_file)
 
     # ---- guarded reads ---------------------------------------------------------------
 
@@ -461,15 +389,10 @@ class Workspace:
             return updated
 
     def _write_manifest(self, manifest: dict[str, Any], durable: bool) -> None:
-        pending = list(self._pending.values())
         with _storage(RUN):
             atomic_write(self.root / RUN, self._encoder.encode(manifest).encode("utf-8"), durable)
         if durable:
-            # Only now, with run.json on disk, are these intents no longer needed by `recover`.
-            # An unlink a power cut undoes is harmless: recover finds the entries already indexed.
-            for intent_file in pending:
-                intent_file.unlink(missing_ok=True)
-            self._pending.clear()
+            self._journal.settle()  # only now, with run.json on disk, are the pending intents not needed
 
     def flush(self) -> None:
         """Make run.json durable if index entries are pending, and drop their journal intents.
@@ -480,10 +403,10 @@ class Workspace:
         Does nothing, and costs nothing, when none are pending.
         """
         with self._lock:
-            if self._pending:
+            if self._journal.has_pending():
                 self._write_manifest(self._manifest, durable=True)
 
-    def set_status(self, status: str, reason: str | None = None) -> None:
+    def set_status(self, status: RunStatus, reason: str | None = None) -> None:
         def apply(m: dict[str, Any]) -> None:
             m["status"] = status
             m["status_reason"] = reason
@@ -519,19 +442,11 @@ class Workspace:
     # ---- recovery and locking -----------------------------------------------------------
 
     def recover(self) -> None:
-        """Finish or roll back writes a crash interrupted, drop a torn last trace line, remove orphan temp files.
-
-        An intent whose target holds its content is finished (indexed if run.json lacks it)
-        and dropped only after a durable run.json write: its entry may be in a run.json a
-        killed process left unsynced. An intent whose target holds other content (a later
-        write, or a rename that never happened) or none, and a torn intent (cut off before
-        its rename), are dropped at once. A removal's intent is finished: the file and its
-        index entry are gone, and the delete is traced once.
-        """
-        intents = read_journal(self.root)
-        journal_tmps = {intent.get("tmp") for _, intent in intents if intent is not None}
+        """Finish or roll back writes a crash interrupted (`WriteJournal.recover`), drop a torn last trace
+        line, remove orphan temp files; then make what recovery indexed durable."""
+        announced = self._journal.temp_files()
         for tmp in self.root.rglob(".*.tmp"):  # write_temp's names; a live write holds the run lock
-            if tmp.is_file() and tmp.name not in journal_tmps and PRIVATE_DIR not in tmp.relative_to(self.root).parts:
+            if tmp.is_file() and tmp.name not in announced and PRIVATE_DIR not in tmp.relative_to(self.root).parts:
                 tmp.unlink(missing_ok=True)
         trace = self.root / TRACE
         if trace.is_file():
@@ -541,66 +456,15 @@ class Workspace:
                 with trace.open("r+b") as fh:
                     fh.truncate(keep)
                 self._seq = self._count_trace_lines()
-        traced: set[tuple[str, str]] | None = None  # (path, sha256) of the trace's write events, read if needed
-        for intent_file, intent in intents:
-            if intent is None:  # torn: cut off before the rename it announces
-                intent_file.unlink(missing_ok=True)
-                continue
-            target = self.root / intent["path"]
-            if intent.get("remove"):
-                self._finish_removal(intent)
-                intent_file.unlink(missing_ok=True)
-                continue
-            (target.parent / intent["tmp"]).unlink(missing_ok=True)
-            if target.is_file() and sha256_bytes(target.read_bytes()) == intent["sha256"]:
-                # The rename happened; the index update may not have. Finish it.
-                record = ArtifactRecord(
-                    intent["path"], intent["sha256"], intent["size"], intent["writer"], intent["written_at"]
-                )
-                if self._manifest["artifacts"].get(record.path, {}).get("sha256") != record.sha256:
-                    self._index(record)
-                    traced = self._traced_writes() if traced is None else traced
-                    if (record.path, record.sha256) not in traced:  # the crash came before its trace event
-                        self.trace(
-                            "write",
-                            agent=record.writer,
-                            path=record.path,
-                            sha256=record.sha256,
-                            size=record.size,
-                            detail="completed after an interrupted write",
-                        )
-                twin = self._pending.get(record.path)
-                if twin is not None and twin != intent_file:
-                    twin.unlink(missing_ok=True)  # another intent for this path and content: one is enough
-                self._pending[record.path] = intent_file
-            else:
-                intent_file.unlink(missing_ok=True)
+        self._journal.recover(self)
         self.flush()
-
-    def _finish_removal(self, intent: dict[str, Any]) -> None:
-        rel = intent["path"]
-        (self.root / rel).unlink(missing_ok=True)
-        if rel in self._manifest["artifacts"]:
-            self.update_manifest(lambda m: m["artifacts"].pop(rel, None))
-        if self._last_traced_event(rel) != "delete":
-            self.trace(
-                "delete",
-                agent=intent.get("writer", "harness"),
-                path=rel,
-                detail="completed after an interrupted removal",
-            )
-
-    def _last_traced_event(self, rel: str) -> str | None:
-        return next((e.get("event") for e in reversed(read_events(self.root)) if e.get("path") == rel), None)
-
-    def _traced_writes(self) -> set[tuple[str, str]]:
-        return {(e.get("path"), e.get("sha256")) for e in read_events(self.root) if e.get("event") == "write"}
 
     def acquire_run_lock(self) -> None:
         """Hold an exclusive lock for this process; a second process gets a clear error.
 
         The lock is an OS file lock, so a lock left by a dead process is released by the OS.
-        Taking it also recovers what a crash interrupted (see `recover`).
+        Taking it re-reads run.json and the trace's length (the last holder may have changed them
+        since this folder was opened), then recovers what a crash interrupted (see `recover`).
         """
         lock = FileLock(str(self.private_dir / "run.lock"))
         try:
@@ -608,6 +472,10 @@ class Workspace:
         except Timeout:
             raise WorkspaceError(f"{self.root}: this run is already being worked on by another process") from None
         self._run_lock = lock
+        with self._lock:
+            if not self._journal.has_pending():  # else this object wrote since it was opened: it holds the newest
+                self._manifest = _read_manifest(self.root)
+                self._seq = self._count_trace_lines()
         self.recover()  # only the lock holder may finish or undo an interrupted write
 
     def release_run_lock(self) -> None:

@@ -14,24 +14,9 @@ from harness.contract.layout import AUDITED_DIRS, RUN, TRACE, kind_for_path
 from harness.contract.schemas import json_pointer, validate
 from harness.errors import Problem
 from harness.workspace.integrity import check
-from harness.workspace.journal import read_journal
+from harness.workspace.journal import WriteJournal
 from harness.workspace.reader import RunReader
 from harness.workspace.trace import read_events
-
-
-def _pending_writes(root: Path) -> dict[str, dict]:
-    """Writes whose journal intent is still kept (indexed in run.json not yet durably, or a crash cut the index update off): path -> intent."""
-    return {
-        intent["path"]: intent
-        for _, intent in read_journal(root)
-        if intent is not None and "path" in intent and "sha256" in intent
-    }
-
-
-def _rename_pending(root: Path, rel: str, intent: dict) -> bool:
-    """Is the write's temp file still there (the crash came before its rename)?"""
-    tmp = intent.get("tmp")
-    return isinstance(tmp, str) and bool(tmp) and ((root / rel).parent / tmp).is_file()
 
 
 def _check_trace(root: Path) -> list[Problem]:
@@ -96,9 +81,8 @@ def validate_workspace(root: Path | str) -> list[Problem]:
     index = reader.run().get("artifacts", {})
     if not isinstance(index, dict):
         index = {}
-    if not isinstance(index, dict):
-        index = {}
-    pending = _pending_writes(root)
+    journal = WriteJournal(root)
+    pending = journal.pending_writes()
 
     for rel in files:
         path = root / rel
@@ -164,7 +148,7 @@ def validate_workspace(root: Path | str) -> list[Problem]:
     for rel in sorted(set(pending) - set(index) - present):
         # A journalled write not yet in run.json (it gets there with the next rewrite): its file
         # must exist, unless the crash came before the rename (then its temp file is still there).
-        if not _rename_pending(root, rel, pending[rel]):
+        if not journal.rename_pending(rel, pending[rel]):
             problems.append(Problem(rel, "", "artifact-exists", f"journalled artifact {rel} is missing"))
     if TRACE not in present:
         problems.extend(_check_trace(root))

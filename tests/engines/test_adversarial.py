@@ -26,10 +26,10 @@ from fakes.workspaces import ASYNCIO_DOCS, write_docs
 from harness.contract.formats import plan_content_sha256
 from harness.contract.globs import matches
 from harness.contract.specs import load_default_specs
+from harness.contract.statuses import TERMINAL_RUN_STATUSES as TERMINAL_STATUSES
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import RunResult, start_run
 from harness.sources.injection import find_injections
-from harness.workspace.store import TERMINAL_STATUSES
 from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"

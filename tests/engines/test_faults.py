@@ -49,6 +49,7 @@ from fakes.gemini_stub import (
 from fakes.scripted import GeminiDispatch, role_of_system_prompt, role_policies
 from fakes.workspaces import ASYNCIO_DOCS, delegations, manifest, write_docs
 from harness.contract.specs import ROLES
+from harness.contract.statuses import TERMINAL_RUN_STATUSES as TERMINAL_STATUSES
 from harness.engines.llm import models as llm_models
 from harness.engines.llm import retry as retry_mod
 from harness.engines.llm.agent import DeepAgentRole
@@ -61,7 +62,7 @@ from harness.orchestrator.lifecycle import start_run
 from harness.runtime.budget import Budget, DelegationBudget
 from harness.runtime.context import AgentContext, open_context
 from harness.runtime.interface import Brief
-from harness.workspace.store import TERMINAL_STATUSES, Workspace
+from harness.workspace.store import Workspace
 from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do failures propagate in asyncio task groups and timeouts?"

@@ -358,7 +358,8 @@ def analyst(quirks: Quirks) -> Policy:
 
 
 _CLAIM_ROW = re.compile(r"^- (C\d+) \| (Q\d+) \| (\w+) \| (.*) \| (.*)$")
-_FEEDBACK = re.compile(r"^- (\w+) \(line (\d+)\)", re.M)  # the brief's "Feedback to address" lines
+# A defect as the brief's "Feedback to address" and the check_draft tool list it (evidence.checks.describe_defect)
+_DEFECT_LINE = re.compile(r"^- line (\d+): (\w+)", re.M)
 
 
 def _claims_of(t: Turn) -> list[dict]:
@@ -489,13 +490,11 @@ def writer(quirks: Quirks) -> Policy:
         draft = checks[-1][0].get("content") if checks else first_draft(t)
         if t.brief_line("draft") and "Feedback to address" in t.brief and not checks:
             feedback = t.brief[t.brief.index("Feedback to address") :]
-            draft = fix_draft(first_draft(t), [(int(n), c) for c, n in _FEEDBACK.findall(feedback)], claims)
+            draft = fix_draft(first_draft(t), [(int(n), c) for n, c in _DEFECT_LINE.findall(feedback)], claims)
         if checks:
             last = checks[-1][1].content
             if "No error defects" not in last and len(checks) < 4:
-                draft = fix_draft(
-                    draft, [(int(n), c) for n, c in re.findall(r"^- line (\d+): (\w+)", last, re.M)], claims
-                )
+                draft = fix_draft(draft, [(int(n), c) for n, c in _DEFECT_LINE.findall(last)], claims)
                 return call("check_draft", content=draft)
         elif offered(t, "check_draft") and not last_call(t):
             return call("check_draft", content=draft)

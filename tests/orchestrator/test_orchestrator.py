@@ -106,6 +106,21 @@ def test_plan_rejected_with_feedback_is_refined_with_tags(fixture_corpus, tmp_pa
     assert len(planner_runs) == 2
 
 
+def test_plan_rejected_with_feedback_every_time_stops_at_the_plan_round_bound(fixture_corpus, tmp_path):
+    from harness.orchestrator.graph import MAX_PLAN_ROUNDS
+
+    result = start_run(
+        cfg(fixture_corpus, tmp_path, yes=False),
+        approver=lambda ws, p: {"decision": "reject", "feedback": "Narrower, please.", "by": "carol"},
+    )
+    assert result.status == "rejected" and result.exit_code == 3
+    assert result.reason == f"the plan was rejected after {MAX_PLAN_ROUNDS} revisions"
+    assert [d["decision"] for d in load(result.run_dir, "run.json")["decisions"]] == ["rejected"] * MAX_PLAN_ROUNDS
+    planner_runs = [e for e in events(result.run_dir) if e["event"] == "delegation" and e["agent"] == "planner"]
+    assert len(planner_runs) == MAX_PLAN_ROUNDS
+    assert not (result.run_dir / "claims.json").exists()
+
+
 def test_plan_rejected_without_feedback_ends_the_run(fixture_corpus, tmp_path):
     result = start_run(
         cfg(fixture_corpus, tmp_path, yes=False), approver=lambda ws, p: {"decision": "reject", "feedback": ""}

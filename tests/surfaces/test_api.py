@@ -115,3 +115,24 @@ def test_the_readme_example_runs_as_written(tmp_path):
     assert r.returncode == 0, r.stderr
     status, reviews = r.stdout.split(" ", 1)
     assert status == "completed" and "reviews/review-1.json" in reviews
+
+
+def test_run_takes_concurrency_and_checkpoint_db_as_the_cli_does(fixture_corpus, tmp_path):
+    runs = tmp_path / "runs"
+    with pytest.raises(harness.HarnessError, match=r"^--checkpoint-db mysql://\S+: expected a postgresql://"):
+        harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, checkpoint_db="mysql://db.invalid/x")
+    with pytest.raises(harness.HarnessError, match="--concurrency: must be at least 1"):
+        harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, concurrency=0)
+    assert not runs.exists() or not any(runs.iterdir())  # refused before any work
+    done = harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, concurrency=1)
+    assert done.status == "completed"
+    assert json.loads((done.run_dir / "run.json").read_text())["config"]["concurrency"] == 1
+
+
+def test_resume_raises_a_spent_budget_from_python(fixture_corpus, tmp_path):
+    stopped = harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=tmp_path / "runs", budget={"searches": 1})
+    assert stopped.status == "budget_exhausted", stopped.reason
+    assert harness.resume(stopped.run_dir).status == "budget_exhausted"  # no raise: it stays where it is
+    done = harness.resume(stopped.run_dir, budget={"searches": 50})
+    assert done.status == "completed", done.reason
+    assert json.loads((done.run_dir / "run.json").read_text())["budget"]["limits"]["searches"] == 50

@@ -226,7 +226,7 @@ def test_a_crash_between_rename_and_index_is_completed_by_the_next_lock_holder(b
     def crash(self, record):
         raise KeyboardInterrupt("killed between rename and index update")
 
-    monkeypatch.setattr(Workspace, "_index", crash)
+    monkeypatch.setattr(Workspace, "index", crash)
     new = json.loads((built_ws.root / "claims.json").read_text())
     new["claims"][0]["statement"] = "A TaskGroup cancels the other tasks when one task fails."
     with pytest.raises(KeyboardInterrupt):
@@ -563,3 +563,80 @@ def test_sigkill_inside_a_removal_is_finished_by_the_next_lock_holder(built_ws, 
     assert [e["event"] for e in events if e.get("path") == rel] == ["write", "delete"]  # the delete traced once
     ws.release_run_lock()
     assert validate_workspace(ws.root) == []
+
+
+_KILLED_CREATOR = """
+import sys
+from harness.workspace.store import Workspace
+Workspace.create(sys.argv[1], "A question whose creator is killed")
+"""
+
+_LIVE_CREATOR = """
+import sys
+from pathlib import Path
+from harness.workspace import staging
+with staging.staging_folder(Path(sys.argv[1])) as (run_id, folder):
+    print(run_id, flush=True)
+    sys.stdin.readline()  # still at work until the test says so
+    raise SystemExit(0)
+"""
+
+
+def test_a_staging_folder_whose_creator_was_killed_is_swept_by_the_next_creation(tmp_path):
+    runs = tmp_path / "runs"
+    r = subprocess.run(
+        [sys.executable, "-c", _KILLED_CREATOR, str(runs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RESEARCH_CRASH_AT": "create:staged:1"},
+    )
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    (dead,) = [p for p in runs.iterdir() if p.is_dir()]
+    assert dead.name.startswith(".creating-") and (dead / "run.json").is_file()  # assembled, never renamed
+    live = subprocess.Popen(
+        [sys.executable, "-c", _LIVE_CREATOR, str(runs)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        live_id = live.stdout.readline().strip()
+        assert (runs / f".creating-{live_id}").is_dir()
+        ws = Workspace.create(runs, "The next question")
+        left = sorted(p.name for p in runs.iterdir())
+        # the killed creator's folder and lock are gone; the live creator's are kept; the new run is in place
+        assert left == sorted([f".creating-{live_id}", f".creating-{live_id}.lock", ws.run_id])
+        assert validate_workspace(ws.root) == []
+    finally:
+        live.communicate("\n", timeout=60)
+    assert live.returncode == 0
+    assert sorted(p.name for p in runs.iterdir()) == [ws.run_id]  # the live creator cleaned up after itself
+
+
+def test_a_lock_file_left_without_its_folder_is_swept_only_once_stale(tmp_path):
+    from harness.workspace import staging
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    fresh, stale = runs / ".creating-fresh.lock", runs / ".creating-stale.lock"
+    fresh.write_text("")
+    stale.write_text("")
+    os.utime(stale, (0, 0))
+    assert staging.sweep(runs) == []  # no folder was swept
+    assert sorted(p.name for p in runs.iterdir()) == [".creating-fresh.lock"]
+
+
+def test_taking_the_run_lock_reads_what_the_last_holder_wrote_since_the_folder_was_opened(built_ws):
+    built_ws.flush()
+    stale = Workspace.open(built_ws.root)  # e.g. `research resume` opening a run another process works on
+    holder = Workspace.open(built_ws.root)
+    holder.acquire_run_lock()
+    holder.set_status("completed")
+    holder.release_run_lock()
+    stale.acquire_run_lock()
+    try:
+        assert stale.status == "completed"
+        stale.trace("resume", agent="harness")
+    finally:
+        stale.release_run_lock()
+    seqs = [json.loads(line)["seq"] for line in (built_ws.root / "trace.jsonl").read_text().splitlines()]
+    assert seqs == list(range(1, len(seqs) + 1))  # no sequence number given twice
+    assert validate_workspace(built_ws.root) == []

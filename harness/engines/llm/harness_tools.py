@@ -34,6 +34,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from harness.contract.specs import AgentSpec
 from harness.engines.llm import invocation
 from harness.errors import HarnessError, StorageError
+from harness.evidence.checks import describe_defect
 from harness.runtime.budget import BudgetExhausted, DelegationTimeout
 from harness.runtime.context import AgentContext
 from harness.runtime.files import WriteRetriesExhausted
@@ -177,12 +178,7 @@ def _check_draft_tool() -> BaseTool:
         if not errors:
             return f"No error defects: the deterministic review will pass this draft ({len(defects)} warnings). [{ctx.budget.line()}]"
         lines = [f"{len(errors)} error defect(s) the review would raise; fix them all, then write the whole draft:"]
-        for d in errors[:SHOWN_DEFECTS]:
-            where = d["location"].get("line")
-            excerpt = d["location"].get("excerpt")
-            lines.append(
-                f"- line {where}: {d['code']}: {d['message']}" + (f' Sentence: "{excerpt}"' if excerpt else "")
-            )
+        lines += [describe_defect(d) for d in errors[:SHOWN_DEFECTS]]
         if len(errors) > SHOWN_DEFECTS:
             lines.append(f"(+{len(errors) - SHOWN_DEFECTS} more)")
         return "\n".join(lines) + f"\n[{ctx.budget.line()}]"

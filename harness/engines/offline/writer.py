@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 
 from harness.contract.citations import format_citation
-from harness.contract.claims import USABLE
+from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
+from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, FAILED, TIMEOUT
 from harness.engines.offline.ranking import criterion_words
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
@@ -154,7 +155,7 @@ def _cell(claim: dict | None) -> str:
 
 def _best_on(claims: list[dict], criterion: str | None, taken: set[str]) -> dict | None:
     """The best verified claim mentioning the criterion (any of its words), preferring one not yet in the table."""
-    pool = [c for c in claims if c["status"] in ("verified", "verified_with_limit")]
+    pool = [c for c in claims if c["status"] in STATABLE]
     if criterion is not None:
         want = criterion_words(criterion)
         pool = [c for c in pool if want & content_words(c["statement"])]
@@ -253,8 +254,8 @@ def _limitations(research, by_q, claims, cited, branches) -> list[str]:
     gaps = False
     for q in research:
         branch = branches.get(q["id"], {})
-        if branch.get("status") in ("blocked", "failed", "timeout"):
-            what = {"blocked": "was blocked", "failed": "failed", "timeout": "timed out"}[branch["status"]]
+        if branch.get("status") in BRANCH_WITHOUT_EVIDENCE:
+            what = {BLOCKED: "was blocked", FAILED: "failed", TIMEOUT: "timed out"}[branch["status"]]
             lines.append(
                 f"- {q['id']} ({q['text']}): the research branch {what}: {branch.get('reason') or 'no reason given'}."
             )

@@ -21,12 +21,12 @@ from typing import Any
 
 from harness.contract.claims import CLAIM_STATUSES
 from harness.contract.layout import card_path, snapshot_path
+from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.surfaces.viewer.collect import claim_list, claims_by_card, draft_number_of, question_ids
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.markup import Markup, el, join
 
 ASSETS = Path(__file__).parent
-BUDGET_KEYS = ("llm_calls", "tokens", "searches", "wall_seconds")
 
 
 # ---- small helpers ---------------------------------------------------------------------
@@ -145,7 +145,7 @@ def header(data: dict[str, Any]) -> Markup:
     spent, limits = s["budget"]["spent"], s["budget"]["limits"]
     budget = [
         f"{k.replace('_', ' ')} {spent.get(k, 0)} / {limits[k] if limits.get(k) is not None else '∞'}"
-        for k in BUDGET_KEYS
+        for k in BUDGET_DIMENSIONS
         if k in spent or k in limits
     ]
     engines = sorted({e for e in ((data["run"].get("engines") or {}).values()) if e})
@@ -758,7 +758,7 @@ def metrics_section(data: dict[str, Any]) -> Markup:
             el("td", str(spent.get(k, 0)), class_="num"),
             el("td", str(limits.get(k)) if limits.get(k) is not None else "∞", class_="num"),
         )
-        for k in BUDGET_KEYS
+        for k in BUDGET_DIMENSIONS
         if k in spent or k in limits
     ]
     parts = [el("h3", "Budget"), _table(["dimension", "spent", "limit"], budget_rows)]

@@ -1,0 +1,61 @@
+"""Each closed set in contract/statuses.py is the enum its schema stores, so a rename in one is caught."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.contract import claims, statuses
+from harness.contract.schemas import schema
+
+
+def _run_props() -> dict:
+    return schema("run.schema.json")["properties"]
+
+
+def test_run_statuses_are_the_run_schema_enum():
+    assert list(statuses.RUN_STATUSES) == _run_props()["status"]["enum"]
+
+
+def test_branch_statuses_are_the_run_schema_branch_enum():
+    branch = _run_props()["branches"]["additionalProperties"]["properties"]["status"]
+    assert list(statuses.BRANCH_STATUSES) == branch["enum"]
+
+
+def test_verdicts_are_the_review_schema_enum_in_strictness_order():
+    assert list(statuses.VERDICTS) == schema("review.schema.json")["properties"]["verdict"]["enum"]
+    assert statuses.strictest("pass", "revise") == "revise"
+    assert statuses.strictest("needs_human", "revise", "pass") == "needs_human"
+    assert statuses.strictest("pass") == "pass"
+
+
+def test_budget_dimensions_are_the_run_schema_budget_keys():
+    values = schema("run.schema.json")["$defs"]["budget_values"]["properties"]
+    assert list(statuses.BUDGET_DIMENSIONS) == list(values)
+    assert list(statuses.BUDGET_DIMENSIONS) == list(schema("config.schema.json")["$defs"]["limits"]["properties"])
+
+
+def test_claim_statuses_are_the_claims_schema_enum():
+    enum = schema("claims.schema.json")["properties"]["claims"]["items"]["properties"]["status"]["enum"]
+    assert list(claims.CLAIM_STATUSES) == enum
+
+
+@pytest.mark.parametrize(
+    "subset, whole",
+    [
+        (statuses.TERMINAL_RUN_STATUSES, statuses.RUN_STATUSES),
+        (statuses.AWAITING_APPROVAL, statuses.RUN_STATUSES),
+        (statuses.BRANCH_WITHOUT_EVIDENCE, statuses.BRANCH_STATUSES),
+        (statuses.BRANCH_BROKEN, statuses.BRANCH_WITHOUT_EVIDENCE),
+        (statuses.AGENT_STATUSES, statuses.OUTCOME_STATUSES),
+        (statuses.OUTCOME_BROKEN, statuses.OUTCOME_STATUSES),
+        (statuses.COUNTED_DIMENSIONS, statuses.BUDGET_DIMENSIONS),
+        (claims.STATABLE, claims.USABLE),
+    ],
+)
+def test_named_sets_are_subsets_of_their_type(subset, whole):
+    assert subset and set(subset) <= set(whole)
+
+
+def test_branch_statuses_are_delegation_outcomes_a_branch_keeps():
+    # A branch records how its Researcher's delegation ended, budget_exhausted aside (recorded as its own flag).
+    assert set(statuses.BRANCH_STATUSES) == set(statuses.OUTCOME_STATUSES) - {statuses.BUDGET_EXHAUSTED}
