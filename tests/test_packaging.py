@@ -43,6 +43,8 @@ def test_wheel_bundles_agents_schemas_and_template(installed):
     assert "harness/_bundled/schemas/examples/plan.json" in names
     assert "harness/_bundled/workspace_template/README.md" in names
     assert any(n.startswith("harness/_bundled/workspace_template/source-cards/") for n in names)
+    for asset in ("index.html", "serve.js", "serve.css"):  # `research serve`'s page, no build step
+        assert f"harness/surfaces/serve/static/{asset}" in names
 
 
 def test_installed_harness_runs_from_an_unrelated_directory(installed, built_ws, tmp_path):

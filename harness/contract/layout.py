@@ -46,6 +46,7 @@ KINDS: tuple[ArtifactKind, ...] = (
 # by `validate` except the harness's private folder, which is never audited.
 AUDITED_DIRS = ("sources", "source-cards", "drafts", "reviews")
 PRIVATE_DIR = ".harness"
+RUN_LOCK = "run.lock"  # in the private folder: held by the one process working on the run
 
 # The single files of a run.
 RUN = "run.json"

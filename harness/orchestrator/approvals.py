@@ -43,6 +43,20 @@ def plan_is_approved(ws: Workspace) -> bool:
     )
 
 
+def plan_rejection(ws: Workspace) -> dict[str, Any] | None:
+    """The rejection recorded on this very plan (plan.json and run.json's decisions agree), if any: a plan
+    rejected from another process (`research approve --plan --reject`) goes back to the Planner on resume."""
+    plan = ws.read_json(PLAN, HARNESS)
+    approval = plan.get("approval") or {}
+    sha = plan_content_sha256(plan)
+    if approval.get("decision") != "rejected" or approval.get("plan_sha256") != sha:
+        return None
+    recorded = any(
+        d["gate"] == "plan" and d["decision"] == "rejected" and d["sha256"] == sha for d in ws.manifest["decisions"]
+    )
+    return approval if recorded else None
+
+
 def strip_approval(rel: str, content: Any) -> Any:
     """Write transform for agents: a plan written by a model never carries an approval record."""
     if rel != PLAN:

@@ -15,11 +15,13 @@ from typing import Any
 import yaml
 
 from harness.contract.schemas import validate
+from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.engines.llm.models import DEFAULT_MODEL
 from harness.errors import UsageError
 from harness.runtime.budget import DEFAULT_RUN_LIMITS
+from harness.sources.search import SearchSettings, preflight
 
 ENGINES = ("offline", "llm")
 DEFAULT_MAX_REVISIONS = 2  # revise rounds after the first draft
@@ -50,8 +52,10 @@ class RunConfig:
     concurrency: int = DEFAULT_CONCURRENCY
     require_final_approval: bool = False
     web: bool = False
+    fetch: dict[str, Any] = field(default_factory=dict)  # research.yaml `fetch:` (WebTools keyword arguments)
     yes: bool = False
     sources: dict[str, Any] = field(default_factory=dict)
+    search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
     mcp: dict[str, Any] = field(default_factory=dict)  # research.yaml's `mcp:` (servers by name; no secrets)
 
     @property
@@ -70,8 +74,10 @@ class RunConfig:
             "require_final_approval": self.require_final_approval,
             "corpus": self.corpus,
             "web": self.web,
+            "fetch": self.fetch,
             "auto_approve_plan": self.yes,
             "sources": self.sources,
+            "search": self.search,
             "role_budgets": self.role_budgets,
             "mcp": self.mcp,
         }
@@ -185,6 +191,10 @@ def build_config(
     budget: dict[str, Any] | None = None,
     require_final_approval: bool | None = None,
     web: bool | None = None,
+    web_allow_private: bool | None = None,
+    web_robots: bool | None = None,
+    search: str | None = None,
+    search_url: str | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
 ) -> RunConfig:
@@ -231,10 +241,16 @@ def build_config(
         if require_final_approval is not None
         else file_cfg.get("require_final_approval", False),
         web=web if web is not None else file_cfg.get("web", False),
+        fetch=fetch_settings(file_cfg.get("fetch", {}), allow_private=web_allow_private, robots=web_robots),
         yes=yes,
         sources=file_cfg.get("sources", {}),
+        search=_search_section(file_cfg.get("search", {}), search, search_url),
         mcp=file_cfg.get("mcp", {}),
     )
+    if (search is not None or search_url is not None) and not cfg.web:
+        raise UsageError(
+            f"{'--search' if search is not None else '--search-url'}: the web is off for this run (add --web)"
+        )
     if cfg.max_revisions < 0:
         raise UsageError("--max-revisions: must be 0 or more")
     if cfg.concurrency < 1:
@@ -257,15 +273,46 @@ def check_mcp_installed() -> None:
 WEB_TOOLS = ("web_search", "fetch_url")
 
 
-def enable_web(cfg: RunConfig) -> None:
-    """--web gives the Researcher the web tools (still limited to the domains the plan allows)."""
-    import importlib.util
+def fetch_settings(file_fetch: dict[str, Any], *, allow_private: bool | None, robots: bool | None) -> dict[str, Any]:
+    """research.yaml's `fetch:` with the --web-allow-private and --web-ignore-robots flags over it."""
+    out = dict(file_fetch)
+    if allow_private is not None:
+        out["allow_private"] = allow_private
+    if robots is not None:
+        out["robots"] = robots
+    return out
 
-    missing = [m for m in ("ddgs", "httpx", "trafilatura") if importlib.util.find_spec(m) is None]
+
+def _search_section(file_search: dict[str, Any], provider: str | None, url: str | None) -> dict[str, Any]:
+    """research.yaml's `search:` with --search and --search-url over it; another provider drops the file's URL."""
+    section = dict(file_search)
+    if provider is not None:
+        if provider != section.get("provider", DEFAULT_SEARCH_PROVIDER):
+            section.pop("url", None)  # the file's endpoint belongs to the file's provider
+        section["provider"] = provider
+    if url is not None:
+        section["url"] = url
+    return section
+
+
+def search_settings(cfg: RunConfig) -> SearchSettings:
+    """The run's search provider settings (ddgs unless configured; gemini searches with the default Gemini model
+    unless search.model names another)."""
+    s = cfg.search
+    model = s.get("model") or DEFAULT_MODEL.split(":", 1)[1]
+    return SearchSettings(s.get("provider", DEFAULT_SEARCH_PROVIDER), s.get("url"), model)
+
+
+def enable_web(cfg: RunConfig) -> None:
+    """--web gives the Researcher the web tools (still limited to the domains the plan allows), once the
+    extractor is known to import (a broken install is one line now, not a failed branch at the first fetch)
+    and the search provider's package, key and endpoint are there."""
+    from harness.sources.web.preflight import extractor_missing
+
+    missing = extractor_missing()
     if missing:
-        raise UsageError(
-            f"--web: the web tools need the 'web' extra ({', '.join(missing)} missing): pip install 'research-harness[web]'"
-        )
+        raise UsageError(f"--web: {missing}")
+    preflight(search_settings(cfg))
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
     choice.spec = replace(choice.spec, tools=tools)
@@ -292,8 +339,10 @@ def config_from_snapshot(question: str, snapshot: dict[str, Any], budget_limits:
         concurrency=snapshot.get("concurrency", DEFAULT_CONCURRENCY),
         require_final_approval=snapshot.get("require_final_approval", False),
         web=snapshot.get("web", False),
+        fetch=snapshot.get("fetch", {}),
         yes=snapshot.get("auto_approve_plan", False),
         sources=snapshot.get("sources", {}),
+        search=snapshot.get("search", {}),
         mcp=snapshot.get("mcp", {}),
     )
     if cfg.web:

@@ -34,7 +34,7 @@ from harness.contract.statuses import BUDGET_DIMENSIONS, BUDGET_EXHAUSTED, COMPL
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
-from harness.orchestrator.config import RunConfig, config_from_snapshot
+from harness.orchestrator.config import RunConfig, config_from_snapshot, search_settings
 from harness.orchestrator.graph import build_graph, graph_config
 from harness.orchestrator.live_run import LiveRun
 from harness.orchestrator.nodes import Pipeline
@@ -174,9 +174,10 @@ def run_context(
         tools = ResearchTools(index, registry)
     web = None
     if cfg.web:
+        from harness.sources.search import make_provider
         from harness.sources.web import WebTools
 
-        web = WebTools(registry)
+        web = WebTools(registry, search=make_provider(search_settings(cfg)), **cfg.fetch)
     if mcp is None and cfg.mcp:
         mcp = connect_mcp(cfg)
     sources = None

@@ -139,6 +139,9 @@ class Pipeline:
             return {}
         if approvals.plan_is_approved(self.ws):  # e.g. approved with `research approve` from another process
             return self._plan_approved()
+        rejection = approvals.plan_rejection(self.ws)
+        if rejection is not None:  # rejected with `research approve --plan --reject` (or `research serve`)
+            return self._plan_rejected(rejection.get("feedback"))
         if self.run.config.yes:
             approvals.decide_plan(self.ws, "approved", "auto (--yes)")
             return self._plan_approved()
@@ -156,6 +159,9 @@ class Pipeline:
             return self._plan_approved()
         feedback = (answer.get("feedback") or "").strip() or None
         approvals.decide_plan(self.ws, "rejected", by, feedback=feedback)
+        return self._plan_rejected(feedback)
+
+    def _plan_rejected(self, feedback: str | None) -> dict[str, Any]:
         if feedback:  # the Planner refines it, while the graph's plan-round bound allows (else `stop` says why)
             return {"plan_feedback": feedback}
         return {"outcome": REJECTED, "reason": "the plan was rejected"}

@@ -200,8 +200,8 @@ def _pypdf_quiet():
         log.setLevel(level)
 
 
-def _pdf_text(data: bytes) -> tuple[str, str]:
-    """(metadata title or '', page text)."""
+def pdf_text(data: bytes) -> tuple[str, str]:
+    """(metadata title or "", page text) of a PDF, or Unreadable; shared by the corpus loader and the web fetcher."""
     try:
         from pypdf import PdfReader
 
@@ -218,14 +218,19 @@ def _pdf_text(data: bytes) -> tuple[str, str]:
     return title, text + "\n"
 
 
+def read_pdf(path: Path, data: bytes) -> tuple[str, str]:
+    """(title, text) of a PDF, a local file or a fetched page (`path` names it: the file, or the URL's path)."""
+    meta_title, text = pdf_text(data)
+    return choose_title([meta_title, _short_first_line(text)], path, text), text
+
+
 def extract(path: Path, data: bytes) -> tuple[str, str]:
     """(title, text) of a local file, or raise Unreadable."""
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED:
         raise Unreadable(f"unsupported file type '{suffix or path.name}'")
     if suffix == ".pdf":
-        meta_title, text = _pdf_text(data)
-        return choose_title([meta_title, _short_first_line(text)], path, text), text
+        return read_pdf(path, data)
     text = _decode(data)
     if suffix in (".html", ".htm"):
         title, text = html_to_text(text)

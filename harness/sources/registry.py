@@ -122,11 +122,13 @@ class SourceRegistry:
         tool: str = "search",
         query: str | None = None,
         question_id: str | None = None,
+        retrieved_at: str | None = None,
+        web: dict[str, Any] | None = None,
         kind: str | None = None,
         mcp: dict[str, Any] | None = None,
     ) -> Registered:
-        """Store `text` as a source (or return the one already holding this locator or this text).
-
+        """Register one document. A web source passes `web`, its provenance (`sources/web/tools.web_provenance`),
+        and `retrieved_at`, when the page was downloaded (earlier than now when it came from the page cache).
         `kind` overrides the configured rules (an MCP server's configured kind); `mcp` is an MCP result's
         provenance (server, tool, arguments and their hash; `sources/mcp.py`)."""
         if (url is None) == (path is None):
@@ -150,6 +152,8 @@ class SourceRegistry:
                 kind = kind or self.rules.kind_for(path=record["path"])
             if corpus is not None:
                 record["corpus"] = corpus
+            if web is not None:
+                record["web"] = web
             if mcp is not None:
                 record["mcp"] = mcp
             flags = find_injections(text)
@@ -158,7 +162,7 @@ class SourceRegistry:
             record.update(
                 {
                     "title": title or (url or path or sid),
-                    "retrieved_at": now_iso(),
+                    "retrieved_at": retrieved_at or now_iso(),
                     "sha256": digest,
                     "size": len(text),
                     "kind": kind,

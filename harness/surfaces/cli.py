@@ -234,6 +234,20 @@ def run(
     web: bool | None = typer.Option(
         None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
     ),
+    web_allow_private: bool | None = typer.Option(
+        None,
+        "--web-allow-private",
+        help="Let pages and redirects point at private, loopback and link-local addresses (intranets, tests).",
+    ),
+    web_ignore_robots: bool | None = typer.Option(
+        None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
+    ),
+    search: str | None = typer.Option(
+        None, "--search", help="Web search provider: ddgs (default, no key), tavily, exa, brave, searxng, gemini."
+    ),
+    search_url: str | None = typer.Option(
+        None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
+    ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
@@ -257,6 +271,10 @@ def run(
         budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
         require_final_approval=require_final_approval,
         web=web,
+        web_allow_private=web_allow_private,
+        web_robots=None if web_ignore_robots is None else not web_ignore_robots,
+        search=search,
+        search_url=search_url,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
@@ -357,6 +375,25 @@ def view(
     from harness.surfaces.viewer import view_command
 
     raise typer.Exit(view_command(_run_dir(run_dir), serve, port))
+
+
+@app.command()
+def serve(
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="The runs folder the app lists and starts runs in."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on; any other than 127.0.0.1 needs the printed token."
+    ),
+    port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free port)."),
+    corpus_root: list[str] = typer.Option(
+        [],
+        "--corpus-root",
+        help="A folder a corpus may come from, or python-docs (repeatable; default: . and python-docs).",
+    ),
+) -> None:
+    """Serve a local web app to launch, steer and audit runs (the JSON API under it is in the README)."""
+    from harness.surfaces.serve import serve_command
+
+    raise typer.Exit(serve_command(runs_dir, host, port, corpus_root or None))
 
 
 @app.command(name="eval")

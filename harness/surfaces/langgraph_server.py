@@ -7,7 +7,7 @@ input is a request, not a workspace:
     {"question": "...", "corpus": "python-docs" | "/path/to/folder", "runs_dir": "runs",
      "engine"?: "offline" | "llm", "model"?: "...", "agents"?: ["writer=llm", ...],
      "max_revisions"?: 2, "concurrency"?: 4, "budget"?: {...}, "yes"?: false,
-     "require_final_approval"?: false}
+     "require_final_approval"?: false, "web"?: false}
 
 Two nodes:
 
@@ -72,6 +72,7 @@ class ResearchRequest(TypedDict, total=False):
     budget: dict[str, Any]
     yes: bool
     require_final_approval: bool
+    web: bool
 
 
 class ResearchResult(TypedDict, total=False):
@@ -105,6 +106,7 @@ def _config_from_request(req: dict[str, Any]):
         concurrency=req.get("concurrency"),
         budget=req.get("budget"),
         require_final_approval=req.get("require_final_approval"),
+        web=req.get("web"),
     )
     cfg.runs_dir = Path(cfg.runs_dir).resolve()
     return cfg

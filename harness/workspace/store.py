@@ -36,7 +36,7 @@ from filelock import FileLock, Timeout
 
 from harness.contract.formats import dump_json, now_iso, sha256_bytes
 from harness.contract.globs import literal_folders, matches
-from harness.contract.layout import PRIVATE_DIR, RUN, TRACE, kind_for_path
+from harness.contract.layout import PRIVATE_DIR, RUN, RUN_LOCK, TRACE, kind_for_path
 from harness.contract.policy import Policy
 from harness.contract.schemas import validate
 from harness.contract.statuses import RunStatus
@@ -466,7 +466,7 @@ class Workspace:
         Taking it re-reads run.json and the trace's length (the last holder may have changed them
         since this folder was opened), then recovers what a crash interrupted (see `recover`).
         """
-        lock = FileLock(str(self.private_dir / "run.lock"))
+        lock = FileLock(str(self.private_dir / RUN_LOCK))
         try:
             lock.acquire(timeout=0)
         except Timeout:

@@ -415,6 +415,7 @@ def test_blocked_reply_becomes_a_blocked_result(ws, specs):
 
 
 def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
+    from fakes.searxng_web import StaticSearch
     from harness.sources.web import WebTools
 
     plan = make_plan()
@@ -427,13 +428,16 @@ def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
     )
     transport = httpx.MockTransport(lambda req: httpx.Response(200, headers={"content-type": "text/html"}, text=page))
 
-    def backend(q, n):
-        return [
-            {"title": "Notes", "href": "https://example.org/notes", "body": "TaskGroup cancels"},
-            {"title": "Elsewhere", "href": "https://elsewhere.net/x", "body": "not allowed"},
+    backend = StaticSearch(
+        [
+            {"title": "Notes", "url": "https://example.org/notes", "snippet": "TaskGroup cancels"},
+            {"title": "Elsewhere", "url": "https://elsewhere.net/x", "snippet": "not allowed"},
         ]
-
-    web = WebTools(SourceRegistry(ws), search_backend=backend, transport=transport)
+    )
+    # example.org stands for a public site: a fake resolver answers for it, so no lookup leaves the machine
+    web = WebTools(
+        SourceRegistry(ws), search=backend, transport=transport, resolver=lambda host, port: ["93.184.215.14"]
+    )
     spec = dataclasses.replace(specs["researcher"], tools=("web_search", "fetch_url", "read_file", "write_file"))
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1")
     model = ScriptedModel(
@@ -453,6 +457,53 @@ def test_web_tools_go_through_the_plan_domain_policy(ws, specs):
     assert fetch_ok.status == "success" and (ws.root / f"sources/{source_id}.txt").is_file()
     assert fetch_bad.status == "error" and "not in the allowed domains" in fetch_bad.content
     assert ctx.budget.spent["searches"] == 2  # the refused fetch raised before it was charged
+
+
+def test_fetch_url_shows_a_bounded_excerpt_and_a_quote_from_it_is_located_in_the_whole_page(ws, specs):
+    """A 60 KB page: the model is shown its best-matching passages with their offsets and the page's length, not
+    the page; a sentence it quotes from them becomes a card whose span is found in the whole stored snapshot."""
+    from fakes.sites import realistic_article
+    from harness.sources.web import WebTools
+
+    fact = "Grid storage installations reached 41 gigawatts in 2024, twice the level of two years earlier."
+    body = realistic_article(7, 60, fact=fact)
+    plan = make_plan()
+    plan["questions"][0].update(allowed_sources=["web"], allowed_domains=["example.org"])
+    ws.write("plan.json", plan, specs["planner"].policy)
+    transport = httpx.MockTransport(
+        lambda req: httpx.Response(200, headers={"content-type": "text/html"}, content=body)
+    )
+    web = WebTools(SourceRegistry(ws), transport=transport, resolver=lambda host, port: ["93.184.215.14"], robots=False)
+    spec = dataclasses.replace(specs["researcher"], tools=("fetch_url", "read_source", "record_evidence", "read_file"))
+    brief = Brief(role="researcher", task="Research Q1: how much grid storage was installed in 2024?", question_id="Q1")
+    script = [
+        tool_reply("fetch_url", {"url": "https://example.org/storage", "focus": "grid storage gigawatts 2024"}, "f1")
+    ]
+    model = ScriptedModel(script=script + [AIMessage("done")])
+    ctx = make_ctx(ws, spec, brief, web=web)
+    DeepAgentRole(spec, model).run(brief, ctx)
+    (shown,) = tool_messages(model)
+    source_id = re.search(r"<<<SOURCE (src-[0-9a-f]{12})", shown.content).group(1)
+    snapshot = (ws.root / f"sources/{source_id}.txt").read_text(encoding="utf-8")
+    assert len(snapshot) > 20_000 and len(shown.content) < 3_000
+    assert fact in shown.content and f"total={len(snapshot)}" in shown.content
+    start, end = (int(x) for x in re.search(r"start=(\d+) end=(\d+)", shown.content).groups())
+    assert snapshot[start:end] in shown.content  # the offsets are the snapshot's own
+
+    model = ScriptedModel(
+        script=[
+            tool_reply(
+                "record_evidence",
+                {"source_id": source_id, "quote": fact, "summary": "41 GW in 2024.", "confidence": "high"},
+                "r1",
+            ),
+            AIMessage("1 card"),
+        ]
+    )
+    DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief, web=web))
+    (card_path,) = (ws.root / "source-cards").glob("*.json")
+    card = json.loads(card_path.read_text())
+    assert snapshot[card["span"]["start"] : card["span"]["end"]] == fact
 
 
 # ---- (h) budgets -----------------------------------------------------------------------------------------

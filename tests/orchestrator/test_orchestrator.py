@@ -400,3 +400,21 @@ def test_a_role_budget_ends_that_roles_steps_not_the_run(fixture_corpus, tmp_pat
     cut = [b for b in run["branches"].values() if "researcher budget for searches is exhausted" in (b["reason"] or "")]
     assert cut and all(b["status"] == "blocked" for b in cut)  # recorded per branch, the run went on
     assert validate_workspace(result.run_dir) == []
+
+
+def test_a_plan_rejected_from_another_process_goes_back_to_the_planner_on_resume(fixture_corpus, tmp_path):
+    """`research approve --plan --reject FEEDBACK` then `research resume` (and `research serve`) refine the plan."""
+    from harness.orchestrator.approvals import record_decision
+
+    paused = start_run(cfg(fixture_corpus, tmp_path, yes=False))
+    assert paused.status == "awaiting_plan_approval"
+    assert record_decision(paused.run_dir, plan=True, reject="Also cover licensing.", by="carol") == "plan rejected"
+    again = resume_run(paused.run_dir)
+    plan = load(again.run_dir, "plan.json")
+    assert again.status == "awaiting_plan_approval" and plan["revision"] == 2 and plan["approval"] is None
+    assert [q["tag"] for q in plan["questions"]].count("NEW") == 1
+    assert plan["refinement"]["feedback"] == "Also cover licensing."
+    assert resume_run(again.run_dir).status == "awaiting_plan_approval"  # still waits: the rejection was answered
+    record_decision(again.run_dir, plan=True, reject="", by="carol")  # no feedback: the run ends rejected
+    assert resume_run(again.run_dir).status == "rejected"
+    assert validate_workspace(again.run_dir) == []

@@ -18,6 +18,7 @@ import pytest
 
 from fakes.realistic import DOCS, Quirks, RealisticUsage, realistic_policies
 from fakes.scripted import GeminiDispatch, scripted_models
+from fakes.searxng_web import StaticSearch
 from fakes.workspaces import delegations, manifest, trace, write_docs
 from harness.contract.quotes import normalize_ws
 from harness.orchestrator.config import build_config
@@ -204,11 +205,13 @@ def test_a_web_run_whose_plan_allows_the_web_completes_against_a_local_server(tm
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/taskgroup"
     monkeypatch.setattr(
-        "harness.sources.web._ddgs_backend",
-        lambda q, n: [{"title": "TaskGroup notes", "href": url, "body": "TaskGroup cancels"}],
+        "harness.sources.search.ddgs.DdgsSearch.search",
+        lambda self, q, n: StaticSearch(
+            [{"title": "TaskGroup notes", "url": url, "snippet": "TaskGroup cancels"}], "ddgs"
+        ).search(q, n),
     )
     try:
-        result, models = run(tmp_path, corpus, Quirks(web=True), web=True)
+        result, models = run(tmp_path, corpus, Quirks(web=True), web=True, web_allow_private=True)
     finally:
         server.shutdown()
     assert_completed(result)

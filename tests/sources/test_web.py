@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from fakes.searxng_web import StaticSearch
+from fakes.sites import LocalSite, Reply, redirect
 from harness.contract.formats import sha256_bytes
 from harness.sources.registry import SourceRegistry
 from harness.sources.urls import normalize_url
@@ -41,75 +41,39 @@ HUGE = html("Huge", "<p>" + "lorem ipsum dolor sit amet " * 4000 + "</p>")  # ~1
 PLAIN = b"Plain text notes.\nasyncio.TaskGroup cancels the remaining tasks when one fails.\n"
 
 
-class Handler(BaseHTTPRequestHandler):
-    """Routes by path; the server's port lets a redirect name the other spelling of this host (localhost)."""
-
-    def do_GET(self):  # noqa: N802 - http.server's naming
-        path = self.path.split("?", 1)[0]
-        port = self.server.server_address[1]
-        routes = {
-            "/page": (200, "text/html; charset=utf-8", PAGE),
-            "/docs/page": (200, "text/html", PAGE),  # same content at another path
-            "/inject": (200, "text/html; charset=utf-8", INJECTION),
-            "/plain": (200, "text/plain; charset=utf-8", PLAIN),
-            "/image.png": (200, "image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64),
-            "/empty": (
-                200,
-                "text/html",
-                b"<html><head><title>Empty</title></head><body><script>x=1</script></body></html>",
-            ),
-            "/missing": (404, "text/html", b"<html><body>not here</body></html>"),
-        }
-        if path == "/redirect-out":
-            return self.reply(302, location=f"http://localhost:{port}/page")
-        if path == "/redirect-in":
-            return self.reply(302, location="/page")
-        if path == "/loop":
-            return self.reply(302, location="/loop")
-        if path == "/slow":
-            time.sleep(1.0)
-            return self.reply(200, "text/html", PAGE)
-        if path == "/huge":  # no Content-Length: the limit must be enforced while streaming
-            return self.reply(200, "text/html", HUGE, length=False)
-        if path == "/huge-declared":
-            return self.reply(200, "text/html", HUGE)
-        status, ctype, body = routes.get(path, (404, "text/plain", b"no such route"))
-        self.reply(status, ctype, body)
-
-    def reply(self, status, ctype=None, body=b"", location=None, length=True):
-        try:
-            self.send_response(status)
-            if ctype:
-                self.send_header("Content-Type", ctype)
-            if location:
-                self.send_header("Location", location)
-            if length:
-                self.send_header("Content-Length", str(len(body)))
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout, size limit)
-            pass
-
-    def log_message(self, *args):
-        pass
+def routes(port: int) -> dict[str, Reply]:
+    """The site; its port lets a redirect name the other spelling of this host (localhost)."""
+    return {
+        "/page": Reply(body=PAGE),
+        "/docs/page": Reply(content_type="text/html", body=PAGE),  # same content at another path
+        "/inject": Reply(body=INJECTION),
+        "/plain": Reply(content_type="text/plain; charset=utf-8", body=PLAIN),
+        "/image.png": Reply(content_type="image/png", body=b"\x89PNG\r\n\x1a\n" + b"\0" * 64),
+        "/empty": Reply(
+            content_type="text/html",
+            body=b"<html><head><title>Empty</title></head><body><script>x=1</script></body></html>",
+        ),
+        "/missing": Reply(404, "text/html", b"<html><body>not here</body></html>"),
+        "/redirect-out": redirect(f"http://localhost:{port}/page"),
+        "/redirect-in": redirect("/page"),
+        "/loop": redirect("/loop"),
+        "/slow": Reply(content_type="text/html", body=PAGE, delay=1.0),
+        "/huge": Reply(content_type="text/html", body=HUGE, send_length=False),  # the limit holds while streaming
+        "/huge-declared": Reply(content_type="text/html", body=HUGE),
+    }
 
 
 @pytest.fixture(scope="module")
 def base():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with LocalSite() as site:
+        site.routes.update(routes(site.port))
+        yield site.base
 
 
 @pytest.fixture(autouse=True)
-def no_proxies(monkeypatch):
-    """httpx honours proxy variables; a proxy must not sit between the tests and 127.0.0.1."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
+def own_page_cache(tmp_path, monkeypatch):
+    """Each test its own page cache: a page one test fetched is not another's cache hit."""
+    monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.fixture
@@ -124,7 +88,7 @@ def registry(ws):
 
 @pytest.fixture
 def tools(registry):
-    return WebTools(registry, timeout=2.0)
+    return WebTools(registry, timeout=2.0, allow_private=True)
 
 
 LOCAL = WebPolicy(allowed_domains=("127.0.0.1",))
@@ -197,7 +161,7 @@ def test_allowed_redirect_is_followed_and_the_final_url_recorded(tools, registry
 
 def test_redirect_loop_is_cut_off(registry, base):
     with pytest.raises(WebRefused, match=r"too many redirects \(more than 2\)"):
-        WebTools(registry, max_redirects=2).fetch_url(base + "/loop", LOCAL)
+        WebTools(registry, max_redirects=2, allow_private=True).fetch_url(base + "/loop", LOCAL)
 
 
 def test_blocked_domain_wins_over_allowed(tools, registry, base):
@@ -215,7 +179,7 @@ def test_non_allowed_domain_is_refused_without_a_request(tools, registry, base):
 @pytest.mark.parametrize("route", ["/huge", "/huge-declared"])
 def test_oversize_page_is_refused(registry, base, route):
     with pytest.raises(WebRefused, match="larger than the 50,000-byte limit"):
-        WebTools(registry, max_bytes=50_000).fetch_url(base + route, LOCAL)
+        WebTools(registry, max_bytes=50_000, allow_private=True).fetch_url(base + route, LOCAL)
     assert registry.ids() == []
 
 
@@ -239,7 +203,7 @@ def test_page_without_readable_text_is_refused(tools, registry, base):
 def test_timeout_is_refused(registry, base):
     started = time.monotonic()
     with pytest.raises(WebRefused, match=r"/slow: timed out after 0.2s"):
-        WebTools(registry, timeout=0.2).fetch_url(base + "/slow", LOCAL)
+        WebTools(registry, timeout=0.2, allow_private=True).fetch_url(base + "/slow", LOCAL)
     assert time.monotonic() - started < 1.0
     assert registry.ids() == []
 
@@ -271,27 +235,39 @@ def test_same_content_at_another_path_is_the_same_source(tools, ws, base):
 
 
 def test_web_search_filters_to_the_allow_list_and_respects_k(registry):
-    calls = []
-
-    def backend(query, n):
-        calls.append((query, n))
-        return [
-            {"title": "Evil", "href": "https://evil.com/a", "body": "no"},
-            {"title": "Docs", "href": "https://docs.python.org/3/library/asyncio-task.html", "body": "TaskGroup"},
+    backend = StaticSearch(
+        [
+            {"title": "Evil", "url": "https://evil.com/a", "snippet": "no"},
+            {"title": "Docs", "url": "https://docs.python.org/3/library/asyncio-task.html", "snippet": "TaskGroup"},
             {"title": "Blocked", "url": "https://bugs.python.org/issue1", "snippet": "blocked"},
             {"title": "Dup", "url": "https://docs.python.org/3/library/asyncio-task.html?utm_source=x", "snippet": ""},
             {"title": "FTP", "url": "ftp://python.org/pub", "snippet": "no"},
             {"title": "Root", "url": "https://python.org/", "snippet": "home"},
             {"title": "PEP", "url": "https://peps.python.org/pep-0654/", "snippet": "exception groups"},
         ]
-
-    tools = WebTools(registry, search_backend=backend)
+    )
+    calls = backend.calls
+    tools = WebTools(registry, search=backend)
     policy = WebPolicy(("python.org",), ("bugs.python.org",))
     results = tools.web_search("asyncio TaskGroup", 2, policy)
     assert calls[0][0] == "asyncio TaskGroup" and calls[0][1] >= 2
     assert results == [
-        {"title": "Docs", "url": "https://docs.python.org/3/library/asyncio-task.html", "snippet": "TaskGroup"},
-        {"title": "Root", "url": "https://python.org/", "snippet": "home"},
+        {
+            "title": "Docs",
+            "url": "https://docs.python.org/3/library/asyncio-task.html",
+            "snippet": "TaskGroup",
+            "rank": 2,
+            "provider": "searxng",
+            "flags": [],
+        },
+        {
+            "title": "Root",
+            "url": "https://python.org/",
+            "snippet": "home",
+            "rank": 6,
+            "provider": "searxng",
+            "flags": [],
+        },
     ]
     assert len(tools.web_search("asyncio TaskGroup", 5, policy)) == 3
     open_web = tools.web_search(
@@ -312,4 +288,4 @@ def test_search_backend_failure_is_a_refusal(registry):
         raise RuntimeError("rate limited")
 
     with pytest.raises(WebRefused, match="the search failed.*rate limited"):
-        WebTools(registry, search_backend=broken).web_search("q", 3, WebPolicy(("python.org",)))
+        WebTools(registry, search=StaticSearch(broken)).web_search("q", 3, WebPolicy(("python.org",)))

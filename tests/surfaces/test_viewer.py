@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
-import shutil
 import urllib.request
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakes.browser import browser, page  # noqa: F401 - the shared headless Chromium fixtures
 from fakes.workspaces import CLAIMS, DRAFT, FIXTURE_QUESTION, make_card, make_plan, source_record, write_fixture_corpus
 from harness.contract.formats import sha256_text
 from harness.contract.policy import HARNESS, TOOLS
@@ -463,62 +462,6 @@ def test_server_serves_the_run_folder_read_only(xss_run):
 
 
 # ---- in headless Chromium ---------------------------------------------------------------------------
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _chromium() -> str | None:
-    path = os.environ.get("RESEARCH_TEST_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    return path if path and os.access(path, os.X_OK) else None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = _chromium()
-    if executable is None:
-        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed (pip install playwright; no `playwright install` needed)")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture
-def page(browser):
-    """A page that may load only file:// and 127.0.0.1 URLs; any other request is refused and recorded."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    pg.offsite = []
-    pg.errors = []
-
-    def guard(route):
-        url = route.request.url
-        if url.startswith(("file://", "http://127.0.0.1:", "data:")):
-            route.continue_()
-        else:
-            pg.offsite.append(url)
-            route.abort()
-
-    context.route("**/*", guard)
-    pg.on("pageerror", lambda exc: pg.errors.append(str(exc)))
-    pg.on("console", lambda msg: pg.errors.append(msg.text) if msg.type == "error" else None)
-    pg.on("dialog", lambda dialog: (pg.errors.append("dialog: " + dialog.message), dialog.dismiss()))
-    yield pg
-    context.close()
 
 
 def _in_viewport(pg, locator) -> bool:

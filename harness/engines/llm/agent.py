@@ -44,6 +44,7 @@ from harness.engines.llm.middleware import (
     WholeReads,
     WorkspaceWriteGuard,
     budgeted_summarization,
+    shorten_old_results,
 )
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
@@ -239,6 +240,7 @@ class DeepAgentRole:
             FilesystemMiddleware(backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens),
             NoSubagents(),
             budgeted_summarization(self.model, backend),
+            shorten_old_results(),  # before the budget guard: a call is estimated and charged as it is sent
             ToolAllowlist(self.offered_tools(), spec.role, per_step={t.qualified for t in self.mcp_tools}),
             WorkspaceWriteGuard(),
             WholeReads(),

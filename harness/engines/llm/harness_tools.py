@@ -39,9 +39,9 @@ from harness.runtime.budget import BudgetExhausted, DelegationTimeout
 from harness.runtime.context import AgentContext
 from harness.runtime.files import WriteRetriesExhausted
 from harness.sources.research_tools import FLAGGED_NOTE, ResearchTools, marks_for, wrap
+from harness.sources.web.display import format_page, format_results
 
 HARNESS_TOOLS = ("search", "read_source", "record_evidence", "web_search", "fetch_url", "check_draft")
-FETCH_PREVIEW_CHARS = 4000
 MCP_PREVIEW_CHARS = 4000  # how much of an MCP answer the reply shows; read_source pages on
 SHOWN_DEFECTS = 25  # check_draft lists at most this many defects (and counts the rest)
 
@@ -205,10 +205,7 @@ def _web_search_tool() -> BaseTool:
         if not results:
             return f"No results (none on the domains this question allows). Try other words. [{ctx.budget.line()}]"
         return (
-            "\n\n".join(
-                wrap(f"web-result-{i}", r.get("snippet", ""), title=r.get("title", ""), url=r.get("url", ""))
-                for i, r in enumerate(results, 1)
-            )
+            format_results(results)
             + "\n\nThese are search snippets, not sources: call fetch_url(url) to register a page before quoting it."
             + f" [{ctx.budget.line()}]"
         )
@@ -223,37 +220,23 @@ def _web_search_tool() -> BaseTool:
 
 
 def _fetch_url_tool() -> BaseTool:
-    def fetch_url(url: str) -> str:
+    def fetch_url(url: str, focus: str = "") -> str:
         ctx = invocation.current().ctx
         try:
             result = ctx.services.fetch_url(url)
         except BudgetExhausted as exc:
             return _out_of_searches(ctx, exc)
-        shown = result.text[:FETCH_PREVIEW_CHARS]
-        attrs: dict[str, Any] = {
-            "title": result.title,
-            "url": result.url,
-            "kind": result.kind,
-            "start": 0,
-            "end": len(shown),
-            "total": len(result.text),
-        }
-        marks = marks_for({"flags": list(result.flags)}, result.text, 0, len(shown))
-        if result.flags:
-            attrs["flag"] = "suspicious-instructions"
-        more = (
-            ""
-            if len(shown) == len(result.text)
-            else f'\n\nShowing {len(shown)} of {len(result.text)} characters; page on with read_source("{result.source_id}", offset).'
-        )
-        note = f"\n\n{FLAGGED_NOTE}" if marks else ""
-        return wrap(result.source_id, shown, marks=marks, **attrs) + more + note + f"\n[{ctx.budget.line()}]"
+        # what the page is read for: the model's words, else the step's question and search terms
+        wanted = focus.strip() or f"{ctx.brief.task} {ctx.brief.facts.get('search_terms', '')}"
+        return format_page(result, wanted) + f"\n[{ctx.budget.line()}]"
 
     return _tool(
         fetch_url,
         "fetch_url",
-        "Fetch one web page (on a domain the plan allows for this question), store it as a source and return its "
-        "source_id and the start of its text. Counts against your search budget.",
+        "Fetch one web page (on a domain the plan allows for this question) and store it as a source. Returns its "
+        "source_id, title, length and the passages that best match `focus` (what you are looking for; your "
+        "question when omitted), each with its offsets; read_source(source_id, offset) pages through the rest. "
+        "Counts against your search budget.",
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from harness.contract.layout import PLAN
+from harness.contract.search import CORPUS, WEB
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -83,7 +84,7 @@ def _terms(*words: str) -> list[str]:
     return [w for w in dict.fromkeys(w.strip() for w in words) if w]
 
 
-def make_plan(question: str) -> dict:
+def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,)) -> dict:
     candidates = candidates_in(question)
     comparing = len(candidates) >= 2 and bool(_COMPARE.search(question))
     criteria = criteria_in(question, candidates) if comparing else []
@@ -119,7 +120,7 @@ def make_plan(question: str) -> dict:
                 "kind": "research",
                 "critical": q["critical"],
                 "criteria": q["criteria"],
-                "allowed_sources": ["corpus"],
+                "allowed_sources": list(sources),
                 "allowed_domains": [],
                 "blocked_domains": [],
                 "search_terms": q["search_terms"],
@@ -153,7 +154,7 @@ def make_plan(question: str) -> dict:
     }
 
 
-def refine(plan: dict, feedback: str) -> dict:
+def refine(plan: dict, feedback: str, sources: tuple[str, ...] = (CORPUS,)) -> dict:
     """Add one research question per 'cover X' in the feedback, tagged NEW; renumber the deliverable last."""
     additions = [_clean(m.group(1)) for m in _ALSO.finditer(feedback)] or [_clean(feedback)]
     research = [dict(q, tag=None) for q in plan["questions"] if q["kind"] == "research"]
@@ -170,7 +171,7 @@ def refine(plan: dict, feedback: str) -> dict:
                 "kind": "research",
                 "critical": False,
                 "criteria": plan.get("criteria", []),
-                "allowed_sources": ["corpus"],
+                "allowed_sources": list(sources),
                 "allowed_domains": [],
                 "blocked_domains": [],
                 "search_terms": [topic],
@@ -209,10 +210,11 @@ class OfflinePlanner:
 
     def run(self, brief: Brief, ctx) -> AgentResult:
         question = brief.facts.get("question") or brief.task
+        sources = (CORPUS, WEB) if brief.facts.get("web") == "on" else (CORPUS,)  # --web: the web for every question
         if brief.feedback and ctx.exists(PLAN):
-            plan = refine(ctx.read_json(PLAN), brief.feedback)
+            plan = refine(ctx.read_json(PLAN), brief.feedback, sources)
         else:
-            plan = make_plan(question)
+            plan = make_plan(question, sources)
         ctx.write(PLAN, plan)
         n = sum(q["kind"] == "research" for q in plan["questions"])
         return AgentResult("completed", f"plan revision {plan['revision']} with {n} research question(s)")

@@ -41,6 +41,7 @@ from harness.engines.offline.ranking import (
     title_match,
     title_words,
 )
+from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
@@ -230,6 +231,7 @@ class OfflineResearcher:
             return cache[sid]
 
         stopped: list[BudgetExhausted] = []
+        find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
 
         def search(query: str):
             """One search. Once this step's or its role's search budget is spent, no further search is made and the
@@ -237,7 +239,7 @@ class OfflineResearcher:
             if stopped:
                 return []
             try:
-                return ctx.services.search(query, SEARCH_K)
+                return find(query, SEARCH_K)
             except BudgetExhausted as exc:
                 if exc.scope == "run":
                     raise

@@ -16,13 +16,27 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 HOST = "127.0.0.1"
-_TYPES = {
+CONTENT_TYPES = {  # text is sent as text/plain: a snapshot holding HTML is shown, never rendered
     ".html": "text/html; charset=utf-8",
     ".json": "application/json; charset=utf-8",
     ".jsonl": "text/plain; charset=utf-8",
     ".txt": "text/plain; charset=utf-8",
     ".md": "text/plain; charset=utf-8",
 }
+
+
+def servable_file(root: Path, rel: str) -> Path | None:
+    """The file `rel` names under the run folder `root`, or None: hidden paths, anything outside, folders."""
+    parts = [p for p in rel.split("/") if p]
+    if any(p.startswith(".") or "\\" in p or "\0" in p for p in parts):
+        return None
+    root = root.resolve()
+    target = root.joinpath(*parts).resolve()
+    if target != root and root not in target.parents:
+        return None
+    if not target.is_file():
+        return None
+    return target
 
 
 class _ReadOnlyHandler(SimpleHTTPRequestHandler):
@@ -32,15 +46,7 @@ class _ReadOnlyHandler(SimpleHTTPRequestHandler):
 
     def _allowed(self) -> Path | None:
         rel = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path).lstrip("/") or "index.html"
-        parts = [p for p in rel.split("/") if p]
-        if any(p.startswith(".") or "\\" in p or "\0" in p for p in parts):
-            return None
-        target = self.root.joinpath(*parts).resolve()
-        if target != self.root and self.root not in target.parents:
-            return None
-        if not target.is_file():
-            return None
-        return target
+        return servable_file(self.root, rel)
 
     def send_head(self):  # noqa: D102 - http.server hook
         target = self._allowed()
@@ -54,7 +60,7 @@ class _ReadOnlyHandler(SimpleHTTPRequestHandler):
             return None
         size = os.fstat(fh.fileno()).st_size
         self.send_response(200)
-        self.send_header("Content-Type", _TYPES.get(target.suffix, "application/octet-stream"))
+        self.send_header("Content-Type", CONTENT_TYPES.get(target.suffix, "application/octet-stream"))
         self.send_header("Content-Length", str(size))
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Cache-Control", "no-store")

@@ -13,6 +13,8 @@
 - `NoSubagents`: takes the `SubAgentMiddleware` slot of a deep agent, so there is no
   `task` tool and no general-purpose subagent.
 - `budgeted_summarization`: deepagents' summarization, with its model calls charged too.
+- `shorten_old_results`: past a conversation size, earlier source-tool results (pages, search
+  hits, windows) shrink to the ids and spans they showed (langchain's context editing).
 
 Each provides sync and async hooks (langchain calls `awrap_*` under `ainvoke`/`astream`).
 The middleware is built once per role and run and shared by concurrent delegations: what
@@ -22,6 +24,7 @@ context of the call (`invocation.of(request.runtime)`), never from an attribute.
 
 from harness.engines.llm.middleware.budget_guard import BudgetGuard, estimate_tokens, last_call_notice
 from harness.engines.llm.middleware.no_subagents import NoSubagents
+from harness.engines.llm.middleware.old_results import shorten_old_results
 from harness.engines.llm.middleware.provider_retry import ProviderRetry
 from harness.engines.llm.middleware.summarization import budgeted_summarization
 from harness.engines.llm.middleware.tool_allowlist import ToolAllowlist
@@ -38,4 +41,5 @@ __all__ = [
     "budgeted_summarization",
     "estimate_tokens",
     "last_call_notice",
+    "shorten_old_results",
 ]

@@ -1,0 +1,148 @@
+"""Tokens per recorded evidence card in a web run with realistic page sizes: what the model reads stays bounded.
+
+A whole run on the llm engine with scripted models (tests/fakes/realistic.py, token usage reported like a
+real provider's: prompt characters / 4), the web on, searching a SearXNG-compatible endpoint and fetching
+pages of 20-80 KB (cookie banners, navigation, sidebars and footers around the article), all served from
+127.0.0.1. The Researcher behaves like a thorough model: one web_search, a fetch of each of the first
+results (`--fetches N`), one read_source further into the first page, then two cards quoted from what
+it was shown (reading a source again when the harness has shortened what it showed earlier).
+
+Prints the run's status, its cards, the Researcher's and the whole run's tokens, and tokens per card
+(target: at most 10k per card). Run it on two commits to compare (before and after a change):
+
+    .venv/bin/python bench/bench_web_tokens.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fakes.realistic import Quirks, RealisticUsage, realistic_policies, sentences  # noqa: E402
+from fakes.scripted import Say, ScriptedChatModel, Turn, call  # noqa: E402
+from fakes.sites import LocalSite, Reply, realistic_article  # noqa: E402
+from harness.orchestrator.config import build_config  # noqa: E402
+from harness.orchestrator.lifecycle import start_run  # noqa: E402
+
+QUESTION = "How much grid storage was installed, and what limits its growth?"
+FACTS = [
+    "Grid storage installations reached 41 gigawatts in 2024, twice the level of two years earlier.",
+    "The main limit on storage growth is the time it takes to connect new batteries to the grid.",
+    "Battery prices fell by a fifth in 2024, which made storage projects cheaper to finance.",
+    "Solar and storage are now often built together at the same site.",
+]
+_ID = re.compile(r"(?:<<<SOURCE |^- )(src-[0-9a-f]{12})", re.M)
+_SOURCE = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) [^\n]*?(?:start=(\d+) end=(\d+))?[^\n]*\n(.*?)\nSOURCE>>>", re.S)
+
+
+class SplitUsage(RealisticUsage):
+    """RealisticUsage that also adds up what was read (input) and written or thought (output)."""
+
+    input: int = 0
+    output: int = 0
+
+    def __call__(self, prompt_chars: int, reply_chars: int) -> dict:
+        got = super().__call__(prompt_chars, reply_chars)
+        self.input += got["input_tokens"]
+        self.output += got["output_tokens"]
+        return got
+
+
+FETCHES = 3  # pages fetched per research question (--fetches)
+
+
+def thorough_researcher(t: Turn):
+    """web_search, fetch the first three results, read on in the first page, then record two cards."""
+    searches, fetches = t.all_results("web_search"), t.all_results("fetch_url")
+    reads, recorded = t.all_results("read_source"), [r for r in t.all_results("record_evidence") if not r.error]
+    if not searches:
+        return call("web_search", query="grid storage growth limits", k=5)
+    urls = re.findall(r"url='(http[^']+)'", searches[-1].content)
+    if len(fetches) < min(FETCHES, len(urls)):
+        return call("fetch_url", url=urls[len(fetches)])
+    fetched = [sid for f in fetches if not f.error for sid in _ID.findall(f.content)]
+    if not fetched:
+        return Say("BLOCKED: no_evidence (no page had text)")
+    if not reads:
+        return call("read_source", source_id=fetched[0], offset=4000, length=4000)
+    # what it can still see: results shortened by the harness show ids only, so it reads again to quote
+    shown = [m for r in fetches + reads if not r.error for m in _SOURCE.finditer(r.content)]
+    if not shown and len(reads) < 3:
+        return call("read_source", source_id=fetched[-1], offset=0, length=2000)
+    if len(recorded) < 2:
+        tried = {a.get("quote") for step in t.steps for name, a in step if name == "record_evidence"}
+        for m in shown:
+            for sentence in sentences(m.group(4)):
+                if len(sentence.split()) >= 8 and sentence not in tried and "FLAGGED" not in sentence:
+                    return call(
+                        "record_evidence",
+                        source_id=m.group(1),
+                        quote=sentence,
+                        summary="What the page says about grid storage.",
+                        confidence="medium",
+                        limitations=["web page"],
+                    )
+    return Say(f"{len(recorded)} card(s)")
+
+
+def main() -> None:
+    import argparse
+
+    global FETCHES
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fetches", type=int, default=3, help="pages the Researcher fetches per question (at most 8)")
+    FETCHES = min(8, ap.parse_args().fetches)
+    pages = {f"/news/{i}": realistic_article(i, 20 + 8 * i, fact=FACTS[i % len(FACTS)]) for i in range(8)}
+    routes = {path: Reply(body=body) for path, body in pages.items()}
+    with tempfile.TemporaryDirectory() as tmp, LocalSite(routes) as site:
+        results = [
+            {"url": site.url(p), "title": f"Storage report {i}", "content": "Grid storage news.", "engine": "local"}
+            for i, p in enumerate(pages)
+        ]
+        site.routes["/search"] = Reply(
+            content_type="application/json", body=json.dumps({"query": QUESTION, "results": results}).encode()
+        )
+        import os
+
+        os.environ["RESEARCH_CACHE_DIR"] = str(Path(tmp) / "cache")
+        cfg = build_config(
+            QUESTION,
+            runs_dir=str(Path(tmp) / "runs"),
+            engine="llm",
+            model="scripted:fake",
+            yes=True,
+            web=True,
+            search="searxng",
+            search_url=site.base,
+            web_allow_private=True,
+        )
+        policies = realistic_policies(Quirks(web=True), researcher=thorough_researcher)
+        usage = {role: SplitUsage() for role in policies}
+        models = {role: ScriptedChatModel(policy=p, usage=usage[role]) for role, p in policies.items()}
+        result = start_run(cfg, models=models)
+        metrics = json.loads((result.run_dir / "metrics.json").read_text()) if result.status == "completed" else {}
+        cards = len(list((result.run_dir / "source-cards").glob("*.json")))
+        roles = metrics.get("roles", {})
+        print(f"status: {result.status} {result.reason or ''}".rstrip())
+        print(f"pages: {', '.join(f'{len(b) // 1000} KB' for b in pages.values())}; cards recorded: {cards}")
+        print(f"{'role':11} {'calls':>6} {'tokens':>9} {'input':>9} {'output':>9}")
+        for role, r in roles.items():
+            u = usage[role]
+            print(f"{role:11} {r['llm_calls']:>6} {r['tokens']:>9,} {u.input:>9,} {u.output:>9,}")
+        researcher = roles.get("researcher", {}).get("tokens", 0)
+        total = sum(r["tokens"] for r in roles.values())
+        per = max(cards, 1)
+        print(
+            f"tokens per card: Researcher {researcher / per:,.0f} (input {usage['researcher'].input / per:,.0f}); "
+            f"whole run {total / per:,.0f} (input {sum(u.input for u in usage.values()) / per:,.0f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+"""The JSON API the pages are built on (and that curl can use).
+
+    POST /api/runs                      {question, corpus?, engine?, model?, web?, budget?, max_revisions?,
+                                         require_final_approval?}  -> 201 {"run_id"}
+    GET  /api/runs[?status=S]           -> {"runs": [...]}
+    GET  /api/runs/{run_id}             -> the run: status, reason, gate, plan (and its hash) or draft (and its sha256)
+    GET  /api/runs/{run_id}/events      -> server-sent events (see events.py)
+    POST /api/runs/{run_id}/plan        {"decision": "approve"|"reject"|"edit", "feedback"?, "plan"?} -> 202
+    POST /api/runs/{run_id}/final       {"version": SHA256} -> 202
+    POST /api/runs/{run_id}/resume      {"budget"?: {"llm_calls"?: N, ...}} -> 202
+    GET  /api/meta                      -> statuses, corpus roots, engines, the request fields
+
+Decisions go through `approvals.record_decision`, the code path of `research approve`
+(so an edited plan is validated before anything is written, and a stale final hash is
+refused), then the run goes on in a new `research resume` process. Every error is JSON
+`{"error": "one line", "field"?: name}` with a fitting status: 400 bad input, 403
+refused, 404 no such run, 409 not now (the run is elsewhere than that gate, or busy).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sse_starlette.sse import EventSourceResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from harness.contract.statuses import BUDGET_EXHAUSTED
+from harness.errors import ArtifactInvalid, UsageError, WorkspaceError
+from harness.orchestrator.approvals import record_decision
+from harness.orchestrator.config import ENGINES
+from harness.surfaces.serve import runs
+from harness.surfaces.serve.events import run_events
+from harness.surfaces.serve.launcher import LaunchError
+from harness.surfaces.serve.request import (
+    FIELDS,
+    RequestError,
+    budget_flags,
+    check_budget_request,
+    field_of,
+    run_flags,
+)
+from harness.surfaces.serve.states import GATES, RESUMABLE, STATUSES
+
+PLAN_DECISIONS = ("approve", "reject", "edit")
+MAX_BODY_BYTES = 4 * 1024 * 1024  # a request is a form or an edited plan, never a corpus
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, field: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = " ".join(message.split())
+        self.field = field
+
+
+def error_response(exc: ApiError) -> JSONResponse:
+    body: dict[str, Any] = {"error": exc.message}
+    if exc.field:
+        body["field"] = exc.field
+    return JSONResponse(body, status_code=exc.status)
+
+
+async def _body(request: Request) -> Any:
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise ApiError(413, f"request body: larger than {MAX_BODY_BYTES // 1024 // 1024} MiB")
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise ApiError(400, f"request body: not valid JSON ({exc})") from None
+
+
+def _object(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise ApiError(400, "request body: expected a JSON object")
+    return body
+
+
+class Api:
+    """The API's handlers over one runs folder (`app.state.settings`, `app.state.launcher`)."""
+
+    def __init__(self, settings, launcher):
+        self.settings = settings
+        self.launcher = launcher
+
+    # ---- reading -------------------------------------------------------------------
+
+    def _run_dir(self, request: Request) -> Path:
+        run_dir = runs.run_dir_of(self.settings.runs_dir, request.path_params["run_id"])
+        if run_dir is None:
+            raise ApiError(404, f"run {request.path_params['run_id']}: no such run in {self.settings.runs_dir}")
+        return run_dir
+
+    def detail(self, run_dir: Path) -> dict[str, Any]:
+        out = runs.detail(run_dir, self.launcher.live(run_dir))
+        out["error"] = self.launcher.error(run_dir.name)
+        return out
+
+    async def meta(self, request: Request) -> JSONResponse:
+        return JSONResponse(
+            {
+                "statuses": list(STATUSES),
+                "gates": GATES,
+                "resumable": sorted(RESUMABLE),
+                "engines": list(ENGINES),
+                "fields": list(FIELDS),
+                "corpus_roots": self.settings.corpus_roots.describe(),
+                "runs_dir": str(self.settings.runs_dir),
+            }
+        )
+
+    async def list_runs(self, request: Request) -> JSONResponse:
+        wanted = request.query_params.get("status")
+        if wanted and wanted not in STATUSES:
+            raise ApiError(400, f"status {wanted}: not a run status ({', '.join(STATUSES)})", "status")
+        rows = []
+        for run_id in runs.run_ids(self.settings.runs_dir):
+            run_dir = self.settings.runs_dir / run_id
+            row = runs.row(run_dir, self.launcher.live(run_dir))
+            if not wanted or row["status"] == wanted:
+                rows.append(row)
+        return JSONResponse({"runs": rows})
+
+    async def get_run(self, request: Request) -> JSONResponse:
+        return JSONResponse(self.detail(self._run_dir(request)))
+
+    async def events(self, request: Request) -> EventSourceResponse:
+        run_dir = self._run_dir(request)
+        last = request.headers.get("last-event-id", "0")
+        stream = run_events(
+            run_dir,
+            lambda: self.detail(run_dir),
+            lambda: self.launcher.live(run_dir),
+            request.is_disconnected,
+            int(last) if last.isdigit() else 0,
+        )
+        return EventSourceResponse(stream, ping=15, headers={"Cache-Control": "no-store"})
+
+    # ---- changing --------------------------------------------------------------------
+
+    async def start(self, request: Request) -> JSONResponse:
+        body = await _body(request)
+        try:
+            flags = run_flags(body, self.settings.corpus_roots, self.settings.cwd, self.settings.runs_dir)
+        except RequestError as exc:
+            raise ApiError(exc.status, str(exc), exc.field) from None
+        try:
+            run_id = await self.launcher.start(flags)
+        except LaunchError as exc:
+            message = str(exc)
+            raise ApiError(400, message, field_of(message)) from None
+        return JSONResponse({"run_id": run_id}, status_code=201)
+
+    def _idle(self, run_dir: Path) -> None:
+        if self.launcher.live(run_dir):
+            raise ApiError(409, f"run {run_dir.name}: a process is working on it; wait until it pauses or ends")
+
+    def _at_gate(self, run_dir: Path, gate: str) -> None:
+        """Refuse a decision on a run that is not waiting at `gate` for one (busy, elsewhere, or already decided)."""
+        self._idle(run_dir)
+        row = runs.row(run_dir, False)
+        if row["gate"] == gate:
+            return
+        waiting = {g: s for s, g in GATES.items()}[gate]
+        if row["status"] == waiting:  # decided, with nothing continuing the run yet
+            raise ApiError(409, f"--{gate}: already decided on this {gate}; resume the run to go on")
+        raise ApiError(409, f"--{gate}: the run is {row['status']}, not {waiting.replace('_', ' ')}")
+
+    def _decide(self, run_dir: Path, **kwargs) -> str:
+        self._idle(run_dir)
+        try:
+            return record_decision(run_dir, by=self.settings.user, **kwargs)
+        except ArtifactInvalid as exc:  # the edited plan is refused by its schema or checks: nothing was written
+            raise ApiError(400, str(exc), "plan") from None
+        except UsageError as exc:
+            message = str(exc)
+            if "not valid JSON" in message:
+                raise ApiError(400, message, "plan") from None
+            raise ApiError(409, message) from None
+        except WorkspaceError as exc:  # e.g. a process took the run lock meanwhile
+            raise ApiError(409, str(exc)) from None
+
+    async def plan(self, request: Request) -> JSONResponse:
+        run_dir = self._run_dir(request)
+        body = _object(await _body(request))
+        decision = body.get("decision")
+        if decision not in PLAN_DECISIONS:
+            raise ApiError(400, f"decision: expected one of {', '.join(PLAN_DECISIONS)}, got {decision!r}", "decision")
+        self._at_gate(run_dir, "plan")
+        if decision == "edit":
+            plan = body.get("plan")
+            if not isinstance(plan, (dict, str)):
+                raise ApiError(400, "plan: an edit needs the edited plan (an object)", "plan")
+            text = plan if isinstance(plan, str) else json.dumps(plan, ensure_ascii=False)
+            recorded = self._decide(run_dir, plan=True, plan_text=text)
+        elif decision == "reject":
+            feedback = body.get("feedback")
+            if feedback is not None and not isinstance(feedback, str):
+                raise ApiError(400, "feedback: expected a string", "feedback")
+            recorded = self._decide(run_dir, plan=True, reject=(feedback or "").strip())
+        else:
+            recorded = self._decide(run_dir, plan=True)
+        self.launcher.resume(run_dir, [])
+        return JSONResponse({"run_id": run_dir.name, "recorded": recorded}, status_code=202)
+
+    async def final(self, request: Request) -> JSONResponse:
+        run_dir = self._run_dir(request)
+        body = _object(await _body(request))
+        version = body.get("version")
+        if not isinstance(version, str) or not version:
+            raise ApiError(400, "version: the sha256 of the draft you sign off is required", "version")
+        self._at_gate(run_dir, "final")
+        recorded = self._decide(run_dir, final_version=version)
+        self.launcher.resume(run_dir, [])
+        return JSONResponse({"run_id": run_dir.name, "recorded": recorded}, status_code=202)
+
+    async def resume(self, request: Request) -> JSONResponse:
+        run_dir = self._run_dir(request)
+        body = _object(await _body(request))
+        try:
+            budget = check_budget_request(body.get("budget"))
+        except RequestError as exc:
+            raise ApiError(exc.status, str(exc), exc.field) from None
+        unknown = sorted(set(body) - {"budget"})
+        if unknown:
+            raise ApiError(400, f"{unknown[0]}: not a resume field (fields: budget)", unknown[0])
+        self._idle(run_dir)
+        row = runs.row(run_dir, False)
+        if not row["resumable"]:
+            gate = GATES.get(row["status"])
+            hint = f"; decide at the {gate} gate instead" if gate else ""
+            raise ApiError(409, f"run {run_dir.name} is {row['status']}: nothing to resume{hint}")
+        if row["status"] == BUDGET_EXHAUSTED:
+            limits = row["budget"]["limits"]
+            if not any(v is not None and v != limits.get(k) for k, v in budget.items()):
+                raise ApiError(
+                    400,
+                    f"budget: the run's budget is spent ({row['status_reason'] or 'no reason'}); raise a limit",
+                    "budget",
+                )
+        for dim, value in budget.items():
+            if value is not None and value < 0:
+                raise ApiError(400, f"{budget_flags({dim: value})[0]}: must not be negative", f"budget.{dim}")
+        self.launcher.resume(run_dir, budget_flags(budget))
+        return JSONResponse({"run_id": run_dir.name}, status_code=202)
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/api/meta", self.meta, methods=["GET"]),
+            Route("/api/runs", self.list_runs, methods=["GET"]),
+            Route("/api/runs", self.start, methods=["POST"]),
+            Route("/api/runs/{run_id}", self.get_run, methods=["GET"]),
+            Route("/api/runs/{run_id}/events", self.events, methods=["GET"]),
+            Route("/api/runs/{run_id}/plan", self.plan, methods=["POST"]),
+            Route("/api/runs/{run_id}/final", self.final, methods=["POST"]),
+            Route("/api/runs/{run_id}/resume", self.resume, methods=["POST"]),
+        ]

@@ -1,0 +1,198 @@
+"""A new-run request: the LangGraph Server request's fields, checked as `research run` checks its flags.
+
+`POST /api/runs` takes the fields of `ResearchRequest` (surfaces/langgraph_server.py)
+that a browser may set: not `runs_dir` (the server's), not `agents` (a spec path or a
+Python class is code, not a form field) and never `yes` (the plan gate waits for the
+browser). The values are checked by the same functions `research run` calls
+(`build_config`, `check_budget_fits`, `preflight`), so a bad value gets the same one-line
+message, and a corpus folder must lie under one of the server's `--corpus-root`s.
+What passes becomes the command line of the run's own `research run` process.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.errors import UsageError
+from harness.orchestrator.agents import preflight
+from harness.orchestrator.config import DEFAULT_CORPUS, build_config
+from harness.orchestrator.lifecycle import check_budget_fits
+from harness.runtime.budget import DIMENSIONS
+from harness.surfaces.langgraph_server import ResearchRequest
+
+SERVER_ONLY = ("runs_dir", "agents", "yes")
+# `research run` options a request may also set once build_config takes them (the web search provider);
+# never the web fetcher's --web-allow-private: a browser must not open the private network to a run.
+OPTIONAL = tuple(k for k in ("search",) if k in inspect.signature(build_config).parameters)
+FIELDS = tuple(k for k in ResearchRequest.__annotations__ if k not in SERVER_ONLY) + tuple(
+    k for k in OPTIONAL if k not in ResearchRequest.__annotations__
+)
+BUDGET_FLAGS = {
+    "llm_calls": "--budget-llm-calls",
+    "tokens": "--budget-tokens",
+    "searches": "--budget-searches",
+    "wall_seconds": "--budget-seconds",
+}
+# The flag each field stands for: messages name the flag (as on the CLI), the page shows them beside the field.
+FLAGS = {
+    "question": "QUESTION",
+    "corpus": "--corpus",
+    "engine": "--engine",
+    "model": "--model",
+    "web": "--web",
+    "search": "--search",
+    "max_revisions": "--max-revisions",
+    "concurrency": "--concurrency",
+    "require_final_approval": "--require-final-approval",
+    **{f"budget.{dim}": flag for dim, flag in BUDGET_FLAGS.items()},
+}
+_TYPES: dict[str, tuple[type, ...]] = {
+    "question": (str,),
+    "corpus": (str,),
+    "engine": (str,),
+    "model": (str,),
+    "search": (str,),
+    "web": (bool,),
+    "require_final_approval": (bool,),
+    "max_revisions": (int,),
+    "concurrency": (int,),
+    "budget": (dict,),
+}
+
+
+class RequestError(UsageError):
+    """A bad field: one line naming the flag, and the field it came from (for the page to show it beside)."""
+
+    def __init__(self, message: str, field: str | None = None, status: int = 400):
+        super().__init__(message)
+        self.field = field if field is not None else field_of(message)
+        self.status = status
+
+
+def field_of(message: str) -> str | None:
+    """The request field a CLI-style message names (by its flag), if any."""
+    for field, flag in sorted(FLAGS.items(), key=lambda kv: -len(kv[1])):
+        if message.startswith((f"{flag}:", f"{flag} ")):
+            return field
+    return None
+
+
+@dataclass(frozen=True)
+class CorpusRoots:
+    """Where a corpus may come from: folders (resolved, symlinks followed) and, if listed, the built-in python-docs."""
+
+    folders: tuple[Path, ...]
+    builtin: bool
+
+    @classmethod
+    def parse(cls, values: list[str] | None, cwd: Path) -> CorpusRoots:
+        values = list(values or [str(cwd), DEFAULT_CORPUS])
+        folders = []
+        for v in values:
+            if v == DEFAULT_CORPUS:
+                continue
+            p = (cwd / v).resolve()
+            if not p.is_dir():
+                raise UsageError(f"--corpus-root {v}: no such folder")
+            folders.append(p)
+        return cls(tuple(folders), DEFAULT_CORPUS in values)
+
+    def check(self, corpus: str, cwd: Path) -> str:
+        """The corpus to pass to `research run`: python-docs, or an absolute folder under an allowed root."""
+        if corpus == DEFAULT_CORPUS:
+            if not self.builtin:
+                raise RequestError(f"--corpus {corpus}: not among the allowed corpus roots", status=403)
+            return corpus
+        path = (cwd / corpus).resolve()
+        if not any(path == root or root in path.parents for root in self.folders):
+            roots = ", ".join([str(r) for r in self.folders] + ([DEFAULT_CORPUS] if self.builtin else []))
+            raise RequestError(f"--corpus {corpus}: outside the allowed corpus roots ({roots})", status=403)
+        if not path.is_dir():
+            raise RequestError(f"--corpus {corpus}: no such folder")
+        return str(path)
+
+    def describe(self) -> list[str]:
+        return [str(r) for r in self.folders] + ([DEFAULT_CORPUS] if self.builtin else [])
+
+
+def _typed(body: dict[str, Any]) -> dict[str, Any]:
+    for key, value in body.items():
+        if key not in FIELDS:
+            raise RequestError(f"{key}: not a request field (fields: {', '.join(FIELDS)})", field=key)
+        expected = _TYPES.get(key)
+        if value is None or expected is None:
+            continue
+        if not isinstance(value, expected) or (bool in (type(value),) and bool not in expected):
+            kind = {str: "a string", bool: "true or false", int: "an integer", dict: "an object"}[expected[0]]
+            raise RequestError(f"{FLAGS.get(key, key)}: expected {kind}, got {value!r}", field=key)
+    budget = body.get("budget") or {}
+    for dim, value in budget.items():
+        if dim not in DIMENSIONS:
+            raise RequestError(f"budget.{dim}: not a budget (budgets: {', '.join(DIMENSIONS)})", field=f"budget.{dim}")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise RequestError(f"{BUDGET_FLAGS[dim]}: expected a number, got {value!r}")
+    return body
+
+
+def budget_flags(budget: dict[str, Any] | None) -> list[str]:
+    """--budget-* flags for the limits given (None: unchanged)."""
+    out: list[str] = []
+    for dim, value in (budget or {}).items():
+        if value is not None:
+            out += [BUDGET_FLAGS[dim], str(value)]
+    return out
+
+
+def check_budget_request(budget: Any) -> dict[str, Any]:
+    """A resume's raised limits: an object of budget dimensions to numbers."""
+    if budget is None:
+        return {}
+    if not isinstance(budget, dict):
+        raise RequestError(f"budget: expected an object, got {budget!r}", field="budget")
+    return _typed({"budget": budget})["budget"]
+
+
+def run_flags(body: Any, roots: CorpusRoots, cwd: Path, runs_dir: Path) -> list[str]:
+    """Check a new-run request like `research run` checks its flags; return those flags (question last)."""
+    if not isinstance(body, dict):
+        raise RequestError("request body: expected a JSON object")
+    body = _typed(dict(body))
+    question = body.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise RequestError("QUESTION: must not be empty", field="question")
+    budget = body.get("budget") or {}
+    try:
+        cfg = build_config(
+            question,
+            corpus=body.get("corpus") or DEFAULT_CORPUS,
+            runs_dir=str(runs_dir),
+            engine=body.get("engine") or None,
+            model=body.get("model") or None,
+            max_revisions=body.get("max_revisions"),
+            concurrency=body.get("concurrency"),
+            budget=budget,
+            require_final_approval=body.get("require_final_approval"),
+            web=body.get("web"),
+            **{k: body.get(k) or None for k in OPTIONAL},
+        )
+        check_budget_fits(cfg)
+        preflight(cfg)
+    except RequestError:
+        raise
+    except UsageError as exc:
+        raise RequestError(str(exc)) from None
+    flags = ["--corpus", roots.check(body.get("corpus") or DEFAULT_CORPUS, cwd)]
+    for key in ("engine", "model", "search"):
+        if body.get(key):
+            flags += [FLAGS[key], body[key]]
+    for key in ("max_revisions", "concurrency"):
+        if body.get(key) is not None:
+            flags += [FLAGS[key], str(body[key])]
+    if body.get("web") is not None:
+        flags.append("--web" if body["web"] else "--no-web")
+    if body.get("require_final_approval") is not None:
+        flags.append("--require-final-approval" if body["require_final_approval"] else "--no-final-approval")
+    return [*flags, *budget_flags(budget), "--", question]

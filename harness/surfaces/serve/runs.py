@@ -1,0 +1,154 @@
+"""What the app shows of a run, read from its folder and nothing else.
+
+The run folder is the only record: a row of the runs page and the detail behind the run
+page are read from `run.json`, `plan.json`, the cards and the reviews as the harness
+wrote them (through `RunReader`, tolerant of a run half-written), and the gate a run
+waits at comes with the hash a decision must bind to (the plan's content hash, or the
+passing draft's sha256, as `research approve` checks them).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from harness.contract.formats import plan_content_sha256
+from harness.contract.layout import FINAL_REPORT, RUN, question_cards
+from harness.contract.schemas import schema
+from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
+from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE
+from harness.workspace.reader import RunReader
+from harness.workspace.store import Workspace
+
+RUN_ID = re.compile(schema("common.schema.json")["$defs"]["run_id"]["pattern"])
+
+
+def run_dir_of(runs_dir: Path, run_id: str) -> Path | None:
+    """The folder of run `run_id` under `runs_dir`, or None: only a well-formed id naming a run folder there."""
+    if not RUN_ID.fullmatch(run_id or ""):
+        return None
+    path = runs_dir / run_id
+    return path if (path / RUN).is_file() else None
+
+
+def run_ids(runs_dir: Path) -> list[str]:
+    """Every run in the runs folder, newest first (run ids sort by creation time)."""
+    if not runs_dir.is_dir():
+        return []
+    return sorted((p.name for p in runs_dir.iterdir() if run_dir_of(runs_dir, p.name)), reverse=True)
+
+
+def _seconds_between(start: Any, end: Any) -> float | None:
+    try:
+        a = datetime.fromisoformat(str(start).replace("Z", "+00:00"))
+        b = datetime.fromisoformat(str(end).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return round((b - a).total_seconds(), 3)
+
+
+def row(run_dir: Path, live: bool) -> dict[str, Any]:
+    """One run as the runs page lists it, and the head of its detail."""
+    run = RunReader(run_dir).run()
+    config = run.get("config") or {}
+    budget = run.get("budget") or {}
+    status = run.get("status")
+    decided = not live and _decided(run_dir, status)
+    return {
+        "run_id": run.get("run_id"),
+        "question": run.get("question"),
+        "status": status,
+        "status_reason": run.get("status_reason"),
+        "created_at": run.get("created_at"),
+        "updated_at": run.get("updated_at"),
+        "duration_seconds": _seconds_between(run.get("created_at"), run.get("updated_at")),
+        "engines": sorted(set((config.get("engines") or {}).values())),
+        "models": sorted({m for m in (config.get("models") or {}).values() if m}),
+        "budget": {"limits": budget.get("limits") or {}, "spent": budget.get("spent") or {}},
+        "live": live,
+        "gate": None if live or decided else GATES.get(status),
+        # resumable: stopped with everything kept, cut off (its process gone) in the middle, or decided at its
+        # gate with nothing continuing it yet
+        "resumable": not live and (status in RESUMABLE or status in ACTIVE or decided),
+    }
+
+
+def _decided(run_dir: Path, status: Any) -> bool:
+    """The run waits at a gate whose decision is already recorded (the process meant to continue it never did)."""
+    gate = GATES.get(status)
+    if gate is None:
+        return False
+    ws = Workspace.open(run_dir)
+    if gate == "plan":
+        return plan_is_approved(ws) or plan_rejection(ws) is not None
+    candidate = final_candidate(ws)
+    return candidate is not None and final_is_approved(ws, candidate[0])
+
+
+def _reviews(reader: RunReader) -> list[dict[str, Any]]:
+    out = []
+    for rel in reader.reviews():
+        review = reader.read_json(rel) or {}
+        out.append(
+            {
+                "path": rel,
+                "draft": review.get("draft"),
+                "verdict": review.get("verdict"),
+                "defects": [
+                    {k: d.get(k) for k in ("code", "severity", "message", "location", "route")}
+                    for d in review.get("defects") or []
+                    if isinstance(d, dict)
+                ],
+            }
+        )
+    return out
+
+
+def _branches(reader: RunReader, run: dict[str, Any]) -> list[dict[str, Any]]:
+    recorded = run.get("branches") or {}
+    out = []
+    for q in reader.questions():
+        qid = q.get("id")
+        if q.get("kind") != "research" or not isinstance(qid, str):
+            continue
+        b = recorded.get(qid) or {}
+        out.append(
+            {
+                "id": qid,
+                "text": q.get("text"),
+                "status": b.get("status"),
+                "reason": b.get("reason"),
+                "cards": len(reader.list(question_cards(qid))),
+            }
+        )
+    return out
+
+
+def detail(run_dir: Path, live: bool) -> dict[str, Any]:
+    """Everything the run page shows: the row, the plan, branches, reviews with defects, and the gate's hash."""
+    reader = RunReader(run_dir)
+    head = row(run_dir, live)
+    run = reader.run()
+    plan = reader.plan()
+    config = run.get("config") or {}
+    out = {
+        **head,
+        "config": {k: config.get(k) for k in ("corpus", "web", "max_revisions", "require_final_approval")},
+        "plan": plan,
+        "plan_sha256": plan_content_sha256(plan) if isinstance(plan, dict) else None,
+        "branches": _branches(reader, run),
+        "cards": len(reader.card_ids()),
+        "drafts": reader.drafts(),
+        "reviews": _reviews(reader),
+        "decisions": run.get("decisions") or [],
+        "final_report": reader.exists(FINAL_REPORT),
+        "draft": None,
+    }
+    if head["gate"] == "final":
+        candidate = final_candidate(Workspace.open(run_dir))
+        if candidate is not None:
+            path, sha = candidate
+            out["draft"] = {"path": path, "sha256": sha, "text": reader.read_text(path)}
+    return out

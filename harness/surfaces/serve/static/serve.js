@@ -1,0 +1,375 @@
+// research serve: the runs list, the new-run form and the run page, on the JSON API (api.py).
+// Every text from a run (questions, sources, drafts, defects) is put in the page as a text node
+// (h() below, textContent): never as HTML.
+"use strict";
+
+const BUDGET_DIMS = ["llm_calls", "tokens", "searches", "wall_seconds"];
+let meta = null;
+let cleanup = [];
+
+// ---- small helpers ------------------------------------------------------------------------
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "value") el.value = v;
+    else if (k === "checked") el.checked = !!v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function badge(text, kind) {
+  const cls = String(kind || text || "none").toLowerCase().replace(/[^a-z0-9_-]/g, "");
+  return h("span", { class: "badge b-" + cls }, String(text || "").replace(/_/g, " "));
+}
+
+async function api(method, path, body) {
+  const opts = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+  if (method !== "GET") {
+    opts.headers["Content-Type"] = "application/json";
+    opts.headers["X-Research-Request"] = "1"; // the CSRF guard's custom header (security.py)
+    opts.body = JSON.stringify(body || {});
+  }
+  const res = await fetch(path, opts);
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = { error: res.statusText }; }
+  if (!res.ok) { const err = new Error(data.error || res.statusText); err.field = data.field; err.status = res.status; throw err; }
+  return data;
+}
+
+function when(ts) {
+  if (!ts) return "—";
+  const d = new Date(ts);
+  return isNaN(d) ? ts : d.toLocaleString();
+}
+
+function seconds(s) {
+  if (s === null || s === undefined) return "—";
+  if (s < 60) return s.toFixed(1) + " s";
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min ${Math.round(s % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+function spentLine(budget) {
+  const s = (budget && budget.spent) || {};
+  return `${s.llm_calls || 0} calls, ${s.tokens || 0} tokens, ${s.searches || 0} searches`;
+}
+
+function mount(...nodes) {
+  const app = document.getElementById("app");
+  app.replaceChildren(...nodes);
+  return app;
+}
+
+function every(ms, fn) {
+  fn();
+  const id = setInterval(fn, ms);
+  cleanup.push(() => clearInterval(id));
+}
+
+// ---- runs list ------------------------------------------------------------------------------
+
+function runsPage() {
+  const select = h("select", { id: "status-filter", "aria-label": "status" },
+    h("option", { value: "" }, "all statuses"), meta.statuses.map((s) => h("option", { value: s }, s.replace(/_/g, " "))));
+  const body = h("tbody");
+  const count = h("span", { class: "muted" });
+  const table = h("table", { id: "runs" },
+    h("thead", {}, h("tr", {}, ["status", "question", "started", "duration", "engine / model", "budget spent", ""].map((t) => h("th", {}, t)))),
+    body);
+  async function refresh() {
+    const q = select.value ? "?status=" + encodeURIComponent(select.value) : "";
+    let data;
+    try { data = await api("GET", "/api/runs" + q); } catch (e) { count.textContent = e.message; return; }
+    count.textContent = `${data.runs.length} run(s)`;
+    body.replaceChildren(...data.runs.map((r) => h("tr", { "data-run": r.run_id, "data-status": r.status },
+      h("td", {}, badge(r.status), r.live ? h("span", { class: "live" }, " ● live") : null),
+      h("td", {}, h("a", { href: "#/run/" + r.run_id }, r.question)),
+      h("td", {}, when(r.created_at)),
+      h("td", {}, seconds(r.duration_seconds)),
+      h("td", {}, r.engines.join(", ") + (r.models.length ? " · " + r.models.join(", ") : "")),
+      h("td", {}, spentLine(r.budget)),
+      h("td", {}, h("a", { href: `/runs/${r.run_id}/` }, "audit")))));
+  }
+  select.addEventListener("change", refresh);
+  mount(h("h2", {}, "Runs"), h("p", {}, "Filter: ", select, " ", count, " · runs folder ", h("code", {}, meta.runs_dir)), table);
+  every(2000, refresh);
+}
+
+// ---- new run ----------------------------------------------------------------------------------
+
+function field(label, name, input, note) {
+  return h("div", { class: "field", "data-field": name },
+    h("label", { for: "f-" + name }, label), input, h("span", { class: "field-error", "data-error-for": name }), note ? h("div", { class: "muted" }, note) : null);
+}
+
+function newRunPage() {
+  const roots = meta.corpus_roots;
+  const budgetInputs = BUDGET_DIMS.map((d) => field("budget " + d.replace(/_/g, " "), "budget." + d,
+    h("input", { type: "number", id: "f-budget." + d, name: "budget." + d, min: 0, step: d === "wall_seconds" ? "any" : 1 })));
+  const form = h("form", { class: "new panel", id: "new-run", novalidate: true },
+    field("Question", "question", h("textarea", { id: "f-question", name: "question", rows: 3, required: true })),
+    field("Corpus", "corpus", h("input", { type: "text", id: "f-corpus", name: "corpus", class: "wide", value: roots.includes("python-docs") ? "python-docs" : "", list: "corpus-roots" }),
+      "python-docs, or a folder under an allowed root: " + roots.join(", ")),
+    h("datalist", { id: "corpus-roots" }, roots.map((r) => h("option", { value: r }))),
+    h("div", { class: "grid" },
+      field("Engine", "engine", h("select", { id: "f-engine", name: "engine" }, h("option", { value: "" }, "default"), meta.engines.map((e) => h("option", { value: e }, e)))),
+      field("Model", "model", h("input", { type: "text", id: "f-model", name: "model", placeholder: "PROVIDER:NAME" }))),
+    h("div", { class: "grid" },
+      field("Web", "web", h("input", { type: "checkbox", id: "f-web", name: "web" })),
+      meta.fields.includes("search") ? field("Search provider", "search", h("input", { type: "text", id: "f-search", name: "search" })) : h("div")),
+    h("div", { class: "grid" }, budgetInputs),
+    h("div", { class: "grid" },
+      field("Max revisions", "max_revisions", h("input", { type: "number", id: "f-max_revisions", name: "max_revisions", min: 0, step: 1 })),
+      field("Require final approval", "require_final_approval", h("input", { type: "checkbox", id: "f-require_final_approval", name: "require_final_approval" }))),
+    h("p", { class: "error", id: "form-error" }),
+    h("button", { type: "submit", id: "start" }, "Start run"));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    form.querySelectorAll(".field-error").forEach((e) => (e.textContent = ""));
+    form.querySelector("#form-error").textContent = "";
+    const v = (n) => form.elements[n] && form.elements[n].value.trim();
+    const body = { question: v("question"), corpus: v("corpus") || undefined, engine: v("engine") || undefined, model: v("model") || undefined,
+      web: form.elements.web.checked, require_final_approval: form.elements.require_final_approval.checked };
+    if (form.elements.search && v("search")) body.search = v("search");
+    if (v("max_revisions")) body.max_revisions = Number(v("max_revisions"));
+    const budget = {};
+    for (const d of BUDGET_DIMS) if (v("budget." + d)) budget[d] = Number(v("budget." + d));
+    if (Object.keys(budget).length) body.budget = budget;
+    const button = form.querySelector("#start");
+    button.disabled = true;
+    button.textContent = "Starting…";
+    try {
+      const res = await api("POST", "/api/runs", body);
+      location.hash = "#/run/" + res.run_id;
+    } catch (e) {
+      const slot = e.field && form.querySelector(`[data-error-for="${CSS.escape(e.field)}"]`);
+      (slot || form.querySelector("#form-error")).textContent = e.message;
+    } finally {
+      button.disabled = false;
+      button.textContent = "Start run";
+    }
+  });
+  mount(h("h2", {}, "New run"), form);
+}
+
+// ---- run page -----------------------------------------------------------------------------------
+
+function revisionsKey(id) { return "research-serve-plans-" + id; }
+
+function rememberPlan(id, plan) {
+  // The previous revision is shown beside a refined plan: kept by this browser tab as it saw it
+  // (plan.json holds the current revision only; the run folder is not written to for this).
+  if (!plan || !plan.revision) return {};
+  let seen = {};
+  try { seen = JSON.parse(sessionStorage.getItem(revisionsKey(id)) || "{}"); } catch (e) { seen = {}; }
+  if (!seen[plan.revision]) { seen[plan.revision] = plan; sessionStorage.setItem(revisionsKey(id), JSON.stringify(seen)); }
+  return seen;
+}
+
+function splitList(text) { return text.split(",").map((s) => s.trim()).filter(Boolean); }
+
+function planGate(id, d, seen) {
+  const plan = d.plan;
+  const rows = h("tbody");
+  const err = h("p", { class: "error", id: "plan-error" });
+  function addRow(q, isNew) {
+    const tr = h("tr", { class: "q", "data-qid": q.id },
+      h("td", {}, h("strong", {}, q.id), " ", q.tag ? badge(q.tag, q.tag) : null, isNew ? badge("added", "new") : null),
+      h("td", {}, h("input", { type: "text", class: "wide q-text", value: q.text || "", "aria-label": "question " + q.id })),
+      h("td", {}, h("select", { class: "q-kind" }, ["research", "deliverable"].map((k) => h("option", { value: k, selected: q.kind === k }, k)))),
+      h("td", {}, h("input", { type: "checkbox", class: "q-critical", checked: q.critical, "aria-label": "critical" })),
+      h("td", {}, ["corpus", "web"].map((s) => h("label", {}, h("input", { type: "checkbox", class: "q-src", value: s, checked: (q.allowed_sources || ["corpus"]).includes(s) }), s, " "))),
+      h("td", {}, h("input", { type: "text", class: "wide q-terms", value: (q.search_terms || []).join(", "), "aria-label": "search terms " + q.id })),
+      h("td", {}, h("button", { type: "button", class: "danger q-remove", onclick: () => tr.remove() }, "remove")),
+      h("td", { class: "field-error q-error" }));
+    tr._original = q;
+    rows.append(tr);
+  }
+  plan.questions.forEach((q) => addRow(q, false));
+  function edited() {
+    const questions = [...rows.querySelectorAll("tr.q")].map((tr) => {
+      const q = { ...tr._original };
+      q.text = tr.querySelector(".q-text").value;
+      q.kind = tr.querySelector(".q-kind").value;
+      q.critical = tr.querySelector(".q-critical").checked;
+      q.allowed_sources = [...tr.querySelectorAll(".q-src")].filter((c) => c.checked).map((c) => c.value);
+      q.search_terms = splitList(tr.querySelector(".q-terms").value);
+      if (!tr._original.search_terms && !q.search_terms.length) delete q.search_terms;
+      if (!tr._original.allowed_sources && q.allowed_sources.length === 1 && q.allowed_sources[0] === "corpus") delete q.allowed_sources;
+      return q;
+    });
+    return { ...plan, questions };
+  }
+  const addButton = h("button", { type: "button", class: "secondary", id: "add-question", onclick: () => {
+    const ids = [...rows.querySelectorAll("tr.q")].map((tr) => Number(String(tr.dataset.qid).replace(/\D/g, "")) || 0);
+    const next = "Q" + (Math.max(0, ...ids, ...plan.questions.map((q) => Number(q.id.replace(/\D/g, "")) || 0)) + 1);
+    addRow({ id: next, text: "", kind: "research", critical: false, allowed_sources: ["corpus"], search_terms: [] }, true);
+  } }, "add question");
+  const feedback = h("textarea", { id: "feedback", rows: 2, placeholder: "What should the Planner change?" });
+  async function send(body) {
+    err.textContent = "";
+    rows.querySelectorAll("tr").forEach((tr) => { tr.classList.remove("row-error"); const e = tr.querySelector(".q-error"); if (e) e.textContent = ""; });
+    try {
+      await api("POST", `/api/runs/${id}/plan`, body);
+      err.textContent = "";
+    } catch (e) {
+      const m = /questions\/(\d+)/.exec(e.message);
+      const tr = m && rows.querySelectorAll("tr.q")[Number(m[1])];
+      if (tr) { tr.classList.add("row-error"); tr.querySelector(".q-error").textContent = e.message; }
+      err.textContent = e.message;
+    }
+  }
+  const approve = h("button", { type: "button", id: "approve-plan", onclick: () => {
+    const next = edited();
+    const changed = JSON.stringify(next.questions) !== JSON.stringify(plan.questions);
+    send(changed ? { decision: "edit", plan: next } : { decision: "approve" });
+  } }, "Approve plan");
+  const reject = h("button", { type: "button", class: "danger", id: "reject-plan", onclick: () => send({ decision: "reject", feedback: feedback.value }) }, "Reject with feedback");
+  const refinement = plan.refinement && h("div", { id: "refinement" },
+    h("h3", {}, `Refinement (revision ${plan.revision})`),
+    h("blockquote", {}, plan.refinement.feedback || ""),
+    h("table", {}, h("tbody", {}, (plan.refinement.changes || []).map((c) => h("tr", {}, h("td", {}, c.question_id), h("td", {}, badge(c.tag, c.tag)), h("td", {}, c.note || ""))))));
+  const prev = seen[plan.revision - 1];
+  const previous = prev && h("div", { class: "panel", id: "previous-revision" },
+    h("h3", {}, `Previous revision (${prev.revision})`),
+    h("table", {}, h("tbody", {}, prev.questions.map((q) => h("tr", {}, h("td", {}, q.id), h("td", {}, q.kind), h("td", {}, q.text))))));
+  const current = h("div", { id: "current-revision" },
+    h("table", { class: "plan" },
+      h("thead", {}, h("tr", {}, ["id", "question", "kind", "critical", "allowed sources", "search terms", "", ""].map((t) => h("th", {}, t)))), rows),
+    h("p", {}, addButton));
+  return h("section", { class: "panel gate", id: "plan-gate" },
+    h("h3", { id: "plan-title" }, `Plan gate: revision ${plan.revision}`, " ", h("code", { class: "sha" }, (d.plan_sha256 || "").slice(0, 16))),
+    h("p", { class: "muted" }, plan.deliverable || ""),
+    previous ? h("div", { class: "cols" }, previous, current) : current,
+    refinement, err,
+    h("p", {}, approve),
+    h("p", {}, feedback), h("p", {}, reject));
+}
+
+function finalGate(id, d) {
+  const err = h("p", { class: "error", id: "final-error" });
+  if (!d.draft) return h("section", { class: "panel gate", id: "final-gate" }, h("p", {}, "No draft has passed review."));
+  const sign = h("button", { type: "button", id: "sign-off", onclick: async () => {
+    err.textContent = "";
+    try { await api("POST", `/api/runs/${id}/final`, { version: d.draft.sha256 }); } catch (e) { err.textContent = e.message; }
+  } }, "Sign off this draft");
+  return h("section", { class: "panel gate", id: "final-gate" },
+    h("h3", {}, "Final gate: ", d.draft.path),
+    h("p", {}, "sha256 ", h("code", { class: "sha", id: "draft-sha" }, d.draft.sha256)),
+    h("pre", { class: "draft" }, d.draft.text || ""), err, sign);
+}
+
+function resumePanel(id, d) {
+  const err = h("p", { class: "error", id: "resume-error" });
+  const limits = (d.budget && d.budget.limits) || {};
+  const inputs = {};
+  const fields = BUDGET_DIMS.map((dim) => {
+    inputs[dim] = h("input", { type: "number", id: "r-" + dim, min: 0, value: limits[dim] === null || limits[dim] === undefined ? "" : limits[dim] });
+    return h("label", {}, dim.replace(/_/g, " "), " ", inputs[dim], " ");
+  });
+  const go = h("button", { type: "button", id: "resume", onclick: async () => {
+    err.textContent = "";
+    const budget = {};
+    for (const dim of BUDGET_DIMS) {
+      const v = inputs[dim].value.trim();
+      if (v !== "" && Number(v) !== limits[dim]) budget[dim] = Number(v);
+    }
+    try { await api("POST", `/api/runs/${id}/resume`, { budget }); } catch (e) { err.textContent = e.message; }
+  } }, "Resume");
+  const why = meta.resumable.includes(d.status) ? `The run is ${d.status.replace(/_/g, " ")}: ${d.status_reason || ""}` : `The run was cut off while ${d.status} (no process works on it).`;
+  return h("section", { class: "panel gate", id: "resume-panel" }, h("h3", {}, "Resume"), h("p", {}, why), h("p", {}, fields), err, go);
+}
+
+function meters(budget) {
+  const spent = (budget && budget.spent) || {};
+  const limits = (budget && budget.limits) || {};
+  return h("table", { id: "budget" }, h("tbody", {}, BUDGET_DIMS.map((dim) => {
+    const s = Number(spent[dim] || 0);
+    const l = limits[dim];
+    return h("tr", { "data-dim": dim }, h("td", {}, dim.replace(/_/g, " ")),
+      h("td", {}, l ? h("meter", { min: 0, max: l, value: Math.min(s, l), high: l * 0.8 }) : null),
+      h("td", {}, `${dim === "wall_seconds" ? s.toFixed(1) : s} / ${l === null || l === undefined ? "∞" : l}`));
+  })));
+}
+
+function traceLine(e) {
+  const what = e.status || e.decision || e.path || e.delegation_id || "";
+  const extra = e.event === "delegation" ? ` ${e.stop_reason || ""}` : "";
+  return h("li", { "data-event": e.event }, `${(e.ts || "").slice(11, 19)} ${e.event} ${e.agent || ""} ${what}${extra}`);
+}
+
+function runPage(id) {
+  const head = h("div", { id: "run-head" });
+  const gate = h("div", { id: "gate" });
+  const timeline = h("div", { id: "timeline" });
+  const events = h("ol", { class: "events", id: "events" });
+  let gateKey = null;
+  mount(head, gate, timeline, h("h3", {}, "Trace"), events);
+
+  function render(d) {
+    const seen = rememberPlan(id, d.plan);
+    head.replaceChildren(...[
+      h("h2", {}, d.question),
+      h("p", {}, "status ", badge(d.status), d.live ? h("span", { class: "live", id: "live" }, " ● working") : null,
+        d.status_reason ? h("span", { class: "muted" }, " — " + d.status_reason) : null,
+        " · ", h("a", { href: `/runs/${id}/`, id: "open-viewer" }, "audit viewer"),
+        d.final_report ? [" · ", h("a", { href: `/runs/${id}/final-report.md` }, "final-report.md")] : null),
+      d.error ? h("p", { class: "error", id: "run-error" }, d.error) : null].filter(Boolean));
+    const key = [d.gate, d.plan_sha256, d.draft && d.draft.sha256, d.resumable, d.live, d.status].join("|");
+    if (key !== gateKey) {
+      gateKey = key;
+      if (d.gate === "plan" && d.plan) gate.replaceChildren(planGate(id, d, seen));
+      else if (d.gate === "final") gate.replaceChildren(finalGate(id, d));
+      else if (d.resumable) gate.replaceChildren(resumePanel(id, d));
+      else gate.replaceChildren();
+    }
+    timeline.replaceChildren(
+      h("div", { class: "grid" },
+        h("div", {}, h("h3", {}, "Stage"), h("p", { id: "stage" }, badge(d.status)),
+          h("h3", {}, "Branches"),
+          d.branches.length ? h("table", { id: "branches" }, h("tbody", {}, d.branches.map((b) => h("tr", { "data-qid": b.id },
+            h("td", {}, b.id), h("td", {}, b.text), h("td", {}, b.status ? badge(b.status) : h("span", { class: "muted" }, "pending")),
+            h("td", { class: "cards" }, `${b.cards} card(s)`))))) : h("p", { class: "muted" }, "no branches yet")),
+        h("div", {}, h("h3", {}, "Budget"), meters(d.budget))),
+      h("h3", {}, "Review rounds"),
+      d.reviews.length ? h("div", { id: "reviews" }, d.reviews.map((r) => h("div", { class: "review" },
+        h("p", {}, h("strong", {}, r.path), " on ", r.draft || "?", " ", badge(r.verdict), ` ${r.defects.length} defect(s)`),
+        r.defects.length ? h("ul", { class: "defects" }, r.defects.map((x) => h("li", {}, badge(x.severity), " ", h("code", {}, x.code), " ", x.message || ""))) : null)))
+        : h("p", { class: "muted" }, "no review yet"));
+  }
+
+  const source = new EventSource(`/api/runs/${id}/events`);
+  source.addEventListener("run", (ev) => render(JSON.parse(ev.data)));
+  source.addEventListener("trace", (ev) => {
+    events.append(traceLine(JSON.parse(ev.data)));
+    while (events.children.length > 500) events.firstChild.remove();
+    events.scrollTop = events.scrollHeight;
+  });
+  cleanup.push(() => source.close());
+}
+
+// ---- routing ----------------------------------------------------------------------------------
+
+async function route() {
+  cleanup.forEach((f) => f());
+  cleanup = [];
+  if (!meta) {
+    try { meta = await api("GET", "/api/meta"); } catch (e) { mount(h("p", { class: "error" }, e.message)); return; }
+  }
+  const m = /^#\/run\/([^/]+)$/.exec(location.hash);
+  if (m) runPage(decodeURIComponent(m[1]));
+  else if (location.hash === "#/new") newRunPage();
+  else runsPage();
+}
+
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,273 @@
+"""Web research end to end, on 127.0.0.1 only: a SearXNG-compatible endpoint and the pages it names
+(`fakes/searxng_web.py`), researched by the offline engine through the CLI and by an llm-engine Researcher
+whose scripted model calls `web_search` and `fetch_url`."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fakes.scripted import Call, Say, ScriptedChatModel, Turn, call
+from fakes.searxng_web import FAILING, GOOD, PLANTED, QUESTION, JsonApi, search_web
+from fakes.workspaces import trace
+from harness.contract.quotes import normalize_ws
+from harness.engines.offline.planner import make_plan
+from harness.errors import UsageError
+from harness.orchestrator.config import build_config
+from harness.orchestrator.lifecycle import start_run
+from harness.workspace.validate import validate_workspace
+
+
+@pytest.fixture(autouse=True)
+def no_proxies(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def records(run: Path) -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in (run / "sources").glob("*.json")}
+
+
+def web_records(run: Path) -> dict[str, dict]:
+    return {sid: r for sid, r in records(run).items() if "url" in r}
+
+
+def audited_text(run: Path) -> str:
+    """Everything a run wrote that a model or template authored: cards, claims, drafts and the report."""
+    files = [*run.glob("source-cards/*.json"), run / "claims.json", *run.glob("drafts/*.md"), run / "final-report.md"]
+    return "\n".join(p.read_text() for p in files if p.is_file())
+
+
+def assert_web_run_is_sound(run: Path, base: str) -> None:
+    """The done-when checks shared by both engines."""
+    assert validate_workspace(run) == []
+    web = web_records(run)
+    urls = {r["url"] for r in web.values()}
+    assert urls and urls <= {base + p for p in GOOD}  # failed pages (404, timeout, no text) are not sources
+    assert not urls & {base + p for p in FAILING}
+    for r in web.values():  # web provenance: the search that found it and the fetch that made it
+        assert (r["web"]["provider"], r["web"]["status"], r["web"]["text_from"]) == ("searxng", 200, "page")
+        assert r["web"]["query"] and r["web"]["rank"] >= 1 and r["web"]["content_type"] == "text/html"
+    cards = [json.loads(p.read_text()) for p in run.glob("source-cards/*.json")]
+    cited_web = [c for c in cards if c["source_id"] in web]
+    assert cited_web
+    for card in cited_web:  # verbatim: the quote is the snapshot's own text at its span
+        snapshot = (run / f"sources/{card['source_id']}.txt").read_text()
+        assert snapshot[card["span"]["start"] : card["span"]["end"]] == card["quote"]
+    injected = [r for r in web.values() if r["url"] == base + "/notes/election"]
+    if injected:  # the planted instruction is flagged in its record and never repeated
+        assert any(normalize_ws(PLANTED) in f["excerpt"] for f in injected[0]["flags"])
+    assert "elects leaders by lottery" not in audited_text(run)
+
+
+# ---- the offline engine, through the CLI: the issue's done-when --------------------------------------------
+
+
+def test_offline_web_research_through_the_cli_against_a_local_searxng(tmp_path):
+    (tmp_path / "research.yaml").write_text("fetch: {timeout: 1, cache_ttl: 0}\n")  # /slow times out
+    with search_web() as site:
+        argv = [sys.executable, "-m", "harness", "run", QUESTION, "--web", "--search", "searxng"]
+        argv += ["--search-url", site.base, "--web-allow-private", "--yes", "--runs-dir", "runs"]
+        r = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    run = Path(tmp_path, re.search(r"final report: (\S+)", r.stdout).group(1)).parent
+    assert site.queries and site.hits["/search"] == 1  # one web search for the branch; its pages answer the rest
+    assert all(site.hits[p] == 1 for p in GOOD + ("/gone", "/app"))
+    check = subprocess.run([sys.executable, "-m", "harness", "validate", str(run)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout
+    assert_web_run_is_sound(run, site.base)
+
+    report = (run / "final-report.md").read_text()
+    web = web_records(run)
+    assert any(sid in report for sid in web)  # the report cites web sources
+    assert any(f"{site.base}{p}" in report for p in GOOD)
+    assert json.loads((run / "run.json").read_text())["config"]["search"] == {"provider": "searxng", "url": site.base}
+    researcher = [e for e in trace(run) if e["event"] == "delegation" and e["agent"] == "researcher"]
+    notes = [n for e in researcher for n in e["detail"]["notes"]]
+    for path, reason in zip(FAILING, ("HTTP 404", "timed out", "no readable text")):
+        # each result that did not become a source is named in the delegation's trace, with its reason
+        assert any(n.startswith(f"web result not kept: {site.base}{path}: ") and reason in n for n in notes), notes
+
+
+def test_the_planner_allows_the_web_when_the_run_has_it():
+    assert {tuple(q["allowed_sources"]) for q in make_plan(QUESTION)["questions"] if q["kind"] == "research"} == {
+        ("corpus",)
+    }
+    web = make_plan(QUESTION, ("corpus", "web"))
+    assert {tuple(q["allowed_sources"]) for q in web["questions"] if q["kind"] == "research"} == {("corpus", "web")}
+
+
+def test_search_flags_without_the_web_and_a_searxng_without_its_url_are_refused_before_any_work(tmp_path):
+    with pytest.raises(UsageError, match=r"^--search: the web is off for this run \(add --web\)$"):
+        build_config(QUESTION, runs_dir=str(tmp_path), search="searxng", search_url="http://127.0.0.1:1")
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "run", QUESTION, "--web", "--search", "searxng", "--runs-dir", "runs"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].endswith(
+        "--search searxng: needs --search-url (or search.url in research.yaml), e.g. http://127.0.0.1:8888"
+    )
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+# ---- the llm engine: a scripted Researcher uses web_search and fetch_url -----------------------------------------
+
+SOURCE = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) ")
+ANSWER = "it becomes the leader once a majority of the servers have granted it their vote in that term"
+
+
+def web_researcher(t: Turn) -> Call | Say:
+    """Searches the web, fetches every result at once, and records the sentence that answers from the page that
+    has it; the fetches that fail come back as tool errors."""
+    if not t.steps:
+        return call("web_search", query="raft leader election", k=6)
+    if len(t.steps) == 1:
+        urls = re.findall(r"url='([^']+)'", t.last[0].content)
+        return Call([("fetch_url", {"url": u}) for u in urls])
+    if len(t.steps) == 2:
+        for r in t.last:
+            m = SOURCE.search(r.content)
+            if not r.error and m and ANSWER in r.content:
+                sentence = next(s for s in re.split(r"(?<=\.)\s+", r.content) if ANSWER in s)
+                quote = sentence[sentence.index("The candidate") :]
+                return call(
+                    "record_evidence",
+                    source_id=m.group(1),
+                    quote=quote,
+                    summary="How a candidate becomes the Raft leader.",
+                    confidence="high",
+                    limitations=[],
+                )
+        return Say("BLOCKED: no_evidence")
+    return Say("1 card")
+
+
+def test_llm_researcher_researches_the_web_with_web_search_and_fetch_url(tmp_path, fixture_corpus):
+    model = ScriptedChatModel(policy=web_researcher)
+    with search_web() as site:
+        cfg = build_config(
+            QUESTION,
+            corpus=str(fixture_corpus),
+            runs_dir=str(tmp_path / "runs"),
+            engine="offline",
+            agents=["researcher=llm"],
+            model="scripted:fake",
+            yes=True,
+            web=True,
+            search="searxng",
+            search_url=site.base,
+            web_allow_private=True,
+            config_data={"fetch": {"timeout": 1, "cache_ttl": 0}},
+        )
+        result = start_run(cfg, models={"researcher": model})
+    assert model.offered and {"web_search", "fetch_url"} <= set(model.offered[0])
+    run = result.run_dir
+    assert_web_run_is_sound(run, site.base)
+    fetches = [m for msgs in model.calls for m in msgs if getattr(m, "name", None) == "fetch_url"]
+    failed = [m.content for m in fetches if m.status == "error"]  # failures come back as errors it can act on
+    for path, reason in zip(FAILING, ("HTTP 404", "timed out", "no readable text")):
+        assert any(f"{site.base}{path}" in f and reason in f for f in failed), failed
+    cards = [json.loads(p.read_text()) for p in run.glob("source-cards/*.json")]
+    assert any(ANSWER in c["quote"] and c["extracted_by"]["engine"] == "llm" for c in cards)
+    assert result.status == "completed", result.reason
+
+
+# ---- a provider that returns the page text: Tavily, through its own client ---------------------------------------
+
+
+def test_offline_web_research_with_tavily_keeps_its_page_text_and_says_so(tmp_path, fixture_corpus, monkeypatch):
+    """Tavily's raw content is the snapshot (no request to the page); a result without it is fetched."""
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    unreachable = "http://127.0.0.1:9/raft/consensus"  # port 9 (discard): any request to it would fail
+    raw = (
+        "Raft consensus overview\n\nIn Raft, a candidate becomes the leader once a majority of the servers in the "
+        "cluster vote for it during the current term. The leader then sends heartbeats to keep its authority."
+    )
+    with search_web() as site:
+        answer = {
+            "query": QUESTION,
+            "results": [
+                {
+                    "url": unreachable,
+                    "title": "Raft consensus overview",
+                    "content": "Raft leaders.",
+                    "raw_content": raw,
+                },
+                {"url": site.base + "/raft/terms", "title": "Terms and votes in Raft", "content": "Terms."},
+            ],
+        }
+        with JsonApi(lambda seen: (200, answer)) as api:
+            cfg = build_config(
+                QUESTION,
+                corpus=str(fixture_corpus),
+                runs_dir=str(tmp_path / "runs"),
+                yes=True,
+                web=True,
+                search="tavily",
+                search_url=api.base,
+                web_allow_private=True,
+                config_data={"fetch": {"cache_ttl": 0}},
+            )
+            result = start_run(cfg)
+    assert api.seen[0].body["include_raw_content"] == "text"
+    run = result.run_dir
+    assert validate_workspace(run) == []
+    web = {r["url"]: r for r in web_records(run).values()}
+    provided, fetched = web["http://127.0.0.1:9/raft/consensus"], web[site.base + "/raft/terms"]
+    assert (provided["web"]["provider"], provided["web"]["rank"], provided["web"]["text_from"]) == (
+        "tavily",
+        1,
+        "provider",
+    )
+    assert (run / f"sources/{provided['source_id']}.txt").read_text() == raw
+    assert (fetched["web"]["text_from"], fetched["web"]["rank"], site.hits["/raft/terms"]) == ("page", 2, 1)
+    cards = [json.loads(p.read_text()) for p in run.glob("source-cards/*.json")]
+    assert any(c["source_id"] == provided["source_id"] and c["quote"] in raw for c in cards)
+
+
+def test_the_private_address_guard_spares_the_search_endpoint_but_not_the_pages_it_names(tmp_path, fixture_corpus):
+    """Without --web-allow-private, a SearXNG on 127.0.0.1 is still queried (the endpoint the user configured),
+    but the pages its results name on 127.0.0.1 are refused before any connection, and none becomes a source."""
+    with search_web() as site:
+        cfg = build_config(
+            QUESTION,
+            corpus=str(fixture_corpus),
+            runs_dir=str(tmp_path / "runs"),
+            yes=True,
+            web=True,
+            search="searxng",
+            search_url=site.base,
+            config_data={"fetch": {"cache_ttl": 0}},
+        )
+        result = start_run(cfg)
+    assert site.queries and site.hits["/search"] == 1
+    assert not any(site.hits[p] for p in GOOD + FAILING)
+    assert web_records(result.run_dir) == {}
+    notes = [n for e in trace(result.run_dir) if e["event"] == "delegation" for n in e["detail"]["notes"]]
+    assert any("private" in n or "loopback" in n for n in notes), notes
+    assert validate_workspace(result.run_dir) == []
+
+
+def test_the_search_settings_are_recorded_and_read_back_on_resume(tmp_path):
+    from harness.orchestrator.config import config_from_snapshot, search_settings
+
+    cfg = build_config(
+        QUESTION,
+        runs_dir=str(tmp_path),
+        web=True,
+        search="searxng",
+        search_url="http://127.0.0.1:8888",
+        config_data={"search": {"provider": "gemini", "url": "http://gemini.invalid", "model": "gemini-x"}},
+    )
+    assert cfg.search == {"provider": "searxng", "url": "http://127.0.0.1:8888", "model": "gemini-x"}
+    back = config_from_snapshot(QUESTION, cfg.snapshot(), cfg.budget)
+    assert search_settings(back) == search_settings(cfg)
+    assert (search_settings(back).provider, search_settings(back).url) == ("searxng", "http://127.0.0.1:8888")

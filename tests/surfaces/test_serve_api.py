@@ -1,0 +1,414 @@
+"""`research serve`'s JSON API (harness/surfaces/serve/), through Starlette's TestClient.
+
+Every endpoint and its errors: listing and reading runs, new-run requests checked like
+`research run`'s flags (the same one-line messages), a corpus outside the allowed roots,
+the plan, final and resume decisions refused when the run is not at that gate (a stale
+final hash among them), the token when not on the loopback address, CSRF, path traversal,
+and the event stream read from trace.jsonl and run.json. Runs that really go through the
+gates are in test_serve_browser.py and test_serve_restart.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from harness.contract.formats import sha256_text
+from harness.orchestrator.approvals import record_decision
+from harness.surfaces.serve.app import ServeSettings, create_app
+from harness.surfaces.serve.events import run_events
+from harness.surfaces.serve.request import CorpusRoots
+from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE, STATUSES, TERMINAL
+
+BASE = "http://127.0.0.1:8000"
+CHANGE = {"X-Research-Request": "1"}
+
+
+def make_client(tmp_path: Path, runs_dir: Path, roots: list[str] | None = None, token: str | None = None) -> TestClient:
+    settings = ServeSettings(runs_dir, CorpusRoots.parse(roots or [str(tmp_path)], tmp_path), tmp_path, token)
+    return TestClient(create_app(settings), base_url=BASE)
+
+
+@pytest.fixture
+def client(tmp_path, runs_dir):
+    with make_client(tmp_path, runs_dir) as c:
+        yield c
+
+
+def set_status(ws, status: str, **config) -> None:
+    def change(m):
+        m["status"] = status
+        m["config"].update(config)
+
+    ws.update_manifest(change)
+
+
+def test_statuses_come_from_the_run_schema_and_partition_it():
+    assert "budget_exhausted" in RESUMABLE and set(GATES) == {"awaiting_plan_approval", "awaiting_final_approval"}
+    assert TERMINAL | set(GATES) | RESUMABLE | ACTIVE == set(STATUSES)
+    assert not (ACTIVE & (TERMINAL | RESUMABLE | set(GATES)))
+
+
+def test_meta_and_runs_list_read_the_runs_folder(client, built_ws, tmp_path):
+    meta = client.get("/api/meta").json()
+    assert meta["statuses"] == list(STATUSES) and meta["corpus_roots"] == [str(tmp_path.resolve())]
+    runs = client.get("/api/runs").json()["runs"]
+    assert [r["run_id"] for r in runs] == [built_ws.run_id]
+    row = runs[0]
+    assert row["question"] == built_ws.manifest["question"] and row["status"] == "created" and row["live"] is False
+    assert row["resumable"] is True  # created, and no process works on it: cut off before it began
+    assert client.get("/api/runs?status=completed").json()["runs"] == []
+    assert len(client.get("/api/runs?status=created").json()["runs"]) == 1
+    bad = client.get("/api/runs?status=bogus")
+    assert bad.status_code == 400 and bad.json()["error"].startswith("status bogus: not a run status")
+
+
+def test_get_run_shows_the_plan_with_its_hash_and_404s_otherwise(client, built_ws):
+    d = client.get(f"/api/runs/{built_ws.run_id}").json()
+    assert d["plan"]["questions"] and len(d["plan_sha256"]) == 64 and d["gate"] is None
+    assert d["reviews"][0]["verdict"] == "pass" and d["drafts"] == ["drafts/draft-1.md"]
+    for bad in ("20990101T000000Z-abcdef", "nope", "..", "%2e%2e"):
+        r = client.get(f"/api/runs/{bad}")
+        assert r.status_code == 404 and "error" in r.json()
+
+
+def test_final_gate_shows_the_passing_draft_and_refuses_a_stale_hash(client, built_ws):
+    set_status(built_ws, "awaiting_final_approval", require_final_approval=True)
+    d = client.get(f"/api/runs/{built_ws.run_id}").json()
+    draft_text = (built_ws.root / "drafts/draft-1.md").read_text(encoding="utf-8")
+    assert d["gate"] == "final" and d["draft"] == {
+        "path": "drafts/draft-1.md",
+        "sha256": sha256_text(draft_text),
+        "text": draft_text,
+    }
+    stale = client.post(f"/api/runs/{built_ws.run_id}/final", json={"version": "0" * 64}, headers=CHANGE)
+    assert stale.status_code == 409
+    assert stale.json()["error"] == (
+        f"--version {'0' * 64}: stale or unknown version; drafts/draft-1.md is now {d['draft']['sha256']} "
+        "(pass at least 12 hex digits)"
+    )
+    assert json.loads((built_ws.root / "run.json").read_text()).get("final_approval") is None
+    missing = client.post(f"/api/runs/{built_ws.run_id}/final", json={}, headers=CHANGE)
+    assert missing.status_code == 400 and missing.json()["field"] == "version"
+    set_status(built_ws, "writing")
+    elsewhere = client.post(
+        f"/api/runs/{built_ws.run_id}/final", json={"version": d["draft"]["sha256"]}, headers=CHANGE
+    )
+    assert elsewhere.status_code == 409 and "not awaiting final approval" in elsewhere.json()["error"]
+
+
+def test_plan_decisions_are_checked_and_an_invalid_edit_writes_nothing(client, built_ws):
+    url = f"/api/runs/{built_ws.run_id}/plan"
+    not_now = client.post(url, json={"decision": "approve"}, headers=CHANGE)
+    assert not_now.status_code == 409 and not_now.json()["error"] == (
+        "--plan: the run is created, not awaiting plan approval"
+    )
+    set_status(built_ws, "awaiting_plan_approval")
+    assert client.get(f"/api/runs/{built_ws.run_id}").json()["gate"] == "plan"
+    bad = client.post(url, json={"decision": "maybe"}, headers=CHANGE)
+    assert bad.status_code == 400 and bad.json()["field"] == "decision"
+    no_plan = client.post(url, json={"decision": "edit"}, headers=CHANGE)
+    assert no_plan.status_code == 400 and no_plan.json()["field"] == "plan"
+    before = (built_ws.root / "plan.json").read_bytes()
+    plan = json.loads(before)
+    plan["questions"][0]["kind"] = "essay"
+    invalid = client.post(url, json={"decision": "edit", "plan": plan}, headers=CHANGE)
+    assert invalid.status_code == 400 and invalid.json()["field"] == "plan"
+    assert "plan.json:/questions/0/kind" in invalid.json()["error"] and "\n" not in invalid.json()["error"]
+    assert (built_ws.root / "plan.json").read_bytes() == before
+    assert json.loads((built_ws.root / "run.json").read_text())["decisions"] == []
+    assert client.post(url, content=b"{not json", headers=CHANGE).status_code == 400
+    assert client.post(url, json=["approve"], headers=CHANGE).status_code == 400
+    huge = client.post(url, content=b" " * (5 * 1024 * 1024), headers=CHANGE)
+    assert huge.status_code == 413 and huge.json()["error"] == "request body: larger than 4 MiB"
+    # approved meanwhile with `research approve --plan`, not yet resumed: no second decision, a resume instead
+    record_decision(built_ws.root, plan=True, by="carol")
+    d = client.get(f"/api/runs/{built_ws.run_id}").json()
+    assert d["status"] == "awaiting_plan_approval" and d["gate"] is None and d["resumable"] is True
+    again = client.post(url, json={"decision": "approve"}, headers=CHANGE)
+    assert (
+        again.status_code == 409
+        and again.json()["error"] == "--plan: already decided on this plan; resume the run to go on"
+    )
+    assert len(json.loads((built_ws.root / "run.json").read_text())["decisions"]) == 1
+
+
+def test_resume_is_refused_at_a_gate_and_needs_a_raise_when_the_budget_is_spent(client, built_ws):
+    url = f"/api/runs/{built_ws.run_id}/resume"
+    set_status(built_ws, "awaiting_plan_approval")
+    at_gate = client.post(url, json={}, headers=CHANGE)
+    assert at_gate.status_code == 409 and "decide at the plan gate" in at_gate.json()["error"]
+    set_status(built_ws, "completed")
+    assert client.post(url, json={}, headers=CHANGE).status_code == 409
+    set_status(built_ws, "budget_exhausted")
+    built_ws.update_manifest(lambda m: m.__setitem__("status_reason", "the run's searches budget is spent (3 of 3)"))
+    same = client.post(
+        url, json={"budget": {"searches": built_ws.manifest["budget"]["limits"].get("searches")}}, headers=CHANGE
+    )
+    assert (
+        same.status_code == 400
+        and same.json()["field"] == "budget"
+        and "searches budget is spent" in same.json()["error"]
+    )
+    for body, field in (
+        ({"budget": {"searches": -1}}, "budget.searches"),
+        ({"budget": {"coffee": 1}}, "budget.coffee"),
+        ({"budget": {"tokens": "many"}}, "budget.tokens"),
+        ({"budget": 5}, "budget"),
+        ({"yes": True}, "yes"),
+    ):
+        r = client.post(url, json=body, headers=CHANGE)
+        assert r.status_code == 400 and r.json()["field"] == field, (body, r.json())
+    assert client.post("/api/runs/nope/resume", json={}, headers=CHANGE).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({"question": "  "}, "question", "QUESTION: must not be empty"),
+        ({"question": "q", "engine": "gpt"}, "engine", "--engine gpt: choose offline or llm"),
+        ({"question": "q", "model": "gemini"}, "model", "--model gemini: expected PROVIDER:NAME"),
+        ({"question": "q", "max_revisions": -1}, "max_revisions", "--max-revisions: must be 0 or more"),
+        ({"question": "q", "max_revisions": "two"}, "max_revisions", "--max-revisions: expected an integer"),
+        ({"question": "q", "web": "yes"}, "web", "--web: expected true or false"),
+        ({"question": "q", "budget": {"searches": 0}}, "budget.searches", "--budget-searches 0: too small"),
+        ({"question": "q", "budget": {"tokens": -5}}, "budget.tokens", "--budget-tokens: must not be negative"),
+        ({"question": "q", "yes": True}, "yes", "yes: not a request field"),
+        ({"question": "q", "agents": ["writer=python:os:system"]}, "agents", "agents: not a request field"),
+        ({"question": "q", "runs_dir": "/tmp"}, "runs_dir", "runs_dir: not a request field"),
+    ],
+)
+def test_a_bad_new_run_request_gets_the_clis_one_line_message_beside_its_field(client, runs_dir, body, field, message):
+    r = client.post("/api/runs", json=body, headers=CHANGE)
+    assert r.status_code == 400, r.json()
+    assert r.json()["field"] == field and r.json()["error"].startswith(message)
+    assert list(runs_dir.iterdir()) == []  # nothing was created
+
+
+def test_the_messages_are_the_ones_research_run_prints(client, tmp_path):
+    body = {"question": "q", "engine": "gpt", "budget": {"searches": 0}}
+    api = client.post("/api/runs", json=body, headers=CHANGE).json()["error"]
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "run",
+            "q",
+            "--engine",
+            "gpt",
+            "--budget-searches",
+            "0",
+            "--runs-dir",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "RESEARCH_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert cli.returncode == 2 and cli.stderr.strip() == f"research: error: {api}"
+
+
+def test_a_corpus_outside_the_allowed_roots_is_refused(tmp_path, runs_dir):
+    inside = tmp_path / "roots" / "docs"
+    inside.mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (inside / "escape").symlink_to(outside, target_is_directory=True)
+    with make_client(tmp_path, runs_dir, roots=[str(tmp_path / "roots")]) as c:
+        for corpus in (
+            str(outside),
+            "/etc",
+            str(inside / "escape"),
+            str(inside / ".." / ".." / "elsewhere"),
+            "python-docs",
+        ):
+            r = c.post("/api/runs", json={"question": "q", "corpus": corpus}, headers=CHANGE)
+            assert r.status_code == 403 and r.json()["field"] == "corpus", (corpus, r.json())
+            assert r.json()["error"].startswith(f"--corpus {corpus}: ")
+        missing = c.post("/api/runs", json={"question": "q", "corpus": str(inside / "nope")}, headers=CHANGE)
+        assert missing.status_code == 400 and missing.json()["error"].endswith("no such folder")
+    assert list(runs_dir.iterdir()) == []
+
+
+def test_state_changing_requests_need_the_custom_header_and_a_same_origin(client):
+    body = {"question": "  "}  # invalid, so a request that passes the guard gets the 400 of validation, not a run
+    assert client.post("/api/runs", json=body).status_code == 403
+    assert "X-Research-Request" in client.post("/api/runs", json=body).json()["error"]
+    cross = client.post("/api/runs", json=body, headers={**CHANGE, "Origin": "http://evil.example"})
+    assert (
+        cross.status_code == 403 and cross.json()["error"] == "Origin http://evil.example: cross-site request refused"
+    )
+    site = client.post("/api/runs", json=body, headers={**CHANGE, "Sec-Fetch-Site": "cross-site"})
+    assert site.status_code == 403
+    same = client.post("/api/runs", json=body, headers={**CHANGE, "Origin": BASE, "Sec-Fetch-Site": "same-origin"})
+    assert same.status_code == 400 and same.json()["field"] == "question"
+
+
+def test_on_loopback_only_loopback_host_names_are_answered(client):
+    assert client.get("/api/runs").status_code == 200
+    rebound = client.get("/api/runs", headers={"Host": "attacker.example:8000"})
+    assert rebound.status_code == 403 and "loopback" in rebound.json()["error"]
+
+
+def test_elsewhere_every_request_needs_the_token_which_login_sets_as_an_httponly_cookie(tmp_path, runs_dir, built_ws):
+    token = "t0ken-" + "x" * 30
+    with make_client(tmp_path, runs_dir, token=token) as c:
+        for path in (
+            "/api/runs",
+            f"/api/runs/{built_ws.run_id}",
+            "/",
+            f"/runs/{built_ws.run_id}/plan.json",
+            "/static/serve.js",
+        ):
+            r = c.get(path)
+            assert r.status_code == 401 and "token" in r.json()["error"], path
+        assert c.post("/api/runs", json={}, headers=CHANGE).status_code == 401
+        assert c.get("/api/runs", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert c.get("/api/runs", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        assert c.get("/login?token=wrong", follow_redirects=False).status_code == 401
+        login = c.get(f"/login?token={token}", follow_redirects=False)
+        assert login.status_code == 303
+        cookie = login.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie and f"research_token={token}".lower() in cookie
+        assert c.get("/api/runs").status_code == 200  # the client now sends the cookie
+        assert c.post("/api/runs", json={"question": " "}).status_code == 403  # the token is no CSRF pass
+        assert c.get("/api/runs", headers={"Host": "any.example"}).status_code == 200
+
+
+def test_run_files_are_served_read_only_and_nothing_outside_the_run(client, built_ws, tmp_path):
+    rid = built_ws.run_id
+    plan = client.get(f"/runs/{rid}/plan.json")
+    assert plan.status_code == 200 and plan.json()["questions"]
+    snapshot = next((built_ws.root / "sources").glob("*.txt")).name
+    text = client.get(f"/runs/{rid}/sources/{snapshot}")
+    assert text.headers["content-type"].startswith("text/plain") and text.headers["x-content-type-options"] == "nosniff"
+    viewer = client.get(f"/runs/{rid}/")
+    assert viewer.status_code == 200 and "text/html" in viewer.headers["content-type"]
+    assert built_ws.manifest["question"] in viewer.text and not (built_ws.root / "index.html").exists()
+    (tmp_path / "secret.txt").write_text("secret", encoding="utf-8")
+    (built_ws.root / "drafts" / "link.md").symlink_to(tmp_path / "secret.txt")
+    for path in (
+        f"/runs/{rid}/../../secret.txt",
+        f"/runs/{rid}/..%2f..%2fsecret.txt",
+        f"/runs/{rid}/%2e%2e/%2e%2e/secret.txt",
+        f"/runs/{rid}/.harness/run.lock",
+        f"/runs/{rid}/drafts/link.md",
+        f"/runs/{rid}/drafts",
+        f"/runs/{rid}/sources/..%5c..%5csecret.txt",
+        "/runs/..%2f..%2fsecret.txt/plan.json",
+        "/static/..%2f..%2fapp.py",
+        "/static/index.html",
+    ):
+        r = client.get(path)
+        assert r.status_code == 404 and "secret" not in r.text, path
+    assert client.post(f"/runs/{rid}/plan.json", headers=CHANGE).status_code == 405
+
+
+def test_the_page_is_plain_html_with_a_strict_content_security_policy(client):
+    page = client.get("/")
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "default-src 'none'" in csp and "unsafe-inline" not in csp
+    assert '<script src="/static/serve.js"' in page.text and "http" not in page.text.split("<body>")[0]
+    js = client.get("/static/serve.js")
+    assert js.headers["content-type"].startswith("text/javascript")
+    assert ".innerHTML" not in js.text and "insertAdjacentHTML" not in js.text and "eval(" not in js.text
+
+
+def test_the_event_stream_is_the_trace_and_run_json_and_two_watchers_see_the_same(built_ws):
+    lines = (built_ws.root / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+
+    async def collect(last_id: int, rounds: int) -> list[dict]:
+        calls = 0
+
+        async def disconnected() -> bool:
+            nonlocal calls
+            calls += 1
+            return calls > rounds
+
+        return [
+            e
+            async for e in run_events(
+                built_ws.root, lambda: {"status": built_ws.status}, lambda: False, disconnected, last_id
+            )
+        ]
+
+    first, second = asyncio.run(collect(0, 1)), asyncio.run(collect(0, 1))
+    assert first == second
+    trace = [e for e in first if e["event"] == "trace"]
+    assert [json.loads(e["data"]) for e in trace] == [json.loads(x) for x in lines]
+    assert [e["id"] for e in trace] == [str(i) for i in range(1, len(lines) + 1)]
+    assert [e["event"] for e in first].count("run") == 1
+    resumed = asyncio.run(collect(len(lines) - 2, 1))
+    assert [e["id"] for e in resumed if e["event"] == "trace"] == [str(len(lines) - 1), str(len(lines))]
+    # a line being written (no newline yet) waits; a torn line is skipped
+    with open(built_ws.root / "trace.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"broken\n{"event": "partial"')
+    again = [json.loads(e["data"]) for e in asyncio.run(collect(0, 1)) if e["event"] == "trace"]
+    assert len(again) == len(lines)
+
+
+def test_serve_prints_a_login_token_only_when_not_on_the_loopback_address(tmp_path, monkeypatch, capsys):
+    import socket
+
+    import uvicorn
+
+    from harness.surfaces.serve import serve_command
+
+    apps = []
+
+    def bind_socket(config):  # never listen anywhere but 127.0.0.1 in a test, whatever --host says
+        apps.append(config.app)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        return sock
+
+    monkeypatch.setattr(uvicorn.Config, "bind_socket", bind_socket)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.chdir(tmp_path)
+    assert serve_command(tmp_path / "runs", "0.0.0.0", 0, None) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    token = re.fullmatch(r"research serve: http://0\.0\.0\.0:\d+/login\?token=([A-Za-z0-9_-]{40,})", first).group(1)
+    with TestClient(apps[0], base_url=BASE) as c:
+        assert c.get("/api/runs").status_code == 401
+        assert c.get("/api/runs", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    assert serve_command(tmp_path / "runs", "127.0.0.1", 0, None) == 0
+    assert re.fullmatch(r"research serve: http://127\.0\.0\.1:\d+/", capsys.readouterr().out.splitlines()[0])
+
+
+def test_a_run_is_live_while_some_process_holds_its_run_lock(client, built_ws):
+    from harness.surfaces.serve.launcher import lock_held
+
+    assert not lock_held(built_ws.root)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from harness.workspace.store import Workspace; ws = Workspace.open(sys.argv[1]); "
+            "ws.acquire_run_lock(); print('held', flush=True); time.sleep(120)",
+            str(built_ws.root),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert lock_held(built_ws.root)
+        d = client.get(f"/api/runs/{built_ws.run_id}").json()
+        assert d["live"] is True and d["resumable"] is False
+        busy = client.post(f"/api/runs/{built_ws.run_id}/resume", json={}, headers=CHANGE)
+        assert busy.status_code == 409 and "a process is working on it" in busy.json()["error"]
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not lock_held(built_ws.root)
+    assert client.get(f"/api/runs/{built_ws.run_id}").json()["live"] is False
