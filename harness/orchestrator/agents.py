@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from typing import Any
 
 from harness.errors import UsageError
 from harness.orchestrator.config import RoleChoice, RunConfig
@@ -38,8 +39,9 @@ def preflight(cfg: RunConfig) -> None:
             model_preflight(choice.model, choice.base_url, choice.base_url_from)
 
 
-def build_agents(cfg: RunConfig, models: dict | None = None) -> dict[str, Agent]:
-    """One agent per role. `models` may map a role to a ready chat model (tests inject scripted models)."""
+def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None) -> dict[str, Agent]:
+    """One agent per role. `models` may map a role to a ready chat model (tests inject scripted models); `mcp`
+    (the run's McpSources) gives the roles whose spec lists `mcp` the servers' tools."""
     agents: dict[str, Agent] = {}
     for role, choice in cfg.roles.items():
         if choice.instance is not None:  # handed in from Python
@@ -56,7 +58,8 @@ def build_agents(cfg: RunConfig, models: dict | None = None) -> dict[str, Agent]
                 from harness.engines.llm.models import resolve_model
 
                 model = resolve_model(choice.model, choice.base_url)
-            agents[role] = DeepAgentRole(choice.spec, model)
+            mcp_tools = mcp.tools() if mcp is not None and "mcp" in choice.spec.tools else ()
+            agents[role] = DeepAgentRole(choice.spec, model, mcp_tools=mcp_tools)
         else:
             agents[role] = _load_custom(choice)
     return agents

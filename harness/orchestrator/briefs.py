@@ -1,7 +1,7 @@
 """What each role is told besides its task: the context its brief carries whole, so it need not read piecemeal.
 
-- Planner: today's date, whether the web is on, the corpus (name, size, sample titles), and
-  what `allowed_sources` and `allowed_domains` mean.
+- Planner: today's date, whether the web is on, the corpus (name, size, sample titles), the
+  configured MCP servers and their tools, and what `allowed_sources` and `allowed_domains` mean.
 - Researcher: in a revise round, the review's defects routed to its question and the cards
   it already has.
 - Analyst: a digest of every card (id, question, source kind, confidence, limitations, quote).
@@ -21,6 +21,7 @@ from harness.contract.quotes import normalize_ws
 from harness.workspace.reader import RunReader
 
 SAMPLE_TITLES = 8
+MCP_TOOL_CHARS = 160  # how much of an MCP tool's description the Planner's brief shows
 
 
 def _questions(plan: dict[str, Any] | None) -> list[str]:
@@ -31,8 +32,9 @@ def _questions(plan: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def planner_material(corpus: Any, web: bool) -> str:
-    """Today, the sources this run has (the corpus, the web or not), and how a plan question names them."""
+def planner_material(corpus: Any, web: bool, mcp_tools: Any = ()) -> str:
+    """Today, the sources this run has (the corpus, the web or not, its MCP servers and their tools), and how a
+    plan question names them."""
     lines = ["## What this run can search", f"Today is {today()}."]
     if corpus is not None:
         docs = corpus.documents
@@ -45,13 +47,24 @@ def planner_material(corpus: Any, web: bool) -> str:
         )
     else:
         lines.append("There is no local corpus.")
+    mcp_line = " (plus any `mcp:NAME` below)" if mcp_tools else ""
     lines.append(
         "The web is ON for this run: a question may allow `web` (web_search and fetch_url)."
         if web
-        else 'The web is OFF for this run: every question must use `allowed_sources: ["corpus"]`.'
+        else f'The web is OFF for this run: every question must use `allowed_sources: ["corpus"]`{mcp_line}.'
     )
+    servers: dict[str, list[str]] = {}
+    for tool in mcp_tools:
+        about = normalize_ws(tool.description)[:MCP_TOOL_CHARS]
+        servers.setdefault(tool.server, []).append(f"`{tool.name}`" + (f" ({about})" if about else ""))
+    for server, tools in servers.items():
+        lines.append(
+            f"The MCP server `mcp:{server}` is configured for this run; its tools: {'; '.join(tools)}. A question "
+            f"whose `allowed_sources` lists `mcp:{server}` lets its Researcher call them (each result is stored as a "
+            "source it can quote); no other question gets them."
+        )
     lines.append(
-        "Per research question, `allowed_sources` lists what the Researcher may search (`corpus`, `web`); a "
+        "Per research question, `allowed_sources` lists what the Researcher may search (`corpus`, `web`, `mcp:NAME`); a "
         "search of anything else is refused. `allowed_domains` limits the web to those domains and their "
         "subdomains (leave it empty for the open web); `blocked_domains` are never fetched."
     )

@@ -60,6 +60,7 @@ class RunConfig:
     language: str = DEFAULT_LANGUAGE
     sources: dict[str, Any] = field(default_factory=dict)
     search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
+    mcp: dict[str, Any] = field(default_factory=dict)  # research.yaml's `mcp:` (servers by name; no secrets)
 
     @property
     def all_offline(self) -> bool:
@@ -84,6 +85,7 @@ class RunConfig:
             "sources": self.sources,
             "search": self.search,
             "role_budgets": self.role_budgets,
+            "mcp": self.mcp,
         }
 
 
@@ -255,6 +257,7 @@ def build_config(
         else check_language(file_cfg.get("language", DEFAULT_LANGUAGE), "research.yaml language:"),
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), search, search_url),
+        mcp=file_cfg.get("mcp", {}),
     )
     if (search is not None or search_url is not None) and not cfg.web:
         raise UsageError(
@@ -266,6 +269,8 @@ def build_config(
         raise UsageError("--concurrency: must be at least 1")
     if cfg.web:
         enable_web(cfg)
+    if cfg.mcp:
+        check_mcp_installed()
     return cfg
 
 
@@ -283,6 +288,14 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
         elif per_role.get(role):
             where = "research.yaml base_url" + (f".{role}" if isinstance(field, dict) else "")
             choice.base_url, choice.base_url_from = check_base_url(per_role[role], where), where
+
+
+def check_mcp_installed() -> None:
+    """MCP servers in research.yaml need the `mcp` extra; say so in one line before any work."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        raise UsageError("research.yaml mcp: MCP servers need the 'mcp' extra: pip install 'research-harness[mcp]'")
 
 
 WEB_TOOLS = ("web_search", "fetch_url")
@@ -376,9 +389,12 @@ def config_from_snapshot(
         language=snapshot.get("language", DEFAULT_LANGUAGE),
         sources=snapshot.get("sources", {}),
         search=snapshot.get("search", {}),
+        mcp=snapshot.get("mcp", {}),
     )
     if model_base_url:
         set_base_urls(cfg.roles, model_base_url, None)
     if cfg.web:
         enable_web(cfg)
+    if cfg.mcp:
+        check_mcp_installed()
     return cfg

@@ -62,7 +62,7 @@ def delegate(
         model=choice.model,
         run_id=run.run_id,
         budget=budget,
-        run=RunServices(corpus=run.tools, web=run.web),  # each given only to a spec whose tools list it
+        run=RunServices(corpus=run.tools, web=run.web, mcp=run.mcp),  # each given only to a spec whose tools list it
         transforms=transforms,
     )
     inputs = [{"path": p, "sha256": run.workspace.sha256(p)} for p in brief.inputs if "*" not in p]

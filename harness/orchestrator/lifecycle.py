@@ -42,6 +42,7 @@ from harness.orchestrator.nodes import Pipeline
 from harness.runtime.budget import Budget
 from harness.sources.corpus import Corpus, load_corpus
 from harness.sources.index import CorpusIndex
+from harness.sources.mcp import McpHub, McpSources, servers_from_config
 from harness.sources.registry import KindRules, SourceRegistry
 from harness.sources.research_tools import ResearchTools
 from harness.workspace.store import Workspace
@@ -131,10 +132,36 @@ def reopen_run(
     return cfg, load_corpus(cfg.corpus) if cfg.corpus else None
 
 
+def connect_mcp(cfg: RunConfig) -> McpHub | None:
+    """The run's MCP servers, started (stdio) or reached (HTTP) with their tools listed, or None when it names
+    none. A server that cannot be started or answers nothing in time fails here in one line naming it, before
+    any work; the caller closes the hub when the run stops."""
+    if not cfg.mcp:
+        return None
+    return McpHub.start(servers_from_config(cfg.mcp))
+
+
+@contextmanager
+def _mcp_for(cfg: RunConfig):
+    hub = connect_mcp(cfg)
+    try:
+        yield hub
+    finally:
+        if hub is not None:
+            hub.close()
+
+
 def run_context(
-    ws: Workspace, cfg: RunConfig, corpus: Corpus | None, events=None, models: dict | None = None
+    ws: Workspace,
+    cfg: RunConfig,
+    corpus: Corpus | None,
+    events=None,
+    models: dict | None = None,
+    mcp: McpHub | None = None,
 ) -> LiveRun:
-    """What the graph's nodes share besides its state: the agents, tools and budget, rebuilt from run.json."""
+    """What the graph's nodes share besides its state: the agents, tools and budget, rebuilt from run.json.
+    `mcp`: the run's connected MCP servers (`connect_mcp`); connected here when the run names some and none is
+    given (the caller of such a context then owns `run.mcp.hub`)."""
 
     def persist(budget: Budget) -> None:
         ws.update_manifest(lambda m: m.__setitem__("budget", budget.snapshot()), check=False, durable=False)
@@ -161,7 +188,14 @@ def run_context(
         from harness.sources.web import WebTools
 
         web = WebTools(registry, search=make_provider(search_settings(cfg)), **cfg.fetch)
-    return LiveRun(ws, cfg, build_agents(cfg, models), budget, registry, tools, web, events or (lambda _e: None))
+    if mcp is None and cfg.mcp:
+        mcp = connect_mcp(cfg)
+    sources = None
+    if mcp is not None:
+        sources = McpSources(mcp, registry)
+    return LiveRun(
+        ws, cfg, build_agents(cfg, models, sources), budget, registry, tools, web, events or (lambda _e: None), sources
+    )
 
 
 @contextmanager
@@ -237,21 +271,22 @@ def start_run(
     """
     check_url(checkpoint_db)
     link = followup.parent_link(parent) if parent is not None else None
-    ws, corpus = create_run(cfg, models=models)
-    ws.acquire_run_lock()
-    try:
-        if link is not None:
-            ws.update_manifest(lambda m: m.__setitem__("parent", link))
-            followup.carry_sources(ws, parent)
-        if on_created:
-            on_created(ws)
-        run = run_context(ws, cfg, corpus, events, models)
-        with open_checkpointer(ws, checkpoint_db) as saver:
-            graph = build_graph(Pipeline(run), saver)
-            with _agents_prepared_ahead(run):  # started last, so it does not slow the setup down
-                return _drive(run, graph, graph_config(ws.run_id, cfg.concurrency), {}, approver)
-    finally:
-        ws.release_run_lock()
+    with _mcp_for(cfg) as mcp:  # before any work: each MCP server starts and lists its tools, or the run stops here
+        ws, corpus = create_run(cfg, models=models)
+        ws.acquire_run_lock()
+        try:
+            if link is not None:
+                ws.update_manifest(lambda m: m.__setitem__("parent", link))
+                followup.carry_sources(ws, parent)
+            if on_created:
+                on_created(ws)
+            run = run_context(ws, cfg, corpus, events, models, mcp)
+            with open_checkpointer(ws, checkpoint_db) as saver:
+                graph = build_graph(Pipeline(run), saver)
+                with _agents_prepared_ahead(run):  # started last, so it does not slow the setup down
+                    return _drive(run, graph, graph_config(ws.run_id, cfg.concurrency), {}, approver)
+        finally:
+            ws.release_run_lock()
 
 
 def raise_budget(ws: Workspace, limits: dict[str, Any]) -> dict[str, Any]:
@@ -306,8 +341,11 @@ def resume_run(
             reason = ws.manifest.get("status_reason") or "the run's budget is spent"
             return RunResult(ws.root, ws.status, f"{reason}; raise it with research resume {ws.root} --budget-...")
         cfg, corpus = reopen_run(ws, yes=yes, models=models, model_base_url=model_base_url)
-        with open_checkpointer(ws, checkpoint_db) as saver:  # refuses a run whose checkpoints are elsewhere
-            run = run_context(ws, cfg, corpus, events, models)
+        with (
+            _mcp_for(cfg) as mcp,
+            open_checkpointer(ws, checkpoint_db) as saver,  # refuses a run whose checkpoints are elsewhere
+        ):
+            run = run_context(ws, cfg, corpus, events, models, mcp)
             ws.trace("resume", agent="harness", detail={"status": ws.status})
             graph = build_graph(Pipeline(run), saver)
             gcfg = graph_config(ws.run_id, cfg.concurrency)

@@ -29,6 +29,7 @@ class LiveRun:
     tools: ResearchTools | None
     web: Any = None
     events: Callable[[dict[str, Any]], None] = lambda _e: None  # progress listener (CLI display)
+    mcp: Any = None  # McpSources when research.yaml names MCP servers (harness/sources/mcp.py)
     started: float = field(default_factory=time.monotonic)
 
     @property

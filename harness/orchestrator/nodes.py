@@ -126,7 +126,11 @@ class Pipeline:
                 "web": "on" if self.run.config.web else "off",
                 **followup.planner_facts(self.ws.manifest.get("parent")),
             },
-            material=planner_material(self.run.tools.index.corpus if self.run.tools else None, self.run.config.web),
+            material=planner_material(
+                self.run.tools.index.corpus if self.run.tools else None,
+                self.run.config.web,
+                self.run.mcp.tools() if self.run.mcp else (),
+            ),
         )
         outcome = delegate(
             self.run,

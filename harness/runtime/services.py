@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from harness.errors import PermissionRefused
 from harness.runtime.evidence import EvidenceRecorder
 from harness.runtime.step import ServiceSetup
+from harness.sources.mcp import McpResult, McpTool, source_name
 
 if TYPE_CHECKING:
     from harness.sources.research_tools import ResearchTools
@@ -146,6 +147,37 @@ def evidence_recorder(setup: ServiceSetup) -> Callable[..., Any]:
     return EvidenceRecorder(setup).record
 
 
+class McpService:
+    """`mcp`: call a tool of the run's MCP servers (`mcp_<server>_<tool>`, `sources/mcp.py`); its answer is
+    registered as a source. One search of the budget a call; refused, before anything is spent, unless the
+    step's plan question lists `mcp:<server>` in its allowed_sources (an explicit grant: no question, no
+    allowed_sources, no tools)."""
+
+    def __init__(self, setup: ServiceSetup):
+        self._setup = setup
+
+    def _allows(self, server: str) -> bool:
+        return source_name(server) in ((self._setup.question() or {}).get("allowed_sources") or ())
+
+    def allowed(self) -> list[McpTool]:
+        """The MCP tools this step may call: those of the servers its question allows."""
+        mcp = self._setup.run.mcp
+        return [t for t in mcp.tools() if self._allows(t.server)] if mcp is not None else []
+
+    def __call__(self, tool: str, arguments: dict[str, Any]) -> McpResult:
+        setup, mcp = self._setup, self._setup.run.mcp
+        found = next((t for t in mcp.tools() if t.qualified == tool), None) if mcp is not None else None
+        if found is None:
+            raise PermissionRefused(f"{tool}: no such MCP tool in this run (research.yaml mcp: names the servers)")
+        if not self._allows(found.server):
+            allowed = (setup.question() or {}).get("allowed_sources") or []
+            raise PermissionRefused(
+                f"the plan allows {', '.join(allowed) or 'no'} sources for {setup.brief.question_id}, not "
+                f"{source_name(found.server)}; nothing was spent"
+            )
+        return setup.budget.spend_search(lambda: mcp.call(tool, arguments, question_id=setup.brief.question_id))
+
+
 SERVICES: dict[str, ServiceFactory] = {
     "search": corpus_search,
     "read_source": source_reader,
@@ -153,6 +185,7 @@ SERVICES: dict[str, ServiceFactory] = {
     "fetch_url": url_fetcher,
     "record_evidence": evidence_recorder,
     "check_draft": draft_checker,
+    "mcp": McpService,
 }
 
 

@@ -14,6 +14,7 @@ from harness.runtime.interface import Brief
 from harness.workspace.store import Workspace
 
 if TYPE_CHECKING:
+    from harness.sources.mcp import McpSources
     from harness.sources.research_tools import ResearchTools
     from harness.sources.web import WebPolicy, WebTools
 
@@ -24,6 +25,7 @@ class RunServices:
 
     corpus: ResearchTools | None = None
     web: WebTools | None = None
+    mcp: McpSources | None = None  # the run's MCP servers (research.yaml mcp:)
 
 
 @dataclass(frozen=True)

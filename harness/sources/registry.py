@@ -124,9 +124,13 @@ class SourceRegistry:
         question_id: str | None = None,
         retrieved_at: str | None = None,
         web: dict[str, Any] | None = None,
+        kind: str | None = None,
+        mcp: dict[str, Any] | None = None,
     ) -> Registered:
         """Register one document. A web source passes `web`, its provenance (`sources/web/tools.web_provenance`),
-        and `retrieved_at`, when the page was downloaded (earlier than now when it came from the page cache)."""
+        and `retrieved_at`, when the page was downloaded (earlier than now when it came from the page cache).
+        `kind` overrides the configured rules (an MCP server's configured kind); `mcp` is an MCP result's
+        provenance (server, tool, arguments and their hash; `sources/mcp.py`)."""
         if (url is None) == (path is None):
             raise ValueError("register needs exactly one of url= or path=")
         key = locator_key(url=url, path=path, corpus=corpus)
@@ -142,14 +146,16 @@ class SourceRegistry:
             record: dict[str, Any] = {"source_id": sid}
             if url is not None:
                 record["url"] = normalize_url(url)
-                kind = self.rules.kind_for(url=record["url"])
+                kind = kind or self.rules.kind_for(url=record["url"])
             else:
                 record["path"] = normalize_path(path)
-                kind = self.rules.kind_for(path=record["path"])
+                kind = kind or self.rules.kind_for(path=record["path"])
             if corpus is not None:
                 record["corpus"] = corpus
             if web is not None:
                 record["web"] = web
+            if mcp is not None:
+                record["mcp"] = mcp
             flags = find_injections(text)
             if repeats_flagged(title, text, flags):
                 title = ""  # a title never repeats instruction-like text: the locator stands in for it

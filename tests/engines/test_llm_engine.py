@@ -176,7 +176,9 @@ def test_the_model_is_offered_exactly_the_spec_tools(ws, specs, role):
     role_impl = DeepAgentRole(spec, model)
     role_impl.run(brief, ctx)
 
-    assert model.offered and all(sorted(names) == sorted(spec.tools) for names in model.offered)
+    # `mcp` stands for the run's MCP servers' tools: none here (tests/sources/test_mcp.py has them)
+    expected = sorted(t for t in spec.tools if t != "mcp")
+    assert model.offered and all(sorted(names) == expected for names in model.offered)
     refusals = tool_messages(model)
     assert [m.status for m in refusals] == ["error", "error"]
     assert "no tool named 'task'" in refusals[0].content and "no tool named 'write_todos'" in refusals[1].content

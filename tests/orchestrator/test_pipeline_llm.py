@@ -160,7 +160,8 @@ def test_every_role_on_scripted_llm_models_completes_a_valid_audited_run(tmp_pat
 
     # each model was offered exactly its spec's tools, and the run's spend adds up
     for role, model in models.items():
-        assert model.offered and all(sorted(o) == sorted(specs[role].tools) for o in model.offered), role
+        offered = sorted(t for t in specs[role].tools if t != "mcp")  # `mcp`: the run's MCP tools, none here
+        assert model.offered and all(sorted(o) == offered for o in model.offered), role
     spent = manifest(run)["budget"]["spent"]
     assert spent["llm_calls"] == sum(e["llm_calls"] for e in events) == sum(len(m.calls) for m in models.values())
     assert spent["searches"] == 2
@@ -576,7 +577,7 @@ def test_all_five_roles_through_the_real_gemini_client_against_the_stub(tmp_path
     assert set(dispatch.seen) == set(ROLES)
     for role, reqs in dispatch.seen.items():
         for req in reqs:
-            assert sorted(req.tool_names) == sorted(specs[role].tools), role
+            assert sorted(req.tool_names) == sorted(t for t in specs[role].tools if t != "mcp"), role
             assert req.system_instruction.startswith(specs[role].prompt.strip()[:40])
         assert any(req.function_responses for req in reqs), f"{role} never got a tool result back"
     assert len(dispatch.seen["researcher"]) == 6  # two branches: search, write card, reply

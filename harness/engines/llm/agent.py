@@ -34,7 +34,7 @@ from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
 from harness.engines.llm.faults import ProviderError, is_context_overflow
-from harness.engines.llm.harness_tools import build_harness_tools
+from harness.engines.llm.harness_tools import build_harness_tools, build_mcp_tools
 from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.middleware import (
     DEFAULT_MALFORMED_REPLIES,
@@ -151,8 +151,10 @@ class DeepAgentRole:
         empty_retries: int | None = None,
         retry: RetryPolicy | None = None,
         sleep: Any = None,
+        mcp_tools: Any = (),
     ):
         self.spec = spec
+        self.mcp_tools = tuple(mcp_tools)  # the run's MCP tools (sources/mcp.McpTool), when the spec lists `mcp`
         self.model = resolve_model(model) if isinstance(model, str) else model
         self.evict_tokens = evict_tokens
         policy = retry or RetryPolicy.from_env()
@@ -193,7 +195,11 @@ class DeepAgentRole:
         return "\n\n".join([spec.prompt.strip(), output_contract(spec.output_schema), "\n".join(workspace)])
 
     def offered_tools(self) -> tuple[str, ...]:
-        return tuple(self.spec.tools)
+        """The spec's tools, its `mcp` entry standing for each tool of the run's MCP servers (mcp_<server>_<tool>)."""
+        names = [t for t in self.spec.tools if t != "mcp"]
+        if "mcp" in self.spec.tools:
+            names += [t.qualified for t in self.mcp_tools]
+        return tuple(names)
 
     def malformed_bound(self) -> int:
         return int(self.spec.limits.get("malformed_replies", DEFAULT_MALFORMED_REPLIES))
@@ -244,14 +250,14 @@ class DeepAgentRole:
         filesystem = FilesystemMiddleware(
             backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens
         )
-        harness_tools = build_harness_tools(spec)
+        harness_tools = build_harness_tools(spec) + build_mcp_tools(self.mcp_tools if "mcp" in spec.tools else ())
         offered = [t for t in [*filesystem.tools, *harness_tools] if t.name in self.offered_tools()]
         middleware = [
             filesystem,
             NoSubagents(),
             budgeted_summarization(self.model, backend),
             shorten_old_results(),  # before the budget guard: a call is estimated and charged as it is sent
-            ToolAllowlist(self.offered_tools(), spec.role),
+            ToolAllowlist(self.offered_tools(), spec.role, per_step={t.qualified for t in self.mcp_tools}),
             ToolCallCheck(offered, self.malformed_bound(), spec.role),  # before any guard sees a call's arguments
             WorkspaceWriteGuard(),
             WholeReads(),

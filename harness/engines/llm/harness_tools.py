@@ -2,7 +2,12 @@
 
 - Researcher: `search`, `read_source`, `record_evidence` (the harness finds the quote in the
   snapshot and names the card), and with --web `web_search`, `fetch_url`;
-- Writer: `check_draft` (the Reviewer's deterministic checks, on request).
+- Writer: `check_draft` (the Reviewer's deterministic checks, on request);
+- a role whose spec lists `mcp` (the Researcher): each tool of the run's MCP servers, named
+  `mcp_<server>_<tool>` with the server's own description and argument schema. Its answer is
+  registered as a source and comes back as the source id and a bounded excerpt (paged on with
+  `read_source`, quoted with `record_evidence`), never as bare text; offered only in branches
+  whose plan question allows `mcp:<server>`.
 
 Each call finds its delegation's AgentContext in the runtime context of the graph run
 executing it (`invocation.current()`), so one set of tools serves every run and every
@@ -33,10 +38,11 @@ from harness.evidence.checks import describe_defect
 from harness.runtime.budget import BudgetExhausted, DelegationTimeout
 from harness.runtime.context import AgentContext
 from harness.runtime.files import WriteRetriesExhausted
-from harness.sources.research_tools import ResearchTools
+from harness.sources.research_tools import FLAGGED_NOTE, ResearchTools, marks_for, wrap
 from harness.sources.web.display import format_page, format_results
 
 HARNESS_TOOLS = ("search", "read_source", "record_evidence", "web_search", "fetch_url", "check_draft")
+MCP_PREVIEW_CHARS = 4000  # how much of an MCP answer the reply shows; read_source pages on
 SHOWN_DEFECTS = 25  # check_draft lists at most this many defects (and counts the rest)
 
 # Errors that end the delegation instead of going back to the model.
@@ -231,4 +237,60 @@ def _fetch_url_tool() -> BaseTool:
         "source_id, title, length and the passages that best match `focus` (what you are looking for; your "
         "question when omitted), each with its offsets; read_source(source_id, offset) pages through the rest. "
         "Counts against your search budget.",
+    )
+
+
+# ---- MCP (optional) -------------------------------------------------------------------------
+
+
+def build_mcp_tools(tools: Any) -> list[BaseTool]:
+    """One llm tool per MCP tool (`sources/mcp.McpTool`), built per run: the servers' tools are the run's."""
+    return [_mcp_tool(t) for t in tools]
+
+
+def _mcp_tool(tool: Any) -> BaseTool:
+    def call(**arguments: Any) -> str:
+        ctx = invocation.current().ctx
+        try:
+            result = ctx.services.mcp(tool.qualified, arguments)
+        except BudgetExhausted as exc:
+            return _out_of_searches(ctx, exc)
+        shown = result.text[:MCP_PREVIEW_CHARS]
+        marks = marks_for({"flags": list(result.flags)}, result.text, 0, len(shown))
+        attrs: dict[str, Any] = {
+            "title": result.title,
+            "mcp": f"{tool.server}/{tool.name}",
+            "kind": result.kind,
+            "start": 0,
+            "end": len(shown),
+            "total": len(result.text),
+        }
+        if result.flags:
+            attrs["flag"] = "suspicious-instructions"
+        more = (
+            ""
+            if len(shown) == len(result.text)
+            else f'\n\nShowing {len(shown)} of {len(result.text)} characters; page on with read_source("{result.source_id}", offset).'
+        )
+        again = "" if result.new else " (the same call was made before: this is its stored answer)"
+        skipped = f" {result.skipped} non-text block(s) of the answer were not stored." if result.skipped else ""
+        note = f"\n\n{FLAGGED_NOTE}" if marks else ""
+        return (
+            wrap(result.source_id, shown, marks=marks, **attrs)
+            + more
+            + f"\n\nStored as source {result.source_id}{again}; quote it with record_evidence.{skipped}"
+            + note
+            + f"\n[{ctx.budget.line()}]"
+        )
+
+    about = tool.description or f"The {tool.name} tool of the MCP server {tool.server}."
+    return StructuredTool(
+        name=tool.qualified,
+        description=(
+            f"[MCP server {tool.server}] {about} The answer is stored as a source: you get its source_id and the "
+            "start of its text, to quote with record_evidence. Counts against your search budget."
+        ),
+        args_schema=tool.input_schema or {"type": "object", "properties": {}},
+        func=_as_tool_errors(call),
+        handle_tool_error=True,
     )
