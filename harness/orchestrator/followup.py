@@ -36,7 +36,7 @@ def followup_config(parent_dir: Path, question: str, *, yes: bool = False, runs_
     if not manifest.get("config"):
         raise UsageError(f"{parent_dir}: not a run workspace (no readable run.json)")
     cfg = config_from_snapshot(question.strip(), manifest["config"], (manifest.get("budget") or {}).get("limits", {}))
-    cfg.yes = yes or cfg.yes
+    cfg.yes = yes  # a new plan is approved on its own: the parent's --yes does not carry over
     cfg.runs_dir = Path(runs_dir) if runs_dir else Path(parent_dir).resolve().parent
     return cfg
 

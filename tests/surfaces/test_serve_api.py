@@ -412,3 +412,32 @@ def test_a_run_is_live_while_some_process_holds_its_run_lock(client, built_ws):
         holder.wait()
     assert not lock_held(built_ws.root)
     assert client.get(f"/api/runs/{built_ws.run_id}").json()["live"] is False
+
+
+def test_a_completed_run_can_be_followed_up_and_others_are_refused(tmp_path, runs_dir, built_ws):
+    """POST /api/runs/{id}/ask starts `research ask`: the new run records its parent and waits at its plan gate."""
+    import time
+
+    from fakes.workspaces import FIXTURE_QUESTION, write_fixture_corpus
+    from harness.orchestrator.config import build_config
+    from harness.orchestrator.lifecycle import start_run
+
+    corpus = write_fixture_corpus(tmp_path / "corpus")
+    parent = start_run(build_config(FIXTURE_QUESTION, corpus=str(corpus), runs_dir=str(runs_dir), yes=True))
+    assert parent.status == "completed", parent.reason
+    with make_client(tmp_path, runs_dir) as client:
+        path = f"/api/runs/{parent.run_dir.name}/ask"
+        assert client.post(path, json={}, headers=CHANGE).json()["field"] == "question"
+        assert client.post(path, json={"question": "x?", "yes": True}, headers=CHANGE).status_code == 400
+        refused = client.post(f"/api/runs/{built_ws.run_id}/ask", json={"question": "Why?"}, headers=CHANGE)
+        assert refused.status_code == 409 and "only a completed run" in refused.json()["error"]
+        assert client.post(path, json={"question": "Why?"}).status_code == 403  # CSRF header, as every change
+        res = client.post(path, json={"question": "Which fastjson release is current?"}, headers=CHANGE)
+        assert res.status_code == 201, res.text
+        child = res.json()["run_id"]
+        deadline = time.monotonic() + 120
+        while client.get(f"/api/runs/{child}").json()["status"] != "awaiting_plan_approval":
+            assert time.monotonic() < deadline, client.get(f"/api/runs/{child}").json()
+            time.sleep(0.2)
+        manifest = json.loads((runs_dir / child / "run.json").read_text())
+        assert manifest["parent"]["run_id"] == parent.run_dir.name

@@ -8,6 +8,7 @@
     POST /api/runs/{run_id}/plan        {"decision": "approve"|"reject"|"edit", "feedback"?, "plan"?} -> 202
     POST /api/runs/{run_id}/final       {"version": SHA256} -> 202
     POST /api/runs/{run_id}/resume      {"budget"?: {"llm_calls"?: N, ...}} -> 202
+    POST /api/runs/{run_id}/ask         {"question"} -> 201 {"run_id", "parent"}: a follow-up (`research ask`)
     GET  /api/meta                      -> statuses, corpus roots, engines, the request fields
 
 Decisions go through `approvals.record_decision`, the code path of `research approve`
@@ -28,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from harness.contract.statuses import BUDGET_EXHAUSTED
+from harness.contract.statuses import BUDGET_EXHAUSTED, COMPLETED
 from harness.errors import ArtifactInvalid, UsageError, WorkspaceError
 from harness.orchestrator.approvals import record_decision
 from harness.orchestrator.config import ENGINES
@@ -159,6 +160,25 @@ class Api:
             raise ApiError(400, message, field_of(message)) from None
         return JSONResponse({"run_id": run_id}, status_code=201)
 
+    async def ask(self, request: Request) -> JSONResponse:
+        """A follow-up run of a completed run (`research ask`): it starts from the parent's sources and cards."""
+        run_dir = self._run_dir(request)
+        body = _object(await _body(request))
+        question = body.get("question")
+        if not isinstance(question, str) or not question.strip():
+            raise ApiError(400, "question: the follow-up question is required", "question")
+        unknown = sorted(set(body) - {"question"})
+        if unknown:
+            raise ApiError(400, f"{unknown[0]}: not a follow-up field (fields: question)", unknown[0])
+        row = runs.row(run_dir, self.launcher.live(run_dir))
+        if row["status"] != COMPLETED:
+            raise ApiError(409, f"run {run_dir.name} is {row['status']}: only a completed run can be followed up")
+        try:
+            run_id = await self.launcher.start([], command=("ask", str(run_dir), question.strip()))
+        except LaunchError as exc:
+            raise ApiError(400, str(exc), "question") from None
+        return JSONResponse({"run_id": run_id, "parent": run_dir.name}, status_code=201)
+
     def _idle(self, run_dir: Path) -> None:
         if self.launcher.live(run_dir):
             raise ApiError(409, f"run {run_dir.name}: a process is working on it; wait until it pauses or ends")
@@ -262,4 +282,5 @@ class Api:
             Route("/api/runs/{run_id}/plan", self.plan, methods=["POST"]),
             Route("/api/runs/{run_id}/final", self.final, methods=["POST"]),
             Route("/api/runs/{run_id}/resume", self.resume, methods=["POST"]),
+            Route("/api/runs/{run_id}/ask", self.ask, methods=["POST"]),
         ]

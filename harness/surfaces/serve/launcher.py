@@ -80,10 +80,11 @@ class Launcher:
             )
         return proc, out, err
 
-    async def start(self, args: list[str]) -> str:
-        """Start `research run ARGS --json`; return the new run's id once its folder exists."""
+    async def start(self, args: list[str], command: tuple[str, ...] = ("run",)) -> str:
+        """Start `research run ARGS --json` (or `research ask PARENT QUESTION …`); return the new run's id once
+        its folder exists."""
         proc, out, err = self._spawn(
-            ["run", "--runs-dir", str(self.runs_dir), "--json", *args], f"run-{os.urandom(6).hex()}"
+            [*command, "--runs-dir", str(self.runs_dir), "--json", *args], f"run-{os.urandom(6).hex()}"
         )
         loop = asyncio.get_running_loop()
         deadline = loop.time() + START_TIMEOUT_S

@@ -289,6 +289,20 @@ function resumePanel(id, d) {
   return h("section", { class: "panel gate", id: "resume-panel" }, h("h3", {}, "Resume"), h("p", {}, why), h("p", {}, fields), err, go);
 }
 
+function askPanel(id) {
+  const err = h("p", { class: "error", id: "ask-error" });
+  const input = h("input", { type: "text", id: "ask-question", size: 70, placeholder: "The next question, building on this run's evidence" });
+  const go = h("button", { type: "button", id: "ask", onclick: async () => {
+    err.textContent = "";
+    try {
+      const res = await api("POST", `/api/runs/${id}/ask`, { question: input.value });
+      location.hash = "#/run/" + res.run_id;
+    } catch (e) { err.textContent = e.message; }
+  } }, "Ask a follow-up");
+  return h("section", { class: "panel gate", id: "ask-panel" }, h("h3", {}, "Ask a follow-up"),
+    h("p", {}, "A new run that starts from this run's sources and cards and researches only what is new."), input, " ", go, err);
+}
+
 function meters(budget) {
   const spent = (budget && budget.spent) || {};
   const limits = (budget && budget.limits) || {};
@@ -330,6 +344,7 @@ function runPage(id) {
       if (d.gate === "plan" && d.plan) gate.replaceChildren(planGate(id, d, seen));
       else if (d.gate === "final") gate.replaceChildren(finalGate(id, d));
       else if (d.resumable) gate.replaceChildren(resumePanel(id, d));
+      else if (d.status === "completed" && !d.live) gate.replaceChildren(askPanel(id));
       else gate.replaceChildren();
     }
     timeline.replaceChildren(
