@@ -152,18 +152,20 @@ def test_many_runs_at_once_in_one_runs_folder(fixture_corpus, tmp_path):
 def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path):
     """A second process resuming a run that is running is refused in one line; the lock of a SIGKILLed run is recovered at once."""
     runs = tmp_path / "runs"
+    gate = tmp_path / "planner-may-go"  # the planner holds the run (and its lock) until this file exists
     proc = subprocess.Popen(
         fixture_run_argv(fixture_corpus, runs, "--json", "--agent", "planner=python:fakes.custom_agents:SlowPlanner"),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(TESTS)},
+        env={**os.environ, "PYTHONPATH": str(TESTS), "SLOW_PLANNER_GATE": str(gate)},
     )
     first = json.loads(proc.stdout.readline())
     assert first["event"] == "run_started"
     r = research("resume", first["path"])
     assert r.returncode == 2 and "already being worked on by another process" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+    gate.touch()
     proc.stdout.read()
     assert proc.wait(timeout=120) == 0
     # the lock died with its holder: after a SIGKILL the run can be resumed at once
@@ -174,7 +176,7 @@ def test_a_second_process_cannot_work_on_a_running_run(fixture_corpus, tmp_path)
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(TESTS)},
+        env={**os.environ, "PYTHONPATH": str(TESTS), "SLOW_PLANNER_GATE": str(tmp_path / "never")},  # killed held
     )
     path = json.loads(proc.stdout.readline())["path"]
     proc.kill()
