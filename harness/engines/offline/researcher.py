@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
+from harness.engines.offline.chain import chain_docs, chain_sentences
 from harness.engines.offline.ranking import (
     OTHER,
     YESNO,
@@ -327,7 +328,7 @@ class OfflineResearcher:
         ask.weigh([" ".join(texts) for texts in by_doc.values()])
         seen_spans: set[tuple[str, int]] = set()
 
-        def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
+        def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "", seen=seen_spans) -> list[_Candidate]:
             text, record = source(hit.source_id)
             doc_words = content_words(hit.title) | content_words(hit.path.replace("/", " "))
             if screen and not subject & (content_words(hit.text) | doc_words):
@@ -344,11 +345,11 @@ class OfflineResearcher:
             spans = doc_sentences(hit.source_id, text)
             for s, e in split_sentences(text, hit.start, hit.end):
                 s = _after_signature(text, s, e)
-                if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
+                if (hit.source_id, s) in seen or not (MIN_CHARS <= e - s <= MAX_CHARS):
                     continue
                 if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
                     continue
-                seen_spans.add((hit.source_id, s))
+                seen.add((hit.source_id, s))
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
                 lead = _lead(text, spans, s, e, flagged)
                 words = content_words(text[s:e])
@@ -390,7 +391,10 @@ class OfflineResearcher:
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
         candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates.sort(key=lambda c: c.key)
-        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask)
+        chain = self._doc_chain(ask, candidates, hop1, sentences)
+        candidates += [c for c in chain if c not in candidates]
+        candidates.sort(key=lambda c: c.key)
+        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask, chain)
         if not written:
             return AgentResult(
                 "blocked",
@@ -437,15 +441,37 @@ class OfflineResearcher:
         return out
 
     @staticmethod
-    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask):
-        """The answer's chain and then the best other candidates as cards (at most MAX_CARDS, MAX_PER_SOURCE a
-        source); the chain's cards have confidence "high"."""
-        chain = _chain(candidates, ask)
+    def _doc_chain(ask: Ask, candidates: list[_Candidate], hop1: list, sentences) -> list[_Candidate]:
+        """The answer's chain chosen among documents (`chain.chain_docs`): every prose sentence of each retrieved
+        document's passages, unscreened (a bridge's own page need not repeat the question's words), and the chain
+        documents' answer-bearing sentences (`chain.chain_sentences`); [] when no two documents lead to each
+        other. A sentence already a candidate keeps its candidate."""
+        known = {(c.source_id, c.start): c for c in candidates}
+        pool: dict[str, list[_Candidate]] = {}
+        seen: set[tuple[str, int]] = set()
+        for rank, hit in hop1:
+            for c in sentences(hit, rank, 1, screen=False, seen=seen):
+                pool.setdefault(c.source_id, []).append(known.get((c.source_id, c.start), c))
+        for c in candidates:
+            if c.hop == 2:
+                pool.setdefault(c.source_id, []).append(c)
+        for cands in pool.values():
+            cands.sort(key=lambda c: c.start)
+        return chain_sentences(ask, pool, chain_docs(ask, pool))
+
+    @staticmethod
+    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None):
+        """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
+        candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards have
+        confidence "high"."""
+        chain = chain or _chain(candidates, ask)
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
         for cand in chain + [c for c in candidates if c not in chain]:
-            if len(chosen) >= MAX_CARDS or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:
+            if cand in chain:
+                pass  # the chain is written whole
+            elif len(chosen) >= max(MAX_CARDS, len(chain)) or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:
                 continue
             if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
                 continue
