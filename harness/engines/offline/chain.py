@@ -21,6 +21,7 @@ All lexical and deterministic; the Researcher writes the chain's sentences as it
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,7 +38,9 @@ MARGIN = 0.4  # a runner-up pair within this of the best brings its third docume
 MAX_DOCS = 3
 BRIDGE = 0.3  # added, when choosing a chain document's sentences, to one that names another chain document
 SECOND = 0.9  # a document's second best sentence joins the chain when it scores this share of its best
+EVERYWHERE = math.log(2) + 1e-9  # `Ask.weigh`'s weight of a word every retrieved document holds
 _INDEX_TITLE = re.compile(r"\(disambiguation\)", re.I)
+_CODE_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[a-z_]\w*")  # a dotted or lower-case name: code
 
 
 class Sentence(Protocol):
@@ -56,12 +59,34 @@ class _Doc:
     sentences: list
 
 
-def _names_title(text: str, title: str, names: list[str]) -> float:
-    """1 when the text holds all the title's content words, else 0.5 × its best partial name match, else 0."""
+def _names_title(title: str, names: list[str]) -> float:
+    """1 when a text's named things (`names`, its capitalized phrases and quoted titles) hold all the title's
+    content words, else 0.5 × the best partial match of one of them, else 0. Named things, not any words: a
+    document's lower-case words ("event loop") do not name another document."""
     words = title_words(title)
-    if words and words <= content_words(text):
+    if words and words <= content_words(" ".join(names)):
         return 1.0
     return 0.5 * max((title_match(n, title) for n in names), default=0.0)
+
+
+def about_names(ask: Ask) -> bool:
+    """Is the question about named things (a person, a work, a place: a capitalized or quoted name, not an acronym,
+    and not one every retrieved document holds), rather than about code (a code name or a Python statement it
+    writes)? Documentation cross-references its modules by code name everywhere; such a reference is not a bridge
+    to the answer. Call it after `Ask.weigh`."""
+    if ask.code or ask.keywords:
+        return False
+    for name in ask.names:
+        if _CODE_REF.fullmatch(name) or not re.search(r"[a-z]", name) or not name[0].isalpha():
+            continue  # code, an acronym ("URL", "SMTP"), a number
+        if any(ask.weight(w) > EVERYWHERE for w in content_words(name)):
+            return True  # a name not in every retrieved document (not the corpus's own subject)
+    return False
+
+
+def _proper(names: list[str]) -> list[str]:
+    """The names that are not code references (`asyncio.run`, `json`): a cross-reference is not a bridge."""
+    return [n for n in names if not _CODE_REF.fullmatch(n)]
 
 
 def _best(ask: Ask, doc: _Doc) -> float:
@@ -69,7 +94,10 @@ def _best(ask: Ask, doc: _Doc) -> float:
 
 
 def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
-    """The chain's documents (source ids), the first the one the question describes; [] when no two link."""
+    """The chain's documents (source ids), the first the one the question describes; [] when no two link, or
+    when the question is not about named things (`about_names`)."""
+    if not about_names(ask):
+        return []
     docs = []
     for sid, sentences in pool.items():
         if sentences:
@@ -78,9 +106,9 @@ def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
             docs.append(_Doc(sid, title, content_words(text) | content_words(title), text, list(sentences)))
     if len(docs) < 2:
         return []
-    names = {d.sid: entities(d.text) for d in docs}
-    asked = entities(ask.text)
-    in_question = {d.sid: _names_title(ask.text, d.title, asked) for d in docs}
+    names = {d.sid: _proper(entities(d.text)) for d in docs}
+    asked = _proper(ask.names)
+    in_question = {d.sid: _names_title(d.title, asked) for d in docs}
     alone = {
         d.sid: _best(ask, d) + COVER * ask.coverage(d.words) + NAMED * in_question[d.sid] - _index(d) for d in docs
     }
@@ -90,7 +118,7 @@ def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
         for b in docs:
             if b.sid == a.sid:
                 continue
-            linked = _names_title(a.text, b.title, names[a.sid])
+            linked = _names_title(b.title, names[a.sid])
             if not linked and not (in_question[a.sid] >= 1 and in_question[b.sid] >= 1):
                 continue  # two documents that do not lead to each other, not both named by the question
             score = alone[a.sid] + _best(rest, b) + COVER * rest.coverage(b.words) + LINK * linked
@@ -123,7 +151,7 @@ def chain_sentences(ask: Ask, pool: dict[str, Sequence[Sentence]], chain: list[s
         others = [t for s, t in titles.items() if s != sid]
 
         def score(s, a=a, others=others) -> float:
-            bridge = any(_names_title(s.text, t, []) >= 1 for t in others)
+            bridge = any(_names_title(t, entities(s.text)) >= 1 for t in others)
             return a.score(s.text, s.title, first=s.first) + BRIDGE * bridge
 
         ranked = sorted(pool[sid], key=lambda s: -score(s))  # stable: ties keep document order
