@@ -74,10 +74,10 @@ def about_names(ask: Ask) -> bool:
     and not one every retrieved document holds), rather than about code (a code name or a Python statement it
     writes)? Documentation cross-references its modules by code name everywhere; such a reference is not a bridge
     to the answer. Call it after `Ask.weigh`."""
-    if ask.code or ask.keywords:
-        return False
+    if ask.keywords or any("_" in c or ("." in c and re.search(r"[a-z]", c)) for c in ask.code):
+        return False  # a Python statement, or a code name ("asyncio.run", "move_to_end"; not a title's "I.X")
     for name in ask.names:
-        if _CODE_REF.fullmatch(name) or not re.search(r"[a-z]", name) or not name[0].isalpha():
+        if _CODE_REF.fullmatch(name) or not re.search(r"[A-Z][a-z]", name):
             continue  # code, an acronym ("URL", "SMTP"), a number
         if any(ask.weight(w) > EVERYWHERE for w in content_words(name)):
             return True  # a name not in every retrieved document (not the corpus's own subject)
