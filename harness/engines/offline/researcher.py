@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
-from harness.engines.offline.chain import chain_docs, chain_sentences
+from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
 from harness.engines.offline.ranking import (
     OTHER,
     YESNO,
@@ -54,6 +54,7 @@ from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
 
 SEARCH_K = 8
+CHAIN_K = 2  # SEARCH_K times this for a question about named things (`chain.about_names`)
 MAX_CARDS = 6
 MAX_PER_SOURCE = 3
 MIN_SCORE = 0.5  # of the subject/criteria screen: a sentence below it is not about the question
@@ -296,13 +297,17 @@ class OfflineResearcher:
         stopped: list[BudgetExhausted] = []
         find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
 
+        # A question about named things may take a chain of documents: the one it describes and the one that
+        # document names (`chain`), which shares few of its words; each search looks further down the ranking.
+        k = SEARCH_K * (CHAIN_K if about_names(ask) else 1)
+
         def search(query: str):
             """One search. Once this step's or its role's search budget is spent, no further search is made and the
             branch goes on with the hits it has; the run's own budget still ends the run."""
             if stopped or not tokenize(query):
                 return []  # spent, or a query of nothing but stopwords and marks ("B.B.A" → no term): nothing to find
             try:
-                return find(query, SEARCH_K)
+                return find(query, k)
             except BudgetExhausted as exc:
                 if exc.scope == "run":
                     raise
