@@ -137,6 +137,7 @@ def test_a_bridge_not_found_by_the_first_search_is_searched_for_as_hop_two(tmp_p
     from harness.engines.offline import researcher
 
     monkeypatch.setattr(researcher, "SEARCH_K", 1)
+    monkeypatch.setattr(researcher, "CHAIN_K", 1)  # one result per query, also for a question about names
     corpus = write_docs(tmp_path / "corpus", BRIDGE_DOCS)
     run_dir = run(corpus, tmp_path / "runs", BRIDGE_QUESTION)
     hop2 = [c for c in cards(run_dir) if c.get("hop") == 2]
