@@ -12,10 +12,13 @@ Hop 2: when the best evidence names something the question only describes (a *br
 that name and takes the best sentences of the documents titled after it. Every card says
 which hop it came from.
 
-The answer's chain (`_chain`, the cards written with confidence "high"): the best pair of
-sentences from two documents that name each other, or that the question names both, the
-second ranked against what the first leaves unsaid (a bridge's own page says the rest); or
-the best sentence alone when no second document adds enough.
+The answer's chain (the cards written with confidence "high"): for a question about named things,
+the documents that lead to one another (`chain.py`: the one the question describes and the one it
+names by title, or the two the question names, chosen among all retrieved documents' sentences,
+unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
+sentences. Otherwise (`_chain`) the best pair of sentences from two documents that name each
+other, or that the question names both, the second ranked against what the first leaves unsaid;
+or the best sentence alone when no second document adds enough.
 
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
