@@ -54,6 +54,24 @@ class SplitUsage(RealisticUsage):
         return got
 
 
+class MeasuredModel(ScriptedChatModel):
+    """ScriptedChatModel that also measures what the fixture's token count leaves out: the tool schemas sent
+    with every call (a provider bills them as input), and the system prompt's size."""
+
+    schema_chars: int = 0
+    system_chars: int = 0
+
+    def bind_tools(self, tools, *, tool_choice=None, **kw):  # langchain binds the tools before every model call
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        self.schema_chars += sum(len(json.dumps(convert_to_openai_tool(t))) for t in tools)
+        return super().bind_tools(tools, tool_choice=tool_choice, **kw)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kw):
+        self.system_chars += len(str(messages[0].content)) if messages else 0
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+
+
 FETCHES = 3  # pages fetched per research question (--fetches)
 
 
@@ -124,7 +142,7 @@ def main() -> None:
         )
         policies = realistic_policies(Quirks(web=True), researcher=thorough_researcher)
         usage = {role: SplitUsage() for role in policies}
-        models = {role: ScriptedChatModel(policy=p, usage=usage[role]) for role, p in policies.items()}
+        models = {role: MeasuredModel(policy=p, usage=usage[role]) for role, p in policies.items()}
         result = start_run(cfg, models=models)
         metrics = json.loads((result.run_dir / "metrics.json").read_text()) if result.status == "completed" else {}
         cards = len(list((result.run_dir / "source-cards").glob("*.json")))
@@ -138,6 +156,13 @@ def main() -> None:
         researcher = roles.get("researcher", {}).get("tokens", 0)
         total = sum(r["tokens"] for r in roles.values())
         per = max(cards, 1)
+        r_calls = max(roles.get("researcher", {}).get("llm_calls", 0), 1)
+        m = models["researcher"]
+        print(
+            f"Researcher per call: system prompt {m.system_chars / r_calls / 4:,.0f} tokens (in the count above); "
+            f"tool schemas {m.schema_chars / r_calls / 4:,.0f} tokens (not in the fixture's count; "
+            f"{m.schema_chars / 4 / per:,.0f} per card)"
+        )
         print(
             f"tokens per card: Researcher {researcher / per:,.0f} (input {usage['researcher'].input / per:,.0f}); "
             f"whole run {total / per:,.0f} (input {sum(u.input for u in usage.values()) / per:,.0f})"
