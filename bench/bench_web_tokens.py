@@ -25,12 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fakes.realistic import Quirks, RealisticUsage, realistic_policies, sentences  # noqa: E402
-from fakes.scripted import Say, ScriptedChatModel, Turn, call  # noqa: E402
+from fakes.scripted import Call, Say, ScriptedChatModel, Turn, call  # noqa: E402
 from fakes.sites import LocalSite, Reply, realistic_article  # noqa: E402
 from harness.orchestrator.config import build_config  # noqa: E402
 from harness.orchestrator.lifecycle import start_run  # noqa: E402
 
 QUESTION = "How much grid storage was installed, and what limits its growth?"
+QUERY = "grid storage installed growth limits"  # what the Researcher searches for and reads pages for
 FACTS = [
     "Grid storage installations reached 41 gigawatts in 2024, twice the level of two years earlier.",
     "The main limit on storage growth is the time it takes to connect new batteries to the grid.",
@@ -72,50 +73,69 @@ class MeasuredModel(ScriptedChatModel):
         return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
 
 
-FETCHES = 3  # pages fetched per research question (--fetches)
+FETCHES = 3  # pages fetched with fetch_url per research question (--fetches)
+CARDS = 4  # cards recorded per research question, at most (--cards): one per passage that answers it
+PARALLEL = True  # all of a reply's cards in one message, as parallel tool calls (--one-card-per-reply: False)
+
+
+def _answers(sentence: str) -> bool:
+    """What a model judges to answer the question: one of the pages' facts (the rest of a page is filler)."""
+    return any(sentence.strip() == f for f in FACTS)
+
+
+def _record(source_id: str, sentence: str) -> tuple[str, dict]:
+    return (
+        "record_evidence",
+        {
+            "source_id": source_id,
+            "quote": sentence,
+            "summary": "What the page says about grid storage.",
+            "confidence": "high",
+            "limitations": ["web page"],
+        },
+    )
 
 
 def thorough_researcher(t: Turn):
-    """web_search, fetch the first three results, read on in the first page, then record two cards."""
+    """web_search, fetch the first results, read on in the first page; record what answers as soon as it is read."""
     searches, fetches = t.all_results("web_search"), t.all_results("fetch_url")
     reads, recorded = t.all_results("read_source"), [r for r in t.all_results("record_evidence") if not r.error]
+    tried = {a.get("quote") for step in t.steps for name, a in step if name == "record_evidence"}
+    # what it can still see (results the harness shortened show ids only), and what of it answers the question
+    shown = [m for r in searches + fetches + reads if not r.error for m in _SOURCE.finditer(r.content)]
+    answering = {s: m.group(1) for m in shown for s in sentences(m.group(4)) if _answers(s) and s not in tried}
+    records = [_record(sid, s) for s, sid in answering.items()][: max(0, CARDS - len(recorded))]
+    if records:
+        return Call(records if PARALLEL else records[:1])
     if not searches:
-        return call("web_search", query="grid storage growth limits", k=5)
-    urls = re.findall(r"url='(http[^']+)'", searches[-1].content)
+        return call("web_search", query=QUERY, k=5)
+    urls = re.findall(r"'(http[^']+)'", searches[-1].content)  # shown whole or shortened
     if len(fetches) < min(FETCHES, len(urls)):
-        return call("fetch_url", url=urls[len(fetches)])
-    fetched = [sid for f in fetches if not f.error for sid in _ID.findall(f.content)]
-    if not fetched:
+        return call("fetch_url", url=urls[len(fetches)], focus=QUERY)
+    registered = list(dict.fromkeys(sid for r in searches + fetches if not r.error for sid in _ID.findall(r.content)))
+    if not registered:
         return Say("BLOCKED: no_evidence (no page had text)")
-    if not reads:
-        return call("read_source", source_id=fetched[0], offset=4000, length=4000)
-    # what it can still see: results shortened by the harness show ids only, so it reads again to quote
-    shown = [m for r in fetches + reads if not r.error for m in _SOURCE.finditer(r.content)]
-    if not shown and len(reads) < 3:
-        return call("read_source", source_id=fetched[-1], offset=0, length=2000)
-    if len(recorded) < 2:
-        tried = {a.get("quote") for step in t.steps for name, a in step if name == "record_evidence"}
-        for m in shown:
-            for sentence in sentences(m.group(4)):
-                if len(sentence.split()) >= 8 and sentence not in tried and "FLAGGED" not in sentence:
-                    return call(
-                        "record_evidence",
-                        source_id=m.group(1),
-                        quote=sentence,
-                        summary="What the page says about grid storage.",
-                        confidence="medium",
-                        limitations=["web page"],
-                    )
+    if not reads:  # read on in the best page, past what the tools showed of it
+        return call("read_source", source_id=registered[0], offset=4000, length=4000)
+    if not recorded and len(reads) < 3:  # nothing it read answers the question yet: the next page
+        return call("read_source", source_id=registered[len(reads) % len(registered)], offset=0, length=4000)
+    if not recorded:
+        return Say("BLOCKED: no_evidence (nothing I read answers the question)")
     return Say(f"{len(recorded)} card(s)")
 
 
 def main() -> None:
     import argparse
 
-    global FETCHES
+    global FETCHES, CARDS, PARALLEL
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fetches", type=int, default=3, help="pages the Researcher fetches per question (at most 8)")
-    FETCHES = min(8, ap.parse_args().fetches)
+    ap.add_argument("--cards", type=int, default=4, help="cards the Researcher records per question, at most")
+    ap.add_argument(
+        "--one-card-per-reply", action="store_true", help="record one card a reply (default: all in one reply)"
+    )
+    args = ap.parse_args()
+    FETCHES, CARDS, PARALLEL = min(8, args.fetches), args.cards, not args.one_card_per_reply
     pages = {f"/news/{i}": realistic_article(i, 20 + 8 * i, fact=FACTS[i % len(FACTS)]) for i in range(8)}
     routes = {path: Reply(body=body) for path, body in pages.items()}
     with tempfile.TemporaryDirectory() as tmp, LocalSite(routes) as site:
@@ -145,10 +165,14 @@ def main() -> None:
         models = {role: MeasuredModel(policy=p, usage=usage[role]) for role, p in policies.items()}
         result = start_run(cfg, models=models)
         metrics = json.loads((result.run_dir / "metrics.json").read_text()) if result.status == "completed" else {}
-        cards = len(list((result.run_dir / "source-cards").glob("*.json")))
+        quotes = [json.loads(p.read_text())["quote"] for p in (result.run_dir / "source-cards").glob("*.json")]
+        cards = len(quotes)
         roles = metrics.get("roles", {})
         print(f"status: {result.status} {result.reason or ''}".rstrip())
-        print(f"pages: {', '.join(f'{len(b) // 1000} KB' for b in pages.values())}; cards recorded: {cards}")
+        print(
+            f"pages: {', '.join(f'{len(b) // 1000} KB' for b in pages.values())}; cards recorded: {cards} "
+            f"({sum(any(f in q for f in FACTS) for q in quotes)} quote one of the pages' facts)"
+        )
         print(f"{'role':11} {'calls':>6} {'tokens':>9} {'input':>9} {'output':>9}")
         for role, r in roles.items():
             u = usage[role]
