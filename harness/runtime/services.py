@@ -115,9 +115,17 @@ def _web(setup: ServiceSetup, tool: str) -> WebTools:
 
 
 def web_search(setup: ServiceSetup) -> Callable[..., Any]:
-    def search(query: str, k: int = 5) -> list[dict[str, str]]:
+    """`web_search(query, k)`: the allowed results (dicts). With `fetch=True` (the llm Researcher's tool), the top
+    results are also fetched and registered (`WebTools.search_and_fetch`: SearchedResults). Either way one search of
+    the budget: the pages a search fetches are part of it (at most `fetch.search_pages`), not charged apart."""
+
+    def search(query: str, k: int = 5, *, fetch: bool = False) -> list[Any]:
         web = _web(setup, "web_search")
-        return setup.budget.spend_search(lambda: web.web_search(query, max(1, min(int(k), 10)), setup.web_policy()))
+        k, policy = max(1, min(int(k), 10)), setup.web_policy()
+        if fetch:
+            qid = setup.brief.question_id
+            return setup.budget.spend_search(lambda: web.search_and_fetch(query, k, policy, question_id=qid))
+        return setup.budget.spend_search(lambda: web.web_search(query, k, policy))
 
     return search
 
