@@ -40,7 +40,6 @@ from harness.sources.web.pages import page_text
 from harness.sources.web.policy import WebPolicy, WebRefused
 from harness.sources.web.robots import RobotsRules
 
-
 SEARCH_PAGES = 5  # results one web_search fetches and registers (research.yaml fetch.search_pages)
 
 
