@@ -148,3 +148,10 @@ def test_run_takes_the_web_language_and_endpoint_flags_as_the_cli_does(fixture_c
     done = harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, language="en-GB")
     assert done.status == "completed", done.reason
     assert json.loads((done.run_dir / "run.json").read_text())["config"]["language"] == "en-GB"
+
+
+def test_a_model_endpoint_for_a_run_without_llm_roles_is_refused(fixture_corpus, tmp_path):
+    runs = tmp_path / "runs"
+    with pytest.raises(harness.HarnessError, match=r"^--model-base-url http://127\.0\.0\.1:9/v1: no role .*llm engine"):
+        harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, model_base_url="http://127.0.0.1:9/v1")
+    assert not runs.exists() or not any(runs.iterdir())
