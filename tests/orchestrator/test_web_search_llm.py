@@ -157,6 +157,12 @@ def test_a_researcher_with_only_web_search_cites_the_pages_it_registered(tmp_pat
         line = next(ln for ln in searched.content.splitlines() if f"not a source: {site.base}{path}:" in ln)
         assert reason in line
     assert "3 of 6 results are now sources" in searched.content
+    (delegation,) = [e for e in trace(run) if e["event"] == "delegation" and e["agent"] == "researcher"]
+    for path, reason in REASONS.items():  # and named in the delegation's trace, for the auditor
+        assert any(
+            n.startswith(f"web result not kept: {site.base}{path}: ") and reason in n
+            for n in delegation["detail"]["notes"]
+        )
     assert len(searched.content) < 7_000  # bounded: six results, three pages
 
     # the planted instruction: flagged in its record, withheld from the model, never echoed
