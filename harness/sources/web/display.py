@@ -62,7 +62,8 @@ def format_searched(results: list[SearchedResult], focus: str, budget: int = SEA
     parts, seen, any_marks = [], set(), False
     for r in results:
         if r.page is None:
-            reason = r.reason if len(r.reason) <= REASON_CHARS else r.reason[: REASON_CHARS - 1] + "…"
+            reason = r.reason.split("; it is not a source")[0]  # the line already says so
+            reason = reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1] + "…"
             parts.append(f"[{r.rank}] not a source: {r.url}: {reason}")
         elif r.page.source_id in seen:
             parts.append(f"[{r.rank}] {r.url}: the same page as {r.page.source_id} (above)")
