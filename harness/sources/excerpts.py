@@ -2,8 +2,8 @@
 
 Every model call resends the conversation, so a tool that returned whole pages would make each later
 call pay for them again. `fetch_url` and `web_search` (for each page it fetched, in a share of its one
-budget) show the title, the page's length and these excerpts; `read_source` pages through the rest. The full snapshot stays stored, and quotes are located
-in it, never in an excerpt.
+budget) show the title, the page's length and these excerpts; `read_source` pages through the rest. The
+full snapshot stays stored, and quotes are located in it, never in an excerpt.
 
 Passages are the corpus index's (`corpus.split_passages`, about 900 characters), scored against the
 focus by the one tokenizer (`tokens.tokenize`) with an idf weight computed over the page's own

@@ -94,8 +94,8 @@ def _out_of_searches(ctx: AgentContext, exc: BudgetExhausted, costs: str = "") -
     if exc.scope == "run":
         raise exc
     return (
-        f"No search was made: {exc}.{' ' + costs if costs else ''} Record evidence from the passages you already have (record_evidence), "
-        f"then reply with how many cards you wrote. [{ctx.budget.line()}]"
+        f"No search was made: {exc}.{' ' + costs if costs else ''} Record evidence from the passages you already "
+        f"have (record_evidence), then reply with how many cards you wrote. [{ctx.budget.line()}]"
     )
 
 
@@ -214,11 +214,11 @@ def _web_search_tool() -> BaseTool:
         web_search,
         "web_search",
         "Search the web (the domains the plan allows for this question; the open web when it lists none). The top "
-        "k results (at most 5 unless the run sets fetch.search_pages) are fetched and each readable page is stored as a source: for each you get its source_id, "
-        "title, URL, length (total=) and the passages that best match the query, with offsets; quote them with "
-        "record_evidence, page on with read_source. A result that could not be fetched is listed with why and is "
-        "not a source. One search of your budget, the fetches included; refused without cost when the plan does "
-        "not allow the web for your question.",
+        "k results (at most 5 unless the run sets fetch.search_pages) are fetched and each readable page is stored "
+        "as a source: for each you get its source_id, title, URL, length (total=) and the passages that best match "
+        "the query, with offsets; quote them with record_evidence, page on with read_source. A result that could "
+        "not be fetched is listed with why and is not a source. One search of your budget, the fetches included; "
+        "refused without cost when the plan does not allow the web for your question.",
     )
 
 
