@@ -73,9 +73,11 @@ def test_refusals_do_not_push_the_last_passages_out_of_view():
     assert [p.content.startswith(MARK) for p in pages] == [True, False, False]
 
 
-def test_a_shortened_web_search_keeps_the_urls_fetch_url_needs():
+def test_a_shortened_web_search_keeps_each_source_its_title_and_url():
     content = "\n\n".join(
-        f"<<<SOURCE web-result-{i} title='T{i}' url='http://127.0.0.1:1/{i}'\nsnippet\nSOURCE>>>" for i in (1, 2)
+        f"<<<SOURCE src-{i:012d} title='T{i}' url='http://127.0.0.1:1/{i}' start=5 end=9 total=900\ntext\nSOURCE>>>"
+        for i in (1, 2)
     )
     out = shortened("web_search", content)
-    assert all(f"web-result-{i} 'T{i}' 'http://127.0.0.1:1/{i}'" in out for i in (1, 2)) and "fetch_url(url)" in out
+    assert all(f"src-{i:012d} 'T{i}' 'http://127.0.0.1:1/{i}' 5-9 of 900" in out for i in (1, 2))
+    assert "read_source(source_id, offset)" in out
