@@ -1,14 +1,18 @@
 """Tokens per recorded evidence card in a web run with realistic page sizes: what the model reads stays bounded.
 
 A whole run on the llm engine with scripted models (tests/fakes/realistic.py, token usage reported like a
-real provider's: prompt characters / 4), the web on, searching a SearXNG-compatible endpoint and fetching
-pages of 20-80 KB (cookie banners, navigation, sidebars and footers around the article), all served from
-127.0.0.1. The Researcher behaves like a thorough model: one web_search, a fetch of each of the first
-results (`--fetches N`), one read_source further into the first page, then two cards quoted from what
-it was shown (reading a source again when the harness has shortened what it showed earlier).
+real provider's: prompt characters / 4 in, the reply / 4 plus 500-3,000 thinking tokens out), the web on,
+searching a SearXNG-compatible endpoint whose results are pages of 20-80 KB (cookie banners, navigation,
+sidebars and footers around the article), all served from 127.0.0.1. The Researcher of each research
+question behaves like a thorough model: one web_search (which fetches and registers the top five results and
+shows their best passages), `--fetches N` more pages with fetch_url (0 by default: the search already
+registered them), one read_source further into the best page, and a card for each passage it was shown that
+answers the question (one of the pages' facts), recorded as soon as it has read it: all of a reply's cards
+as parallel tool calls in one message, as real models send them (`--one-card-per-reply`: one a reply).
 
-Prints the run's status, its cards, the Researcher's and the whole run's tokens, and tokens per card
-(target: at most 10k per card). Run it on two commits to compare (before and after a change):
+Prints the run's status, its cards, each role's calls and tokens, the Researcher's system prompt and the tool
+schemas it is sent per call (a provider bills the schemas as input; the fixture's count leaves them out), and
+tokens per card (target: at most 10k per card). Run it on two commits to compare (before and after a change):
 
     .venv/bin/python bench/bench_web_tokens.py
 """
@@ -39,7 +43,8 @@ FACTS = [
     "Solar and storage are now often built together at the same site.",
 ]
 _ID = re.compile(r"(?:<<<SOURCE |^- )(src-[0-9a-f]{12})", re.M)
-_SOURCE = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) [^\n]*?(?:start=(\d+) end=(\d+))?[^\n]*\n(.*?)\nSOURCE>>>", re.S)
+_SOURCE = re.compile(r"<<<SOURCE (src-[0-9a-f]{12})([^\n]*)\n(.*?)\nSOURCE>>>", re.S)  # id, attributes, text
+_END = re.compile(r"\bend=(\d+)")
 
 
 class SplitUsage(RealisticUsage):
@@ -73,7 +78,7 @@ class MeasuredModel(ScriptedChatModel):
         return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
 
 
-FETCHES = 3  # pages fetched with fetch_url per research question (--fetches)
+FETCHES = 0  # pages fetched with fetch_url per research question besides what web_search registered (--fetches)
 CARDS = 4  # cards recorded per research question, at most (--cards): one per passage that answers it
 PARALLEL = True  # all of a reply's cards in one message, as parallel tool calls (--one-card-per-reply: False)
 
@@ -97,13 +102,13 @@ def _record(source_id: str, sentence: str) -> tuple[str, dict]:
 
 
 def thorough_researcher(t: Turn):
-    """web_search, fetch the first results, read on in the first page; record what answers as soon as it is read."""
+    """web_search, fetch_url (--fetches), read on in the best page; record what answers as soon as it is read."""
     searches, fetches = t.all_results("web_search"), t.all_results("fetch_url")
     reads, recorded = t.all_results("read_source"), [r for r in t.all_results("record_evidence") if not r.error]
     tried = {a.get("quote") for step in t.steps for name, a in step if name == "record_evidence"}
     # what it can still see (results the harness shortened show ids only), and what of it answers the question
     shown = [m for r in searches + fetches + reads if not r.error for m in _SOURCE.finditer(r.content)]
-    answering = {s: m.group(1) for m in shown for s in sentences(m.group(4)) if _answers(s) and s not in tried}
+    answering = {s: m.group(1) for m in shown for s in sentences(m.group(3)) if _answers(s) and s not in tried}
     records = [_record(sid, s) for s, sid in answering.items()][: max(0, CARDS - len(recorded))]
     if records:
         return Call(records if PARALLEL else records[:1])
@@ -115,8 +120,11 @@ def thorough_researcher(t: Turn):
     registered = list(dict.fromkeys(sid for r in searches + fetches if not r.error for sid in _ID.findall(r.content)))
     if not registered:
         return Say("BLOCKED: no_evidence (no page had text)")
-    if not reads:  # read on in the best page, past what the tools showed of it
-        return call("read_source", source_id=registered[0], offset=4000, length=4000)
+    if not reads:  # read on in the best page (the one that answered first), past what the tools showed of it
+        cards = [a for step in t.steps for name, a in step if name == "record_evidence"]
+        best = cards[0]["source_id"] if cards else registered[0]
+        ends = [int(e.group(1)) for m in shown if m.group(1) == best and (e := _END.search(m.group(2)))]
+        return call("read_source", source_id=best, offset=max(ends, default=4000), length=4000)
     if not recorded and len(reads) < 3:  # nothing it read answers the question yet: the next page
         return call("read_source", source_id=registered[len(reads) % len(registered)], offset=0, length=4000)
     if not recorded:
@@ -129,7 +137,7 @@ def main() -> None:
 
     global FETCHES, CARDS, PARALLEL
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--fetches", type=int, default=3, help="pages the Researcher fetches per question (at most 8)")
+    ap.add_argument("--fetches", type=int, default=0, help="pages fetched with fetch_url per question (at most 8)")
     ap.add_argument("--cards", type=int, default=4, help="cards the Researcher records per question, at most")
     ap.add_argument(
         "--one-card-per-reply", action="store_true", help="record one card a reply (default: all in one reply)"
