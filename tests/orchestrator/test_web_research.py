@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fakes.scripted import Call, Say, ScriptedChatModel, Turn, call
-from fakes.searxng_web import FAILING, GOOD, PLANTED, QUESTION, JsonApi, search_web
+from fakes.searxng_web import FAILING, GOOD, OFFICIAL, PLANTED, QUESTION, JsonApi, search_web
 from fakes.workspaces import trace
 from harness.contract.quotes import normalize_ws
 from harness.engines.offline.planner import make_plan
@@ -58,13 +58,14 @@ def web_config(tmp_path: Path, corpus: Path, search: str, url: str, *, fetch: di
     )
 
 
-def assert_web_run_is_sound(run: Path, base: str) -> None:
-    """The done-when checks shared by both engines."""
+def assert_web_run_is_sound(run: Path, base: str, page_url=None) -> None:
+    """The done-when checks shared by both engines (`page_url(path)`: the URL a result names, when not base + path)."""
+    page_url = page_url or (lambda p: base + p)
     assert validate_workspace(run) == []
     web = web_records(run)
     urls = {r["url"] for r in web.values()}
-    assert urls and urls <= {base + p for p in GOOD}  # failed pages (404, timeout, no text) are not sources
-    assert not urls & {base + p for p in FAILING}
+    assert urls and urls <= {page_url(p) for p in GOOD}  # failed pages (404, timeout, no text) are not sources
+    assert not urls & {page_url(p) for p in FAILING}
     for r in web.values():  # web provenance: the search that found it and the fetch that made it
         assert (r["web"]["provider"], r["web"]["status"], r["web"]["text_from"]) == ("searxng", 200, "page")
         assert r["web"]["query"] and r["web"]["rank"] >= 1 and r["web"]["content_type"] == "text/html"
@@ -84,25 +85,36 @@ def assert_web_run_is_sound(run: Path, base: str) -> None:
 
 
 def test_offline_web_research_through_the_cli_against_a_local_searxng(tmp_path):
-    (tmp_path / "research.yaml").write_text("fetch: {timeout: 1, cache_ttl: 0}\n")  # /slow times out
-    with search_web() as site:
+    """The issue's done-when, with one official site: research.yaml names `localhost` as a primary domain, the
+    Planner carries it into the plan, and the branch the official page answers ends completed, not blocked."""
+    (tmp_path / "research.yaml").write_text(  # /slow times out
+        "fetch: {timeout: 1, cache_ttl: 0}\nsources: {primary_domains: [localhost]}\n"
+    )
+    with search_web(official_host="localhost") as site:
         argv = [sys.executable, "-m", "harness", "run", QUESTION, "--web", "--search", "searxng"]
         argv += ["--search-url", site.base, "--web-allow-private", "--yes", "--runs-dir", "runs"]
         r = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     run = Path(tmp_path, re.search(r"final report: (\S+)", r.stdout).group(1)).parent
-    assert site.queries and site.hits["/search"] == 1  # one web search for the branch; its pages answer the rest
-    assert all(site.hits[p] == 1 for p in GOOD + ("/gone", "/app"))
+    # the branch's queries go to the web, each once (the question's two queries have the same words: one search)
+    assert site.queries == [QUESTION.rstrip("?")] and site.hits["/search"] == 1
+    assert all(site.hits[p] == 1 for p in GOOD + ("/gone", "/app"))  # each result fetched once
     check = subprocess.run([sys.executable, "-m", "harness", "validate", str(run)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout
-    assert_web_run_is_sound(run, site.base)
+    assert_web_run_is_sound(run, site.base, site.page_url)
 
-    report = (run / "final-report.md").read_text()
+    plan = json.loads((run / "plan.json").read_text())
+    assert [q["primary_domains"] for q in plan["questions"] if q["kind"] == "research"] == [["localhost"]]
     web = web_records(run)
+    kinds = {r["url"]: r["kind"] for r in web.values()}
+    assert kinds.pop(site.page_url(OFFICIAL)) == "primary" and set(kinds.values()) == {"secondary"}
+    report = (run / "final-report.md").read_text()
     assert any(sid in report for sid in web)  # the report cites web sources
-    assert any(f"{site.base}{p}" in report for p in GOOD)
+    assert site.page_url(OFFICIAL) in report
+    assert "no_primary_source" not in report
     assert json.loads((run / "run.json").read_text())["config"]["search"] == {"provider": "searxng", "url": site.base}
     researcher = [e for e in trace(run) if e["event"] == "delegation" and e["agent"] == "researcher"]
+    assert [e["stop_reason"] for e in researcher] == ["completed"]
     notes = [n for e in researcher for n in e["detail"]["notes"]]
     for path, reason in zip(FAILING, ("HTTP 404", "timed out", "no readable text")):
         # each result that did not become a source is named in the delegation's trace, with its reason
