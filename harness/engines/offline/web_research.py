@@ -13,8 +13,9 @@ stored snapshots.
 Bounded per branch, and charged: each web search and each page kept is one search of the step's budget (the
 Researcher's `searches` limit in its spec, layered on its role's and the run's; a fetch that fails is given back),
 at most WEB_SEARCHES searches, FETCH_PER_SEARCH new pages a search, WEB_PAGES pages and WEB_ATTEMPTS fetch attempts
-a branch, and the web never takes the step's last RESERVE searches (they stay for the corpus). The fetched pages
-are searched locally at no cost.
+a branch; a query goes to the web only while the step's budget leaves room for the search and one page (so its
+last search stays for the corpus). Each query searches the corpus before the web. The fetched pages are searched
+locally at no cost.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ WEB_SEARCHES = 4  # queries sent to the provider per branch
 FETCH_PER_SEARCH = 3  # new pages kept from one search's results
 WEB_PAGES = 6  # pages kept per branch
 WEB_ATTEMPTS = 10  # fetches tried per branch, failures included (each may take up to the fetch timeout)
-RESERVE = 1  # searches of the step's budget the web leaves to the corpus
+WHAT_NEEDS = {1: "another page", 2: "a web search and a page"}  # what the web spends next, by searches needed
 
 
 class WebResearch:
@@ -80,14 +81,14 @@ class WebResearch:
             )
         return out
 
-    def _affordable(self) -> bool:
-        """May the web spend one more search? Not once it stopped, nor into the step's last RESERVE searches."""
+    def _affordable(self, need: int) -> bool:
+        """May the web spend `need` more searches of the step's budget (a search and its first page: 2)?"""
         if self._stopped:
             return False
         left = self.searches_left()
-        if left is None or left > RESERVE:
+        if left is None or left >= need:
             return True
-        self._stop(f"the step's search budget is down to its last {RESERVE} for the corpus")
+        self._stop(f"the step's budget has {left:g} search(es) left, too few for {WHAT_NEEDS[need]}")
         return False
 
     def _stop(self, why: str) -> None:
@@ -108,7 +109,7 @@ class WebResearch:
         if len(self.sent) >= WEB_SEARCHES:
             self._stop(f"{WEB_SEARCHES} web searches made")
             return
-        if not self._affordable():
+        if not self._affordable(2):
             return
         self._sent_keys.add(key)
         self.sent.append(query)
@@ -133,7 +134,7 @@ class WebResearch:
             key = normalize_url(url)
             if key in self._tried:
                 continue
-            if not self._affordable():
+            if not self._affordable(1):
                 break
             self._tried.add(key)
             self._attempts += 1
