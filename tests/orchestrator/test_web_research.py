@@ -49,12 +49,11 @@ def web_config(tmp_path: Path, corpus: Path, search: str, url: str, *, fetch: di
         QUESTION,
         corpus=str(corpus),
         runs_dir=str(tmp_path / "runs"),
-        yes=True,
         web=True,
         search=search,
         search_url=url,
         config_data={"fetch": {"cache_ttl": 0, **(fetch or {})}},
-        **kw,
+        **{"yes": True, **kw},
     )
 
 
@@ -274,3 +273,59 @@ def test_the_search_settings_are_recorded_and_read_back_on_resume(tmp_path):
     back = config_from_snapshot(QUESTION, cfg.snapshot(), cfg.budget)
     assert search_settings(back) == search_settings(cfg)
     assert (search_settings(back).provider, search_settings(back).url) == ("searxng", "http://127.0.0.1:8888")
+
+
+# ---- official sites and the run's HTTP client -------------------------------------------------------------------
+
+
+def test_a_domain_the_approved_plan_marks_primary_makes_its_pages_primary_sources(tmp_path, fixture_corpus):
+    """No research.yaml rule: the human approving the plan adds `primary_domains` to Q1, and the page on that
+    domain is registered as primary while the others stay secondary; the branch is not blocked for want of one."""
+
+    def approver(ws, payload):
+        if payload.get("gate") != "plan":
+            return {"decision": "approve"}
+        plan = json.loads((ws.root / "plan.json").read_text())
+        assert all(q.get("primary_domains") == [] for q in plan["questions"] if q["kind"] == "research")
+        plan["questions"][0]["primary_domains"] = ["localhost"]
+        return {"decision": "edit", "plan_text": json.dumps(plan), "by": "carol"}
+
+    with search_web(official_host="localhost") as site:
+        cfg = web_config(
+            tmp_path, fixture_corpus, "searxng", site.base, fetch={"timeout": 1}, web_allow_private=True, yes=False
+        )
+        result = start_run(cfg, approver=approver)
+    run = result.run_dir
+    assert result.status == "completed", result.reason
+    assert_web_run_is_sound(run, site.base, site.page_url)
+    kinds = {r["url"]: r["kind"] for r in web_records(run).values()}
+    assert kinds.pop(site.page_url(OFFICIAL)) == "primary" and set(kinds.values()) == {"secondary"}
+    researcher = [e for e in trace(run) if e["event"] == "delegation" and e["agent"] == "researcher"]
+    assert [e["stop_reason"] for e in researcher] == ["completed"]
+
+
+def test_the_runs_http_client_is_closed_when_the_run_stops(tmp_path, fixture_corpus, monkeypatch):
+    """The downloader's one httpx client lives as long as the run: closed when start_run (or resume_run) returns,
+    whether the run completed or paused at a gate."""
+    from harness.orchestrator.lifecycle import resume_run
+    from harness.sources.web.download import Downloader
+
+    clients: list = []
+    real = Downloader._client
+
+    def recording(self):
+        client = real(self)
+        if all(client is not c for c in clients):
+            clients.append(client)
+        return client
+
+    monkeypatch.setattr(Downloader, "_client", recording)
+    with search_web() as site:
+        done = start_run(web_config(tmp_path / "a", fixture_corpus, "searxng", site.base, web_allow_private=True))
+        assert done.status == "completed" and len(clients) == 1 and clients[0].is_closed
+        waiting = start_run(
+            web_config(tmp_path / "b", fixture_corpus, "searxng", site.base, web_allow_private=True, yes=False)
+        )
+        assert waiting.status == "awaiting_plan_approval" and len(clients) == 1  # nothing fetched yet
+        resumed = resume_run(waiting.run_dir, yes=True)
+    assert resumed.status == "completed" and len(clients) == 2 and all(c.is_closed for c in clients)
