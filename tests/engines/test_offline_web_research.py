@@ -144,23 +144,31 @@ def bridge_web() -> LocalSite:
     return site
 
 
-def test_the_bridge_query_searches_the_web_and_its_page_is_quoted_as_hop_two(tmp_path, monkeypatch):
+@pytest.fixture
+def no_proxies(monkeypatch):
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
+
+
+def bridge_config(tmp_path: Path, site: LocalSite):
+    """A --web run of BRIDGE_QUESTION over a corpus that cannot answer it, searching `site`, with no page cache."""
     corpus = write_docs(tmp_path / "corpus", {"garden.md": "# Gardening\n\nTomatoes need full sun and water.\n"})
+    return build_config(
+        BRIDGE_QUESTION,
+        corpus=str(corpus),
+        runs_dir=str(tmp_path / "runs"),
+        yes=True,
+        web=True,
+        search="searxng",
+        search_url=site.base,
+        web_allow_private=True,
+        config_data={"fetch": {"cache_ttl": 0}},
+    )
+
+
+def test_the_bridge_query_searches_the_web_and_its_page_is_quoted_as_hop_two(tmp_path, no_proxies):
     with bridge_web() as site:
-        cfg = build_config(
-            BRIDGE_QUESTION,
-            corpus=str(corpus),
-            runs_dir=str(tmp_path / "runs"),
-            yes=True,
-            web=True,
-            search="searxng",
-            search_url=site.base,
-            web_allow_private=True,
-            config_data={"fetch": {"cache_ttl": 0}},
-        )
-        result = start_run(cfg)
+        result = start_run(bridge_config(tmp_path, site))
     run = result.run_dir
     assert validate_workspace(run) == []
     assert any("shirley temple" == q.lower() for q in site.queries)  # the bridge went to the web
@@ -178,13 +186,10 @@ def test_the_bridge_query_searches_the_web_and_its_page_is_quoted_as_hop_two(tmp
     assert researcher and all(e["budget"]["searches"] >= 1 for e in researcher)
 
 
-def test_every_web_search_and_kept_page_is_charged_to_the_step(tmp_path, monkeypatch):
+def test_every_web_search_and_kept_page_is_charged_to_the_step(tmp_path, monkeypatch, no_proxies):
     """The branch's web searches and the pages it kept are searches of its budget, beside its corpus searches."""
     from harness.sources.research_tools import ResearchTools
 
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    corpus = write_docs(tmp_path / "corpus", {"garden.md": "# Gardening\n\nTomatoes need full sun and water.\n"})
     corpus_searches: list[str] = []
     real = ResearchTools.search
 
@@ -194,18 +199,7 @@ def test_every_web_search_and_kept_page_is_charged_to_the_step(tmp_path, monkeyp
 
     monkeypatch.setattr(ResearchTools, "search", counted)
     with bridge_web() as site:
-        cfg = build_config(
-            BRIDGE_QUESTION,
-            corpus=str(corpus),
-            runs_dir=str(tmp_path / "runs"),
-            yes=True,
-            web=True,
-            search="searxng",
-            search_url=site.base,
-            web_allow_private=True,
-            config_data={"fetch": {"cache_ttl": 0}},
-        )
-        result = start_run(cfg)
+        result = start_run(bridge_config(tmp_path, site))
     budget = json.loads((Path(result.run_dir) / "run.json").read_text())["budget"]
     kept = len([p for p in (Path(result.run_dir) / "sources").glob("*.json") if "url" in json.loads(p.read_text())])
     assert kept == len(PAGES) and site.queries
