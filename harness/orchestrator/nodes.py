@@ -73,7 +73,7 @@ _NODE_OF = {"planner": "plan", "analyst": "analyze", "writer": "write", "reviewe
 def _official_sites(cfg) -> dict[str, Any]:
     """The web domains research.yaml counts as primary (`sources.primary_domains`), for the Planner to carry into the
     plan's `primary_domains` (where the approval binds them); nothing when the web is off or none is configured."""
-    official = list(cfg.sources.get("primary_domains") or ()) if cfg.web else []
+    official = [d.lower().strip(".") for d in cfg.sources.get("primary_domains") or ()] if cfg.web else []
     return {"primary_domains": official} if official else {}
 
 

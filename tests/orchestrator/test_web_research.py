@@ -329,3 +329,20 @@ def test_the_runs_http_client_is_closed_when_the_run_stops(tmp_path, fixture_cor
         assert waiting.status == "awaiting_plan_approval" and len(clients) == 1  # nothing fetched yet
         resumed = resume_run(waiting.run_dir, yes=True)
     assert resumed.status == "completed" and len(clients) == 2 and all(c.is_closed for c in clients)
+
+
+def test_the_configured_official_sites_reach_the_offline_plan_only_with_the_web_on(tmp_path):
+    """research.yaml's primary domains become each web question's `primary_domains` (lower-cased); a domain with a
+    port or scheme is refused in one line before any work; without --web the plan is as before."""
+    from harness.orchestrator.nodes import _official_sites
+
+    sources = {"sources": {"primary_domains": ["Raft.GitHub.io"]}}
+    on = build_config(QUESTION, runs_dir=str(tmp_path), web=True, config_data=sources)
+    off = build_config(QUESTION, runs_dir=str(tmp_path), config_data=sources)
+    assert _official_sites(on) == {"primary_domains": ["raft.github.io"]} and _official_sites(off) == {}
+    plan = make_plan(QUESTION, ("corpus", "web"), official=("raft.github.io",))
+    assert [q.get("primary_domains") for q in plan["questions"]] == [["raft.github.io"], None]
+    assert all("primary_domains" not in q for q in make_plan(QUESTION)["questions"])
+    bad = {"sources": {"primary_domains": ["https://raft.github.io"]}}
+    with pytest.raises(UsageError, match=r"field /sources/primary_domains/0: 'https://raft.github.io' does not match"):
+        build_config(QUESTION, runs_dir=str(tmp_path), web=True, config_data=bad)
