@@ -44,6 +44,7 @@ from harness.engines.offline.ranking import (
     title_match,
     title_words,
 )
+from harness.engines.offline.semantic import similarity
 from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
@@ -71,6 +72,14 @@ RETRIEVED = (
 OWN = 0.4  # added to a sentence of the docstring of a code name the question writes (`OrderedDict.move_to_end`)
 DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
+import os
+X_PSG = float(os.environ.get("X_PSG", "0"))
+X_DOC = float(os.environ.get("X_DOC", "0"))
+X_REL = int(os.environ.get("X_REL", "0"))
+X_DOCLEN = int(os.environ.get("X_DOCLEN", "600"))
+X_SIGN = int(os.environ.get("X_SIGN", "1"))
+SIGNATURE_MAX = 100  # characters of a signature line quoted with its docstring's first sentence
+_SIGNATURE = re.compile(r"^(?:async def|def|class) [A-Za-z_][\w.]*(?:\(.*\))?(?: -> .+)?$")
 _CODE_START = re.compile(
     r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
@@ -114,6 +123,14 @@ def _after_signature(text: str, s: int, e: int) -> int:
     while rest < e and text[rest].isspace():
         rest += 1
     return rest if rest < e else s
+
+
+def _signed(text: str, s0: int, s: int) -> int:
+    """Where the card of a docstring's first sentence starts: at its `def`/`class` signature line, so the answer
+    names the function or class the sentence documents ("def b64encode(s, altchars=None)" / "Encode the
+    bytes-like object s using Base64..."); s for any other sentence, or a signature longer than SIGNATURE_MAX."""
+    line = text[s0:s].strip()
+    return s0 if s > s0 and _SIGNATURE.match(line) and len(line) <= SIGNATURE_MAX and "\n" not in line else s
 
 
 def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
@@ -325,6 +342,12 @@ class OfflineResearcher:
         for _, hit in hop1:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
         ask.weigh([" ".join(texts) for texts in by_doc.values()])
+        meaning: dict[str, float] = {}
+        if X_DOC:
+            titles = {hit.source_id: hit.title for _, hit in hop1}
+            sims = {sid: similarity(ask.text, titles[sid] + "\n" + source(sid)[0][:X_DOCLEN]) for sid in by_doc}
+            hi, lo = max(sims.values()), min(sims.values())
+            meaning = {sid: ((v - lo) / (hi - lo) if X_REL and hi > lo else max(v, 0.0)) for sid, v in sims.items()}
         seen_spans: set[tuple[str, int]] = set()
 
         def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
@@ -341,16 +364,22 @@ class OfflineResearcher:
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             out = []
+            psg_sim = max(similarity(ask.text, hit.text), 0.0) if X_PSG else 0.0
+            doc_sim = meaning.get(hit.source_id, 0.0)
             spans = doc_sentences(hit.source_id, text)
-            for s, e in split_sentences(text, hit.start, hit.end):
-                s = _after_signature(text, s, e)
+            for s0, e in split_sentences(text, hit.start, hit.end):
+                s = _after_signature(text, s0, e)
                 if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
                     continue
                 if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
                     continue
                 seen_spans.add((hit.source_id, s))
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
-                lead = _lead(text, spans, s, e, flagged)
+                lead = _signed(text, s0, s) if X_SIGN else s
+                if lead < s and any(lead < fe and fs < s for fs, fe in flagged):
+                    lead = s
+                if lead == s:
+                    lead = _lead(text, spans, s, e, flagged)
                 words = content_words(text[s:e])
                 screen_score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
                     0.5 if subject & words else 0.25 if in_doc else 0.0
@@ -363,6 +392,7 @@ class OfflineResearcher:
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
                 if any(a <= s < b for a, b in own):
                     relevance += OWN
+                relevance += X_PSG * psg_sim + X_DOC * doc_sim
                 if lead == s and not stands_alone(text[s:e]):
                     relevance -= DANGLING  # points back at text no card can quote with it
                 out.append(
