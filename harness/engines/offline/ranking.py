@@ -24,13 +24,11 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from harness.engines.offline.semantic import similarity
 from harness.evidence.lexical import content_words
 
 TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
 FIRST = 0.15  # a document's opening sentence: it says what the document is about
 TYPED = 0.25  # a sentence with a phrase of the asked-for answer type (a date, a number, a name...)
-MEANING = float(__import__("os").environ.get("X_MEANING", "0"))  # times the sentence's similarity in meaning to the question (`semantic.similarity`, about 0..0.8)
 PERSON, DATE, NUMBER, PLACE, YESNO, OTHER = "person", "date", "number", "place", "yes/no", "other"
 
 _YESNO = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
@@ -347,8 +345,6 @@ class Ask:
             score += TYPED
         if first:
             score += FIRST
-        if MEANING:
-            score += MEANING * max(similarity(self.text, sentence), 0.0)
         return score
 
     def new_names(self, sentence: str) -> list[str]:

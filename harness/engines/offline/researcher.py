@@ -44,7 +44,7 @@ from harness.engines.offline.ranking import (
     title_match,
     title_words,
 )
-from harness.engines.offline.semantic import similarity
+from harness.engines.offline.semantic import closeness
 from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
@@ -72,12 +72,8 @@ RETRIEVED = (
 OWN = 0.4  # added to a sentence of the docstring of a code name the question writes (`OrderedDict.move_to_end`)
 DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
-import os
-X_PSG = float(os.environ.get("X_PSG", "0"))
-X_DOC = float(os.environ.get("X_DOC", "0"))
-X_REL = int(os.environ.get("X_REL", "0"))
-X_DOCLEN = int(os.environ.get("X_DOCLEN", "600"))
-X_SIGN = int(os.environ.get("X_SIGN", "1"))
+MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
+ABOUT_CHARS = 600  # a document's title and opening, what its meaning is judged on (a module's docstring starts it)
 SIGNATURE_MAX = 100  # characters of a signature line quoted with its docstring's first sentence
 _SIGNATURE = re.compile(r"^(?:async def|def|class) [A-Za-z_][\w.]*(?:\(.*\))?(?: -> .+)?$")
 _CODE_START = re.compile(
@@ -342,12 +338,10 @@ class OfflineResearcher:
         for _, hit in hop1:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
         ask.weigh([" ".join(texts) for texts in by_doc.values()])
-        meaning: dict[str, float] = {}
-        if X_DOC:
-            titles = {hit.source_id: hit.title for _, hit in hop1}
-            sims = {sid: similarity(ask.text, titles[sid] + "\n" + source(sid)[0][:X_DOCLEN]) for sid in by_doc}
-            hi, lo = max(sims.values()), min(sims.values())
-            meaning = {sid: ((v - lo) / (hi - lo) if X_REL and hi > lo else max(v, 0.0)) for sid, v in sims.items()}
+        # What each document is about, in meaning (`semantic.closeness`): "compute the median of some numbers" is
+        # the statistics module's subject even where another module's sentence shares more of its words.
+        titles = {hit.source_id: hit.title for _, hit in hop1}
+        meaning = closeness(ask.text, {sid: f"{titles[sid]}\n{source(sid)[0][:ABOUT_CHARS]}" for sid in by_doc})
         seen_spans: set[tuple[str, int]] = set()
 
         def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
@@ -364,8 +358,6 @@ class OfflineResearcher:
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             out = []
-            psg_sim = max(similarity(ask.text, hit.text), 0.0) if X_PSG else 0.0
-            doc_sim = meaning.get(hit.source_id, 0.0)
             spans = doc_sentences(hit.source_id, text)
             for s0, e in split_sentences(text, hit.start, hit.end):
                 s = _after_signature(text, s0, e)
@@ -375,7 +367,7 @@ class OfflineResearcher:
                     continue
                 seen_spans.add((hit.source_id, s))
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
-                lead = _signed(text, s0, s) if X_SIGN else s
+                lead = _signed(text, s0, s)
                 if lead < s and any(lead < fe and fs < s for fs, fe in flagged):
                     lead = s
                 if lead == s:
@@ -392,7 +384,7 @@ class OfflineResearcher:
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
                 if any(a <= s < b for a, b in own):
                     relevance += OWN
-                relevance += X_PSG * psg_sim + X_DOC * doc_sim
+                relevance += MEANING * meaning.get(hit.source_id, 0.0)
                 if lead == s and not stands_alone(text[s:e]):
                     relevance -= DANGLING  # points back at text no card can quote with it
                 out.append(
@@ -416,7 +408,6 @@ class OfflineResearcher:
             return out
 
         candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
-        candidates.sort(key=lambda c: c.key)
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
         candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates.sort(key=lambda c: c.key)

@@ -65,3 +65,11 @@ def vector(text: str) -> np.ndarray:
 def similarity(a: str, b: str) -> float:
     """Cosine similarity of the two texts' vectors, about -1..1, rounded to 4 places (deterministic orders)."""
     return round(float(vector(a) @ vector(b)), 4)
+
+
+def closeness(question: str, texts: dict[str, str]) -> dict[str, float]:
+    """Each text's similarity to the question as a share of the spread among them: 1 the closest, 0 the farthest
+    (all 0 when they are equally close). Relative, so the scale of the model's cosines never matters."""
+    sims = {key: similarity(question, text) for key, text in texts.items()}
+    hi, lo = max(sims.values(), default=0.0), min(sims.values(), default=0.0)
+    return {key: (v - lo) / (hi - lo) if hi > lo else 0.0 for key, v in sims.items()}
