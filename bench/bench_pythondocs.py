@@ -140,7 +140,10 @@ def main(argv=None) -> int:
     print("| --- |" + " ---: |" * len(groups))
     rows = [
         ("gold document cited", lambda rs: f"{sum(r['gold_cited'] for r in rs) / len(rs):.2f}"),
-        ("gold document retrieved (any search hit)", lambda rs: f"{sum(r['gold_retrieved'] for r in rs) / len(rs):.2f}"),
+        (
+            "gold document retrieved (any search hit)",
+            lambda rs: f"{sum(r['gold_retrieved'] for r in rs) / len(rs):.2f}",
+        ),
         ("citation precision", lambda rs: f"{sum(r['citation_precision'] for r in rs) / len(rs):.2f}"),
         ("answer key phrase in body", lambda rs: f"{sum(r['answer_in_body'] for r in rs) / len(rs):.2f}"),
         ("self-citations (reports)", lambda rs: str(sum(r["self_citation"] for r in rs))),

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_offline_engine import cited_titles, run
 
 from fakes.workspaces import write_docs
 from harness.engines.offline import researcher
 from harness.engines.offline.semantic import closeness, similarity
 from harness.engines.offline.writer import _unsigned
-from test_offline_engine import cited_titles, run
 
 MEDIAN = "How do I compute the median of some numbers?"
 # The sound module's sentence shares "compute" and "number(s)" with the question; the statistics module's
@@ -55,7 +55,10 @@ def test_the_document_whose_subject_the_question_asks_about_is_cited(tmp_path, m
     ("statement", "written"),
     [
         ("def b64encode(s, altchars=None) Encode the bytes.", "`b64encode(s, altchars=None)`: Encode the bytes."),
-        ("def Path.joinpath(self, *args) -> Path Combine this path.", "`Path.joinpath(self, *args)`: Combine this path."),
+        (
+            "def Path.joinpath(self, *args) -> Path Combine this path.",
+            "`Path.joinpath(self, *args)`: Combine this path.",
+        ),
         ("def f(a=(1, 2), b={1: [2]}) -> dict[str, int] Does x.", "`f(a=(1, 2), b={1: [2]})`: Does x."),
         ("class Event Class implementing event objects.", "`Event`: Class implementing event objects."),
         ("Plain prose stays as it is.", "Plain prose stays as it is."),
