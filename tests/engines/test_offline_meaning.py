@@ -12,6 +12,7 @@ from fakes.workspaces import write_docs
 from harness.engines.offline import researcher
 from harness.engines.offline.semantic import closeness, similarity
 from harness.engines.offline.writer import _unsigned
+from harness.sources.corpus import load_folder
 
 MEDIAN = "How do I compute the median of some numbers?"
 # The sound module's sentence shares "compute" and "number(s)" with the question; the statistics module's
@@ -40,12 +41,15 @@ def test_closeness_is_relative_to_the_texts_compared():
     assert closeness(MEDIAN, {}) == {}
 
 
-@pytest.mark.parametrize("meaning", [researcher.MEANING, 0.0])
-def test_the_document_whose_subject_the_question_asks_about_is_cited(tmp_path, monkeypatch, meaning):
-    monkeypatch.setattr(researcher, "MEANING", meaning)
+@pytest.mark.parametrize("documentation", [True, False])
+def test_the_document_whose_subject_the_question_asks_about_is_cited(tmp_path, monkeypatch, documentation):
+    """Meaning weighs in on the Python documentation only (the corpus names in `researcher.BUILTIN`): the folder
+    stands for it here when `documentation` is set, and is any other corpus when not."""
     corpus = write_docs(tmp_path / "corpus", MEANING_DOCS)
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
     cited = cited_titles(run(corpus, tmp_path / "runs", MEDIAN))
-    if meaning:
+    if documentation:
         assert "stats" in cited
     else:  # the lexical rule alone cites only the sentence sharing more words: what meaning fixes
         assert cited == {"sound"}

@@ -49,6 +49,7 @@ from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
+from harness.sources.corpus import BUILTIN
 from harness.sources.injection import flagged_spans
 from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
@@ -77,7 +78,7 @@ ABOUT_CHARS = 600  # a document's title and opening, what its meaning is judged 
 SIGNATURE_MAX = 100  # characters of a signature line quoted with its docstring's first sentence
 _SIGNATURE = re.compile(r"^(?:async def|def|class) [A-Za-z_][\w.]*(?:\(.*\))?(?: -> .+)?$")
 _CODE_START = re.compile(
-    r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
+    r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
 
 
@@ -338,10 +339,13 @@ class OfflineResearcher:
         for _, hit in hop1:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
         ask.weigh([" ".join(texts) for texts in by_doc.values()])
-        # What each document is about, in meaning (`semantic.closeness`): "compute the median of some numbers" is
-        # the statistics module's subject even where another module's sentence shares more of its words.
+        # What each document of the Python documentation is about, in meaning (`semantic.closeness`): "compute the
+        # median of some numbers" is the statistics module's subject even where another module's sentence shares
+        # more of its words. Only there: a module's opening states its subject; on encyclopedia paragraphs
+        # (HotpotQA) the same rule cited fewer gold paragraphs (bench/README.md).
         titles = {hit.source_id: hit.title for _, hit in hop1}
-        meaning = closeness(ask.text, {sid: f"{titles[sid]}\n{source(sid)[0][:ABOUT_CHARS]}" for sid in by_doc})
+        documented = [sid for sid in by_doc if source(sid)[1].get("corpus") in BUILTIN]
+        meaning = closeness(ask.text, {sid: f"{titles[sid]}\n{source(sid)[0][:ABOUT_CHARS]}" for sid in documented})
         seen_spans: set[tuple[str, int]] = set()
 
         def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
@@ -378,7 +382,9 @@ class OfflineResearcher:
                 )
                 if screen and screen_score < MIN_SCORE and not titled:
                     continue
-                relevance = ask.score(text[s:e], hit.title, first=s == opening, titled=titled)
+                # a docstring's first sentence is scored with its signature line: the name says what it documents
+                scored = text[lead:e] if lead < s and _SIGNATURE.match(text[lead:s].strip()) else text[s:e]
+                relevance = ask.score(scored, hit.title, first=s == opening, titled=titled)
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
