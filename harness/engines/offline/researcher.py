@@ -82,8 +82,8 @@ _CODE_START = re.compile(
 )
 
 
-def is_prose(sentence: str) -> bool:
-    """A sentence a report can quote: words, not code."""
+def is_prose(sentence: str, min_tokens: int = 6) -> bool:
+    """A sentence a report can quote: words, not code (at least `min_tokens` of them)."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
@@ -93,7 +93,7 @@ def is_prose(sentence: str) -> bool:
         return False
     tokens = sentence.split()
     words = [t for t in tokens if re.fullmatch(r"[A-Za-z][A-Za-z'’-]*[,.;:!?)]*|\(?[A-Za-z][A-Za-z'’-]*", t)]
-    return len(tokens) >= 6 and len(words) >= 0.6 * len(tokens)
+    return len(tokens) >= min_tokens and len(words) >= 0.6 * len(tokens)
 
 
 def _subject_term(term: str) -> str:
@@ -365,15 +365,19 @@ class OfflineResearcher:
             spans = doc_sentences(hit.source_id, text)
             for s0, e in split_sentences(text, hit.start, hit.end):
                 s = _after_signature(text, s0, e)
-                if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
-                    continue
-                if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
-                    continue
-                seen_spans.add((hit.source_id, s))
-                # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
                 lead = _signed(text, s0, s)
                 if lead < s and any(lead < fe and fs < s for fs, fe in flagged):
                     lead = s
+                # A docstring's summary line is prose by its place, however short ("Directory tree generator."): with
+                # its signature it says what the function does.
+                if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - lead <= MAX_CHARS + SIGNATURE_MAX):
+                    continue
+                if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
+                    continue
+                if not (is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2)):
+                    continue
+                seen_spans.add((hit.source_id, s))
+                # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
                 if lead == s:
                     lead = _lead(text, spans, s, e, flagged)
                 words = content_words(text[s:e])
