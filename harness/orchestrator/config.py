@@ -280,6 +280,8 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
     from harness.engines.llm.models import check_base_url
 
     per_role = field if isinstance(field, dict) else {r: field for r in roles} if field else {}
+    if flag and not any(choice.engine == "llm" for choice in roles.values()):
+        raise UsageError(f"--model-base-url {flag}: no role of this run is on the llm engine, so none would use it")
     for role, choice in roles.items():
         if choice.engine != "llm":
             continue

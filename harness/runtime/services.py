@@ -115,9 +115,20 @@ def _web(setup: ServiceSetup, tool: str) -> WebTools:
 
 
 def web_search(setup: ServiceSetup) -> Callable[..., Any]:
-    def search(query: str, k: int = 5) -> list[dict[str, str]]:
+    """`web_search(query, k)`: the allowed results (dicts). With `fetch=True` (the llm Researcher's tool), the top
+    results are also fetched and registered (`WebTools.search_and_fetch`: SearchedResults), and each result that did
+    not become a source is named in the step's notes (its trace), with why. Either way one search of the budget: the
+    pages a search fetches are part of it (at most `fetch.search_pages`), not charged apart."""
+
+    def search(query: str, k: int = 5, *, fetch: bool = False) -> list[Any]:
         web = _web(setup, "web_search")
-        return setup.budget.spend_search(lambda: web.web_search(query, max(1, min(int(k), 10)), setup.web_policy()))
+        k, policy = max(1, min(int(k), 10)), setup.web_policy()
+        if not fetch:
+            return setup.budget.spend_search(lambda: web.web_search(query, k, policy))
+        qid = setup.brief.question_id
+        results = setup.budget.spend_search(lambda: web.search_and_fetch(query, k, policy, question_id=qid))
+        setup.notes.extend(f"web result not kept: {r.url}: {r.reason}" for r in results if r.page is None)
+        return results
 
     return search
 

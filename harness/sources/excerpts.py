@@ -1,9 +1,9 @@
 """What a model is shown of a long source: the passages that best match what it looks for, with their offsets.
 
 Every model call resends the conversation, so a tool that returned whole pages would make each later
-call pay for them again. `fetch_url` and `web_search` show the title, the page's length and these
-excerpts; `read_source` pages through the rest. The full snapshot stays stored, and quotes are located
-in it, never in an excerpt.
+call pay for them again. `fetch_url` and `web_search` (for each page it fetched, in a share of its one
+budget) show the title, the page's length and these excerpts; `read_source` pages through the rest. The
+full snapshot stays stored, and quotes are located in it, never in an excerpt.
 
 Passages are the corpus index's (`corpus.split_passages`, about 900 characters), scored against the
 focus by the one tokenizer (`tokens.tokenize`) with an idf weight computed over the page's own
@@ -20,7 +20,7 @@ from harness.sources.corpus import split_passages
 from harness.sources.tokens import tokenize
 
 EXCERPT_CHARS = 1800  # what fetch_url shows of a page, about 450 tokens
-RESULT_CHARS = 500  # what web_search shows of each result
+SEARCH_CHARS = 4000  # what web_search shows of all the pages it fetched together, about 1,000 tokens
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,18 @@ def run(
     runs_dir: str | Path = "runs",
     engine: str | None = None,
     model: str | None = None,
+    model_base_url: str | None = None,
     yes: bool = True,
     max_revisions: int | None = None,
     concurrency: int | None = None,
     budget: dict[str, Any] | None = None,
     web: bool | None = None,
+    search: str | None = None,
+    search_url: str | None = None,
+    web_allow_private: bool | None = None,
+    web_robots: bool | None = None,
+    language: str | None = None,
+    require_final_approval: bool | None = None,
     checkpoint_db: str | None = None,
     approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
     events: Callable[[dict[str, Any]], None] | None = None,
@@ -51,6 +58,8 @@ def run(
       unless `approver` answers the gate).
     - `concurrency`: research branches at once (default 4).
     - `budget`: run limits, e.g. {"llm_calls": 200, "searches": 100}.
+    - `model_base_url`, `web`, `search`, `search_url`, `web_allow_private`, `web_robots`, `language` and
+      `require_final_approval` are the flags of the same names (`web_robots=False` is `--web-ignore-robots`).
     - `checkpoint_db`: a postgresql:// URL to keep LangGraph's checkpoints in (needs the 'postgres'
       extra); None keeps them in the workspace's SQLite file. `resume` must be given the same.
 
@@ -65,6 +74,7 @@ def run(
         runs_dir=str(runs_dir),
         engine=engine,
         model=model,
+        model_base_url=model_base_url,
         agents=flags,
         config_file=config_file,
         config_data=config if isinstance(config, dict) else None,
@@ -73,6 +83,12 @@ def run(
         concurrency=concurrency,
         budget=budget,
         web=web,
+        web_allow_private=web_allow_private,
+        web_robots=web_robots,
+        search=search,
+        search_url=search_url,
+        language=language,
+        require_final_approval=require_final_approval,
         agent_objects=objects,
     )
     return start_run(cfg, approver=approver, events=events, checkpoint_db=checkpoint_db)
@@ -84,16 +100,24 @@ def resume(
     yes: bool = False,
     budget: dict[str, Any] | None = None,
     checkpoint_db: str | None = None,
+    model_base_url: str | None = None,
     approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
     events: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunResult:
     """Continue a paused, crashed or killed run from its last checkpoint (`research resume`).
 
     `budget` raises the run's limits (a run stopped by its budget goes on where it was cut);
-    `checkpoint_db` is the database the run was started with, if any.
+    `checkpoint_db` is the database the run was started with, if any; `model_base_url` points the run's
+    llm roles at a new endpoint (`research resume --model-base-url`).
     """
     return resume_run(
-        Path(run_dir), yes=yes, budget=budget, approver=approver, events=events, checkpoint_db=checkpoint_db
+        Path(run_dir),
+        yes=yes,
+        budget=budget,
+        approver=approver,
+        events=events,
+        checkpoint_db=checkpoint_db,
+        model_base_url=model_base_url,
     )
 
 

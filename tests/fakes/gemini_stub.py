@@ -58,11 +58,13 @@ import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
+from fakes.http_stub import LocalServer
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -480,29 +482,6 @@ class ScriptedResponder:
 # --------------------------------------------------------------------------- server
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-    stub: GeminiStub
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"  # one request per connection; end of stream = close
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
-        return
-
-    def do_POST(self) -> None:  # noqa: N802
-        self.server.stub._handle(self)
-
-    do_GET = do_POST  # noqa: N815
-    do_PUT = do_POST  # noqa: N815
-    do_DELETE = do_POST  # noqa: N815
-    do_PATCH = do_POST  # noqa: N815
-
-
 def _parse_route(route: str) -> tuple[str | None, str | None, str | None]:
     """``/v1/models/gemini-x:generateContent`` -> ``("v1", "gemini-x", "generateContent")``."""
     parts = [p for p in route.split("/") if p]
@@ -555,32 +534,20 @@ class GeminiStub:
         self._errors: list[str] = []
         self._closing = threading.Event()
         self._new_request = threading.Condition(self._lock)
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server: LocalServer | None = None
 
     # --- lifecycle ------------------------------------------------------------------
 
     def start(self) -> GeminiStub:
-        if self._server is not None:
-            return self
-        server = _Server((self._host, 0), _Handler)
-        server.stub = self
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="gemini-stub", daemon=True
-        )
-        self._thread.start()
+        if self._server is None:
+            self._server = LocalServer(self._handle, host=self._host, name="gemini-stub")
         return self
 
     def close(self) -> None:
         self._closing.set()
         server, self._server = self._server, None
         if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+            server.close()
 
     def __enter__(self) -> GeminiStub:
         return self.start()
@@ -594,7 +561,7 @@ class GeminiStub:
     def port(self) -> int:
         if self._server is None:
             raise RuntimeError("GeminiStub is not running")
-        return int(self._server.server_address[1])
+        return self._server.port
 
     @property
     def base_url(self) -> str:
@@ -653,7 +620,7 @@ class GeminiStub:
 
     # --- request handling -----------------------------------------------------------
 
-    def _record(self, h: _Handler) -> StubRequest:
+    def _record(self, h: BaseHTTPRequestHandler) -> StubRequest:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
         try:
@@ -720,7 +687,7 @@ class GeminiStub:
             return http_error(400, "GeminiStub: responder returned a non-StubReply", status_name="FAILED_PRECONDITION")
         return reply
 
-    def _handle(self, h: _Handler) -> None:
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
         req = self._record(h)
         reply = self._reply_for(req)
         try:
@@ -750,7 +717,7 @@ class GeminiStub:
             return body.encode("utf-8")
         return json.dumps(body).encode("utf-8")
 
-    def _send_plain(self, h: _Handler, reply: StubReply) -> None:
+    def _send_plain(self, h: BaseHTTPRequestHandler, reply: StubReply) -> None:
         data = self._encode(reply.body)
         h.send_response(reply.status)
         headers = {"Content-Type": "application/json; charset=UTF-8", **reply.headers}
@@ -761,7 +728,7 @@ class GeminiStub:
         h.wfile.write(data)
         h.wfile.flush()
 
-    def _send_sse(self, h: _Handler, reply: StubReply) -> None:
+    def _send_sse(self, h: BaseHTTPRequestHandler, reply: StubReply) -> None:
         chunks: Sequence[Any] = reply.stream_chunks if reply.stream_chunks is not None else [reply.body]
         h.send_response(200)
         headers = {"Content-Type": "text/event-stream", **reply.headers}

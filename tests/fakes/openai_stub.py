@@ -23,8 +23,10 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from fakes.http_stub import LocalServer
 
 DEFAULT_API_KEY = "test-key-openai-stub"
 
@@ -174,26 +176,6 @@ class ScriptedResponder:
         return entry(req) if callable(entry) else entry
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-    stub: OpenAIStub
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        return
-
-    def do_GET(self) -> None:  # noqa: N802
-        self.server.stub._handle(self)
-
-    do_POST = do_GET  # noqa: N815
-
-
 class OpenAIStub:
     """A local OpenAI-compatible server on 127.0.0.1 (ephemeral port). `base_url` ends in /v1.
 
@@ -217,20 +199,16 @@ class OpenAIStub:
         self._requests: list[ChatRequest] = []
         self.errors: list[str] = []
         self.outage: Reply | None = None
-        self._server: _Server | None = None
+        self._server: LocalServer | None = None
 
     def start(self) -> OpenAIStub:
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.stub = self
-        self._server = server
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._server = LocalServer(self._handle, name="openai-stub")
         return self
 
     def close(self) -> None:
         server, self._server = self._server, None
         if server is not None:
-            server.shutdown()
-            server.server_close()
+            server.close()
 
     def __enter__(self) -> OpenAIStub:
         return self.start()
@@ -241,7 +219,7 @@ class OpenAIStub:
     @property
     def base_url(self) -> str:
         assert self._server is not None, "OpenAIStub is not running"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self._server.port}/v1"
 
     @property
     def requests(self) -> list[ChatRequest]:
@@ -260,7 +238,7 @@ class OpenAIStub:
 
     # ---- handling --------------------------------------------------------------------
 
-    def _handle(self, h: _Handler) -> None:
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
         path = h.path.split("?", 1)[0]
@@ -292,7 +270,7 @@ class OpenAIStub:
             return http_error(400, f"OpenAIStub: {exc}", kind="stub")
         return reply
 
-    def _send(self, h: _Handler, reply: Reply, stream: bool = False) -> None:
+    def _send(self, h: BaseHTTPRequestHandler, reply: Reply, stream: bool = False) -> None:
         try:
             if reply.drop:
                 h.close_connection = True
@@ -313,7 +291,7 @@ class OpenAIStub:
             pass
 
     @staticmethod
-    def _send_sse(h: _Handler, completion: dict) -> None:
+    def _send_sse(h: BaseHTTPRequestHandler, completion: dict) -> None:
         """The completion as chunks: the message's delta, then the finish reason, then usage."""
         choice = completion["choices"][0]
         message = choice["message"]

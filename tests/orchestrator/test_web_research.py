@@ -1,6 +1,6 @@
 """Web research end to end, on 127.0.0.1 only: a SearXNG-compatible endpoint and the pages it names
-(`fakes/searxng_web.py`), researched by the offline engine through the CLI and by an llm-engine Researcher
-whose scripted model calls `web_search` and `fetch_url`."""
+(`fakes/searxng_web.py`), researched by the offline engine through the CLI. (The llm-engine Researcher, whose
+`web_search` fetches and registers its results, is tested in `test_web_search_llm.py`.)"""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from fakes.scripted import Call, Say, ScriptedChatModel, Turn, call
 from fakes.searxng_web import FAILING, GOOD, PLANTED, QUESTION, JsonApi, search_web
 from fakes.workspaces import trace
 from harness.contract.quotes import normalize_ws
@@ -131,65 +130,6 @@ def test_search_flags_without_the_web_and_a_searxng_without_its_url_are_refused_
         "--search searxng: needs --search-url (or search.url in research.yaml), e.g. http://127.0.0.1:8888"
     )
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
-
-
-# ---- the llm engine: a scripted Researcher uses web_search and fetch_url -----------------------------------------
-
-SOURCE = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) ")
-ANSWER = "it becomes the leader once a majority of the servers have granted it their vote in that term"
-
-
-def web_researcher(t: Turn) -> Call | Say:
-    """Searches the web, fetches every result at once, and records the sentence that answers from the page that
-    has it; the fetches that fail come back as tool errors."""
-    if not t.steps:
-        return call("web_search", query="raft leader election", k=6)
-    if len(t.steps) == 1:
-        urls = re.findall(r"url='([^']+)'", t.last[0].content)
-        return Call([("fetch_url", {"url": u}) for u in urls])
-    if len(t.steps) == 2:
-        for r in t.last:
-            m = SOURCE.search(r.content)
-            if not r.error and m and ANSWER in r.content:
-                sentence = next(s for s in re.split(r"(?<=\.)\s+", r.content) if ANSWER in s)
-                quote = sentence[sentence.index("The candidate") :]
-                return call(
-                    "record_evidence",
-                    source_id=m.group(1),
-                    quote=quote,
-                    summary="How a candidate becomes the Raft leader.",
-                    confidence="high",
-                    limitations=[],
-                )
-        return Say("BLOCKED: no_evidence")
-    return Say("1 card")
-
-
-def test_llm_researcher_researches_the_web_with_web_search_and_fetch_url(tmp_path, fixture_corpus):
-    model = ScriptedChatModel(policy=web_researcher)
-    with search_web() as site:
-        cfg = web_config(
-            tmp_path,
-            fixture_corpus,
-            "searxng",
-            site.base,
-            fetch={"timeout": 1},
-            engine="offline",
-            agents=["researcher=llm"],
-            model="scripted:fake",
-            web_allow_private=True,
-        )
-        result = start_run(cfg, models={"researcher": model})
-    assert model.offered and {"web_search", "fetch_url"} <= set(model.offered[0])
-    run = result.run_dir
-    assert_web_run_is_sound(run, site.base)
-    fetches = [m for msgs in model.calls for m in msgs if getattr(m, "name", None) == "fetch_url"]
-    failed = [m.content for m in fetches if m.status == "error"]  # failures come back as errors it can act on
-    for path, reason in zip(FAILING, ("HTTP 404", "timed out", "no readable text")):
-        assert any(f"{site.base}{path}" in f and reason in f for f in failed), failed
-    cards = [json.loads(p.read_text()) for p in run.glob("source-cards/*.json")]
-    assert any(ANSWER in c["quote"] and c["extracted_by"]["engine"] == "llm" for c in cards)
-    assert result.status == "completed", result.reason
 
 
 # ---- a provider that returns the page text: Tavily, through its own client ---------------------------------------

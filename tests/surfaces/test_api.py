@@ -136,3 +136,22 @@ def test_resume_raises_a_spent_budget_from_python(fixture_corpus, tmp_path):
     done = harness.resume(stopped.run_dir, budget={"searches": 50})
     assert done.status == "completed", done.reason
     assert json.loads((done.run_dir / "run.json").read_text())["budget"]["limits"]["searches"] == 50
+
+
+def test_run_takes_the_web_language_and_endpoint_flags_as_the_cli_does(fixture_corpus, tmp_path):
+    runs = tmp_path / "runs"
+    with pytest.raises(harness.HarnessError, match=r"^--search: the web is off for this run \(add --web\)"):
+        harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, search="searxng")
+    with pytest.raises(harness.HarnessError, match="--model-base-url"):
+        harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, engine="llm", model_base_url="not a url")
+    assert not runs.exists() or not any(runs.iterdir())  # refused before any work
+    done = harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, language="en-GB")
+    assert done.status == "completed", done.reason
+    assert json.loads((done.run_dir / "run.json").read_text())["config"]["language"] == "en-GB"
+
+
+def test_a_model_endpoint_for_a_run_without_llm_roles_is_refused(fixture_corpus, tmp_path):
+    runs = tmp_path / "runs"
+    with pytest.raises(harness.HarnessError, match=r"^--model-base-url http://127\.0\.0\.1:9/v1: no role .*llm engine"):
+        harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, model_base_url="http://127.0.0.1:9/v1")
+    assert not runs.exists() or not any(runs.iterdir())

@@ -39,7 +39,7 @@ from harness.runtime.budget import BudgetExhausted, DelegationTimeout
 from harness.runtime.context import AgentContext
 from harness.runtime.files import WriteRetriesExhausted
 from harness.sources.research_tools import FLAGGED_NOTE, ResearchTools, marks_for, wrap
-from harness.sources.web.display import format_page, format_results
+from harness.sources.web.display import format_page, format_searched
 
 HARNESS_TOOLS = ("search", "read_source", "record_evidence", "web_search", "fetch_url", "check_draft")
 MCP_PREVIEW_CHARS = 4000  # how much of an MCP answer the reply shows; read_source pages on
@@ -88,13 +88,14 @@ def _harness_tool(name: str) -> BaseTool:
     return builders[name]()
 
 
-def _out_of_searches(ctx: AgentContext, exc: BudgetExhausted) -> str:
-    """A step's own search budget is spent: say so (nothing is charged) and let it finish with what it has."""
+def _out_of_searches(ctx: AgentContext, exc: BudgetExhausted, costs: str = "") -> str:
+    """A step's own search budget is spent: say so (nothing is charged; `costs`: what each of the tool's calls
+    costs) and let it finish with what it has."""
     if exc.scope == "run":
         raise exc
     return (
-        f"No search was made: {exc}. Record evidence from the passages you already have (record_evidence), "
-        f"then reply with how many cards you wrote. [{ctx.budget.line()}]"
+        f"No search was made: {exc}.{' ' + costs if costs else ''} Record evidence from the passages you already "
+        f"have (record_evidence), then reply with how many cards you wrote. [{ctx.budget.line()}]"
     )
 
 
@@ -127,7 +128,7 @@ def _read_source_tool() -> BaseTool:
         "read_source",
         "Read a window of a registered source's stored text: `length` characters (at most 8000) from "
         "character `offset`. The reply states start, end and total; offsets are those a card's span uses. "
-        "Only source ids returned by search or fetch_url exist.",
+        "Only source ids returned by search, web_search or fetch_url exist.",
     )
 
 
@@ -195,27 +196,29 @@ def _check_draft_tool() -> BaseTool:
 # ---- web (optional) -----------------------------------------------------------------
 
 
+WEB_COSTS = "A web_search costs one search, the pages it fetches included; a fetch_url costs one."
+
+
 def _web_search_tool() -> BaseTool:
     def web_search(query: str, k: int = 5) -> str:
         ctx = invocation.current().ctx
         try:
-            results = ctx.services.web_search(query, k)
+            results = ctx.services.web_search(query, k, fetch=True)
         except BudgetExhausted as exc:
-            return _out_of_searches(ctx, exc)
+            return _out_of_searches(ctx, exc, WEB_COSTS)
         if not results:
             return f"No results (none on the domains this question allows). Try other words. [{ctx.budget.line()}]"
-        return (
-            format_results(results)
-            + "\n\nThese are search snippets, not sources: call fetch_url(url) to register a page before quoting it."
-            + f" [{ctx.budget.line()}]"
-        )
+        return format_searched(results, query) + f"\n[{ctx.budget.line()}]"
 
     return _tool(
         web_search,
         "web_search",
-        "Search the web (the domains the plan allows for this question; the open web when it lists none). Returns "
-        "titles, URLs and snippets (not yet sources). Counts against your search budget; refused without cost when "
-        "the plan does not allow the web for your question.",
+        "Search the web (the domains the plan allows for this question; the open web when it lists none). The top "
+        "k results (at most 5 unless the run sets fetch.search_pages) are fetched and each readable page is stored "
+        "as a source: for each you get its source_id, title, URL, length (total=) and the passages that best match "
+        "the query, with offsets; quote them with record_evidence, page on with read_source. A result that could "
+        "not be fetched is listed with why and is not a source. One search of your budget, the fetches included; "
+        "refused without cost when the plan does not allow the web for your question.",
     )
 
 
@@ -225,7 +228,7 @@ def _fetch_url_tool() -> BaseTool:
         try:
             result = ctx.services.fetch_url(url)
         except BudgetExhausted as exc:
-            return _out_of_searches(ctx, exc)
+            return _out_of_searches(ctx, exc, WEB_COSTS)
         # what the page is read for: the model's words, else the step's question and search terms
         wanted = focus.strip() or f"{ctx.brief.task} {ctx.brief.facts.get('search_terms', '')}"
         return format_page(result, wanted) + f"\n[{ctx.budget.line()}]"
@@ -233,7 +236,8 @@ def _fetch_url_tool() -> BaseTool:
     return _tool(
         fetch_url,
         "fetch_url",
-        "Fetch one web page (on a domain the plan allows for this question) and store it as a source. Returns its "
+        "Fetch one web page you found yourself, such as a link inside a page (web_search already stores its "
+        "results), on a domain the plan allows for this question, and store it as a source. Returns its "
         "source_id, title, length and the passages that best match `focus` (what you are looking for; your "
         "question when omitted), each with its offsets; read_source(source_id, offset) pages through the rest. "
         "Counts against your search budget.",

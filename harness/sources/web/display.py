@@ -1,23 +1,28 @@
-"""What the web tools show a model: bounded, delimited, with instruction-like text marked.
+"""What the web tools show a model: bounded, delimited, with instruction-like text marked or withheld.
 
 `fetch_url` shows the page's title, URL and length and the passages that best match what the model is
 looking for (`sources/excerpts.best_passages`), each with its offsets in the stored snapshot, so
-`read_source(source_id, offset)` can page through the rest. `web_search` shows each result's title,
-URL and snippet, cut to a few hundred characters, with the sentences the injection detector flagged
-wrapped in markers, as for sources. The whole page stays stored, and quotes are located in it.
+`read_source(source_id, offset)` can page through the rest; the sentences the injection detector flagged are
+wrapped in markers, as for sources. `web_search` registers the pages it fetched and shows each the same way in
+a smaller share of one budget (`SEARCH_CHARS`), with flagged sentences withheld (named, never echoed), and each
+result that did not become a source as one line saying why. The whole page stays stored, and quotes are
+located in it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from harness.sources.excerpts import EXCERPT_CHARS, RESULT_CHARS, best_passages
-from harness.sources.research_tools import FLAGGED_NOTE, marks_for, wrap
-from harness.sources.web.tools import FetchResult
+from harness.sources.excerpts import EXCERPT_CHARS, SEARCH_CHARS, best_passages
+from harness.sources.research_tools import FLAGGED_NOTE, WITHHELD_NOTE, marks_for, wrap
+from harness.sources.web.tools import FetchResult, SearchedResult
+
+REASON_CHARS = 240  # of a failed result's one-line reason
 
 
-def format_page(result: FetchResult, focus: str, budget: int = EXCERPT_CHARS) -> str:
-    """The page as fetch_url shows it: its best-matching passages (at most `budget` characters) and how to read on."""
+def _passages(result: FetchResult, focus: str, budget: int, *, withhold: bool = False) -> tuple[list[str], int, bool]:
+    """The page's best-matching passages (at most `budget` characters), each delimited with its offsets; with
+    how many characters they show and whether any flagged text was marked (or, `withhold`, left out)."""
     text, total = result.text, len(result.text)
     record = {"flags": list(result.flags)}
     parts, shown, any_marks = [], 0, False
@@ -27,10 +32,16 @@ def format_page(result: FetchResult, focus: str, budget: int = EXCERPT_CHARS) ->
         attrs: dict[str, Any] = {"title": result.title, "url": result.url, "kind": result.kind}
         if result.flags:
             attrs["flag"] = "suspicious-instructions"
-        parts.append(
-            wrap(result.source_id, x.text, base=x.start, marks=marks, **attrs, start=x.start, end=x.end, total=total)
-        )
+        attrs.update(start=x.start, end=x.end, total=total)
+        parts.append(wrap(result.source_id, x.text, base=x.start, marks=marks, withhold=withhold, **attrs))
         shown += x.end - x.start
+    return parts, shown, any_marks
+
+
+def format_page(result: FetchResult, focus: str, budget: int = EXCERPT_CHARS) -> str:
+    """The page as fetch_url shows it: its best-matching passages (at most `budget` characters) and how to read on."""
+    total = len(result.text)
+    parts, shown, any_marks = _passages(result, focus, budget)
     if shown >= total:
         more = f"This is the whole page ({total:,} characters)."
     else:
@@ -42,16 +53,29 @@ def format_page(result: FetchResult, focus: str, budget: int = EXCERPT_CHARS) ->
     return "\n\n".join(parts) + f"\n\n{more}{cached}" + (f"\n\n{FLAGGED_NOTE}" if any_marks else "")
 
 
-def format_results(results: list[dict[str, Any]]) -> str:
-    """web_search's results: title, URL and snippet (cut to RESULT_CHARS), flagged sentences marked."""
-    parts, any_marks = [], False
-    for i, r in enumerate(results, 1):
-        snippet = r.get("snippet") or ""
-        cut = snippet[:RESULT_CHARS] + ("…" if len(snippet) > RESULT_CHARS else "")
-        marks = tuple(m for m in marks_for({"flags": r.get("flags") or []}, snippet, 0, len(cut)))
-        any_marks = any_marks or bool(marks)
-        attrs: dict[str, Any] = {"title": r.get("title", ""), "url": r.get("url", "")}
-        if marks:
-            attrs["flag"] = "suspicious-instructions"
-        parts.append(wrap(f"web-result-{i}", cut, marks=marks, **attrs))
-    return "\n\n".join(parts) + (f"\n\n{FLAGGED_NOTE}" if any_marks else "")
+def format_searched(results: list[SearchedResult], focus: str, budget: int = SEARCH_CHARS) -> str:
+    """web_search's results after their fetch, in rank order: each page that became a source with its
+    best-matching passages (an equal share of `budget`, flagged text withheld), each other result as one line
+    with the reason it is not a source, and one line on how to go on."""
+    kept = [r for r in results if r.page is not None]
+    share = min(EXCERPT_CHARS, budget // max(1, len(kept)))
+    parts, seen, any_marks = [], set(), False
+    for r in results:
+        if r.page is None:
+            reason = r.reason.split("; it is not a source")[0]  # the line already says so
+            reason = reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1] + "…"
+            parts.append(f"[{r.rank}] not a source: {r.url}: {reason}")
+        elif r.page.source_id in seen:
+            parts.append(f"[{r.rank}] {r.url}: the same page as {r.page.source_id} (above)")
+        else:
+            seen.add(r.page.source_id)
+            shown, _, marked = _passages(r.page, focus, share, withhold=True)
+            any_marks = any_marks or marked
+            parts.append(f"[{r.rank}] " + "\n".join(shown))
+    end = (
+        f"{len(seen)} of {len(results)} results are now sources: quote them with record_evidence; "
+        "read_source(source_id, offset) pages through the rest of a page (total= is its length)."
+    )
+    if len(seen) < len(results):
+        end += " A result marked 'not a source' cannot be quoted."
+    return "\n\n".join(parts) + f"\n\n{end}" + (f"\n\n{WITHHELD_NOTE}" if any_marks else "")

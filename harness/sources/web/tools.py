@@ -8,12 +8,19 @@ The search itself is a provider's (`sources/search/`: ddgs unless the run config
 fetched from a result it returned is registered with the result's query, provider and rank; when the
 provider sent the page's text with the result (Tavily, Exa), that text is the snapshot, no request is
 made, and the provenance says `text_from: provider`.
+
+`search_and_fetch` (the llm Researcher's `web_search`) fetches the top results itself, in parallel (each
+host still limited to `per_host` requests at a time by the downloader), and registers every readable page:
+each result comes back as the source it became or the one-line reason it did not. A page is downloaded once
+per run however many branches or parallel calls ask for it (one lock per URL; later asks reuse the page,
+its hops checked again against the asker's policy), and the page cache spares the next run the download.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +40,8 @@ from harness.sources.web.pages import page_text
 from harness.sources.web.policy import WebPolicy, WebRefused
 from harness.sources.web.robots import RobotsRules
 
+SEARCH_PAGES = 5  # results one web_search fetches and registers (research.yaml fetch.search_pages)
+
 
 @dataclass(frozen=True)
 class FetchResult:
@@ -46,6 +55,16 @@ class FetchResult:
     from_cache: bool = False
     status: int = 200
     content_type: str = ""
+
+
+@dataclass(frozen=True)
+class SearchedResult:
+    """One result of a fetching web_search: the source it became (`page`), or why it is not one (`reason`)."""
+
+    rank: int  # the provider's
+    url: str  # as the provider gave it
+    page: FetchResult | None = None
+    reason: str = ""  # one line: refused by policy or the private-address guard, robots, HTTP error, no text, ...
 
 
 def provider_page(hit: WebHit) -> Page:
@@ -104,8 +123,10 @@ class WebTools:
         resolver: Resolver | None = None,
         search: SearchProvider | None = None,
         transport: httpx.BaseTransport | None = None,
+        search_pages: int = SEARCH_PAGES,
     ):
         self.registry = registry
+        self.search_pages = max(1, int(search_pages))
         self.limits = FetchLimits(timeout, max_bytes, max_redirects, per_host)
         self.guard = AddressGuard(allow_private, resolver or system_resolver)
         self.cache = cache if cache is not None else PageCache(cache_ttl)
@@ -113,6 +134,8 @@ class WebTools:
         self._provider = search
         self._found: dict[str, WebHit] = {}  # normalized URL -> the search result that first named it
         self._found_lock = threading.Lock()
+        self._pages: dict[str, Page] = {}  # normalized URL asked for -> the page this run fetched there
+        self._url_locks: dict[str, threading.Lock] = {}  # one download of a URL at a time, however many ask
 
     @property
     def provider(self) -> SearchProvider:
@@ -173,35 +196,55 @@ class WebTools:
                 break
         return results
 
+    def _url_lock(self, key: str) -> threading.Lock:
+        with self._found_lock:
+            return self._url_locks.setdefault(key, threading.Lock())
+
     def fetch_page(self, url: str, policy: WebPolicy) -> Page:
-        """The page at `url` from the cache when fresh (its hops checked again), else downloaded and extracted."""
+        """The page at `url`: fetched earlier in this run, or from the cache when fresh (its hops checked again
+        either way: the asker's policy may differ), else downloaded and extracted. Parallel asks for one URL wait
+        for the first download rather than making their own."""
         policy.check(url)
-        cached = self.cache.get(url)
-        if cached is not None and (cached.robots_checked or self.downloader.robots is None):
-            for hop in cached.hops:
-                policy.check(hop)
-                self.guard.check_url(hop)
-            return cached
-        got = self.downloader.get(url, policy)
-        title, text = page_text(got.body, got.content_type, got.charset, got.final_url)
-        page = Page(
-            requested_url=got.requested_url,
-            final_url=got.final_url,
-            hops=got.hops,
-            status=got.status,
-            content_type=got.content_type,
-            title=title,
-            text=text,
-            content_sha256=sha256_bytes(got.body),
-            fetched_at=now_iso(),
-            fetched_ts=time.time(),
-            robots_checked=got.robots_checked,
-        )
-        self.cache.put(page)
-        return page
+        key = normalize_url(url)
+        with self._url_lock(key):
+            known = self._pages.get(key)
+            if known is None:
+                cached = self.cache.get(url)
+                if cached is not None and (cached.robots_checked or self.downloader.robots is None):
+                    known = cached
+            if known is not None:
+                for hop in known.hops:
+                    policy.check(hop)
+                    self.guard.check_url(hop)
+                self._pages[key] = known
+                return known
+            got = self.downloader.get(url, policy)
+            title, text = page_text(got.body, got.content_type, got.charset, got.final_url)
+            page = Page(
+                requested_url=got.requested_url,
+                final_url=got.final_url,
+                hops=got.hops,
+                status=got.status,
+                content_type=got.content_type,
+                title=title,
+                text=text,
+                content_sha256=sha256_bytes(got.body),
+                fetched_at=now_iso(),
+                fetched_ts=time.time(),
+                robots_checked=got.robots_checked,
+            )
+            self.cache.put(page)
+            self._pages[key] = page
+            return page
 
     def fetch_url(
-        self, url: str, policy: WebPolicy, question_id: str | None = None, *, search: dict[str, Any] | None = None
+        self,
+        url: str,
+        policy: WebPolicy,
+        question_id: str | None = None,
+        *,
+        search: dict[str, Any] | None = None,
+        tool: str = "fetch_url",
     ) -> FetchResult:
         """Fetch one allowed page (or take it from the cache), extract its readable text, register it; with the
         search result that named it as provenance (`search`, or the result this run's web_search returned for the
@@ -212,8 +255,31 @@ class WebTools:
         if hit is not None and hit.text and hit.text.strip():
             policy.check(url)  # no request is made, but the question's domain policy still decides
             page = provider_page(hit)
-            return self.register_page(page, question_id=question_id, search=search, text_from=FROM_PROVIDER)
-        return self.register_page(self.fetch_page(url, policy), question_id=question_id, search=search)
+            return self.register_page(page, question_id=question_id, search=search, text_from=FROM_PROVIDER, tool=tool)
+        return self.register_page(self.fetch_page(url, policy), question_id=question_id, search=search, tool=tool)
+
+    def search_and_fetch(
+        self, query: str, k: int, policy: WebPolicy, question_id: str | None = None
+    ) -> list[SearchedResult]:
+        """`web_search`, then the top min(k, search_pages) allowed results fetched in parallel and registered, in
+        rank order: each the source it became, or the one-line reason it did not (a refusal by policy, the
+        private-address guard or robots.txt, an HTTP error, a timeout, no readable text). Only a failure of the
+        search itself raises."""
+        results = self.web_search(query, max(1, min(int(k), self.search_pages)), policy)
+
+        def fetch(result: dict[str, Any]) -> SearchedResult:
+            search = {"query": query, "provider": result["provider"], "rank": result["rank"]}
+            try:
+                page = self.fetch_url(result["url"], policy, question_id, search=search, tool="web_search")
+            except WebRefused as exc:
+                where = "" if normalize_url(exc.url) == normalize_url(result["url"]) else f" (at {exc.url})"
+                return SearchedResult(result["rank"], result["url"], reason=exc.reason + where)
+            return SearchedResult(result["rank"], result["url"], page=page)
+
+        if not results:
+            return []
+        with ThreadPoolExecutor(max_workers=len(results), thread_name_prefix="web-search") as pool:
+            return list(pool.map(fetch, results))
 
     def register_page(
         self,

@@ -34,11 +34,7 @@ def shortened(name: str, content: str) -> str:
         size = f" of {attrs['total']}" if "total" in attrs else ""
         label = attrs.get("title") or attrs.get("url") or ""
         lines.append(f"- {sid} {label}{where}{size}".rstrip())
-    again = (
-        "read_source(source_id, offset) shows a source again"
-        if name != "web_search"
-        else "fetch_url(url) registers a result"
-    )
+    again = "read_source(source_id, offset) shows a source again"
     listed = ("\n" + "\n".join(dict.fromkeys(lines))) if lines else ""
     return f"{MARK} {name} showed:{listed}\n({again}.)"
 
