@@ -1,7 +1,8 @@
 """What each role is told besides its task: the context its brief carries whole, so it need not read piecemeal.
 
 - Planner: today's date, whether the web is on, the corpus (name, size, sample titles), the
-  configured MCP servers and their tools, and what `allowed_sources` and `allowed_domains` mean.
+  configured MCP servers and their tools, and what `allowed_sources`, `allowed_domains` and `primary_domains`
+  mean.
 - Researcher: in a revise round, the review's defects routed to its question and the cards
   it already has.
 - Analyst: a digest of every card (id, question, source kind, confidence, limitations, quote).
@@ -66,7 +67,10 @@ def planner_material(corpus: Any, web: bool, mcp_tools: Any = ()) -> str:
     lines.append(
         "Per research question, `allowed_sources` lists what the Researcher may search (`corpus`, `web`, `mcp:NAME`); a "
         "search of anything else is refused. `allowed_domains` limits the web to those domains and their "
-        "subdomains (leave it empty for the open web); `blocked_domains` are never fetched."
+        "subdomains (leave it empty for the open web); `blocked_domains` are never fetched. `primary_domains` names "
+        "the official sites of what a web question is about (its own site, documentation, specification or "
+        "repository): their pages count as primary sources; every other web page is secondary, and a question "
+        "answered by secondary sources alone is reported as lacking a primary source."
     )
     return "\n".join(lines)
 

@@ -280,8 +280,10 @@ def start_run(
                 followup.carry_sources(ws, parent)
             if on_created:
                 on_created(ws)
-            run = run_context(ws, cfg, corpus, events, models, mcp)
-            with open_checkpointer(ws, checkpoint_db) as saver:
+            with (
+                run_context(ws, cfg, corpus, events, models, mcp) as run,
+                open_checkpointer(ws, checkpoint_db) as saver,
+            ):
                 graph = build_graph(Pipeline(run), saver)
                 with _agents_prepared_ahead(run):  # started last, so it does not slow the setup down
                     return _drive(run, graph, graph_config(ws.run_id, cfg.concurrency), {}, approver)
@@ -344,8 +346,8 @@ def resume_run(
         with (
             _mcp_for(cfg) as mcp,
             open_checkpointer(ws, checkpoint_db) as saver,  # refuses a run whose checkpoints are elsewhere
+            run_context(ws, cfg, corpus, events, models, mcp) as run,  # closed (its web client too) when it stops
         ):
-            run = run_context(ws, cfg, corpus, events, models, mcp)
             ws.trace("resume", agent="harness", detail={"status": ws.status})
             graph = build_graph(Pipeline(run), saver)
             gcfg = graph_config(ws.run_id, cfg.concurrency)

@@ -1,7 +1,8 @@
 """Everything a run's nodes share that is not graph state: the workspace, agents, tools and budget.
 
 Graph state holds only paths, ids, hashes and counters; the heavy, non-serializable
-objects live here and are rebuilt from run.json when a run resumes.
+objects live here and are rebuilt from run.json when a run resumes. A LiveRun is a context
+manager: leaving it closes what its sources hold open (the web's HTTP client).
 """
 
 from __future__ import annotations
@@ -38,3 +39,14 @@ class LiveRun:
 
     def emit(self, kind: str, **data: Any) -> None:
         self.events({"event": kind, **data})
+
+    def close(self) -> None:
+        """Close what the run's sources hold open: the web's HTTP client (the MCP servers are their hub owner's)."""
+        if self.web is not None:
+            self.web.close()
+
+    def __enter__(self) -> LiveRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -70,6 +70,13 @@ from harness.runtime.interface import Brief
 _NODE_OF = {"planner": "plan", "analyst": "analyze", "writer": "write", "reviewer": "review"}
 
 
+def _official_sites(cfg) -> dict[str, Any]:
+    """The web domains research.yaml counts as primary (`sources.primary_domains`), for the Planner to carry into the
+    plan's `primary_domains` (where the approval binds them); nothing when the web is off or none is configured."""
+    official = [d.lower().strip(".") for d in cfg.sources.get("primary_domains") or ()] if cfg.web else []
+    return {"primary_domains": official} if official else {}
+
+
 def _unless_blocked(outcome: Outcome) -> str:
     """How the run ends when a step wrote nothing: needs_human when the role said it cannot do it (BLOCKED, or a
     prompt that no longer fits its model's context window: a person, or a larger model, can), else failed."""
@@ -124,6 +131,7 @@ class Pipeline:
             facts={
                 "question": self.run.config.question,
                 "web": "on" if self.run.config.web else "off",
+                **_official_sites(self.run.config),
                 **followup.planner_facts(self.ws.manifest.get("parent")),
             },
             material=planner_material(

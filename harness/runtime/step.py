@@ -68,8 +68,19 @@ class ServiceSetup:
             )
 
     def web_policy(self) -> WebPolicy:
-        """The question's domain policy: its allowed domains (none listed: the open web), minus its blocked ones."""
+        """The question's domain policy: its allowed domains (none listed: the open web), minus its blocked ones; and
+        the sites the plan marks official (`primary_domains` of any of its questions: a site is official for the
+        whole run, so a page two branches fetch has one kind whichever registered it first)."""
         from harness.sources.web import WebPolicy
 
         q = self.question() or {}
-        return WebPolicy(tuple(q.get("allowed_domains") or ()), tuple(q.get("blocked_domains") or ()))
+        plan = self.files.read_json(PLAN) if self.files.exists(PLAN) else {}
+        official = (
+            d
+            for other in plan.get("questions", [])
+            if isinstance(other, dict)
+            for d in other.get("primary_domains") or ()
+        )
+        return WebPolicy(
+            tuple(q.get("allowed_domains") or ()), tuple(q.get("blocked_domains") or ()), tuple(dict.fromkeys(official))
+        )

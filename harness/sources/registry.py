@@ -34,12 +34,14 @@ class KindRules:
     local_default: str = "primary"
     web_default: str = "secondary"
 
-    def kind_for(self, *, path: str | None = None, url: str | None = None) -> str:
+    def kind_for(self, *, path: str | None = None, url: str | None = None, official: tuple[str, ...] = ()) -> str:
+        """`official`: the domains the plan marks as primary (`primary_domains`), beside the configured ones; a
+        configured secondary domain still wins."""
         if url is not None:
             host = host_of(url)
             if any(domain_matches(host, d) for d in self.secondary_domains):
                 return "secondary"
-            if any(domain_matches(host, d) for d in self.primary_domains):
+            if any(domain_matches(host, d) for d in (*self.primary_domains, *official)):
                 return "primary"
             return self.web_default
         assert path is not None
@@ -126,11 +128,13 @@ class SourceRegistry:
         web: dict[str, Any] | None = None,
         kind: str | None = None,
         mcp: dict[str, Any] | None = None,
+        official: tuple[str, ...] = (),
     ) -> Registered:
         """Register one document. A web source passes `web`, its provenance (`sources/web/tools.web_provenance`),
         and `retrieved_at`, when the page was downloaded (earlier than now when it came from the page cache).
         `kind` overrides the configured rules (an MCP server's configured kind); `mcp` is an MCP result's
-        provenance (server, tool, arguments and their hash; `sources/mcp.py`)."""
+        provenance (server, tool, arguments and their hash; `sources/mcp.py`); `official`, the web domains the plan
+        marks as primary (`KindRules.kind_for`)."""
         if (url is None) == (path is None):
             raise ValueError("register needs exactly one of url= or path=")
         key = locator_key(url=url, path=path, corpus=corpus)
@@ -146,7 +150,7 @@ class SourceRegistry:
             record: dict[str, Any] = {"source_id": sid}
             if url is not None:
                 record["url"] = normalize_url(url)
-                kind = kind or self.rules.kind_for(url=record["url"])
+                kind = kind or self.rules.kind_for(url=record["url"], official=official)
             else:
                 record["path"] = normalize_path(path)
                 kind = kind or self.rules.kind_for(path=record["path"])

@@ -166,11 +166,11 @@ def pipeline(state: ServerState, config: RunnableConfig) -> ResearchResult:
             return _result(ws)
         # reopened mid-run: the same check as `research resume`
         cfg, corpus = reopen_run(ws, check=ws.status != "created")
-        run = run_context(ws, cfg, corpus, _events())
-        # No checkpointer of its own: invoked inside this node, the subgraph checkpoints into
-        # the server's store, and a resume of the thread resumes it where it stopped.
-        steps = build_graph(Pipeline(run))
-        steps.invoke({}, graph_config(None, cfg.concurrency))
+        with run_context(ws, cfg, corpus, _events()) as run:  # closed (its web client too) when the pipeline stops
+            # No checkpointer of its own: invoked inside this node, the subgraph checkpoints into
+            # the server's store, and a resume of the thread resumes it where it stopped.
+            steps = build_graph(Pipeline(run))
+            steps.invoke({}, graph_config(None, cfg.concurrency))
         return _result(ws)
     finally:
         ws.release_run_lock()

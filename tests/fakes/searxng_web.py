@@ -68,13 +68,21 @@ RESULTS = [
 ]
 GOOD = ("/raft/leader-election", "/raft/terms", "/notes/election")  # the pages that can become sources
 FAILING = ("/gone", "/slow", "/app")  # 404, too slow, no readable text
+OFFICIAL = "/raft/leader-election"  # the page `official_host` serves: the subject's own site, in a test
 
 
-def search_web() -> LocalSite:
+def search_web(official_host: str | None = None) -> LocalSite:
     """The SearXNG-compatible endpoint (its base URL is `site.base`) and its pages; `site.queries` lists the
-    queries it was asked."""
+    queries it was asked. With `official_host` (another name of 127.0.0.1, e.g. "localhost"), the result for
+    OFFICIAL names that host instead, so a plan can mark it as an official site apart from the others;
+    `site.page_url(path)` is the URL a result names for a path."""
     site = LocalSite()
     site.queries = []
+
+    def page_url(path: str) -> str:
+        return f"http://{official_host}:{site.port}{path}" if official_host and path == OFFICIAL else site.base + path
+
+    site.page_url = page_url
 
     def search(full_path: str) -> Reply:
         query = parse_qs(urlsplit(full_path).query)
@@ -83,7 +91,7 @@ def search_web() -> LocalSite:
         if query.get("format") != ["json"]:
             return Reply(403, "text/html", b"<html><body>Forbidden</body></html>")
         results = [
-            {"url": site.base + path, "title": title, "content": snippet, "engine": "local", "score": 1.0 / i}
+            {"url": page_url(path), "title": title, "content": snippet, "engine": "local", "score": 1.0 / i}
             for i, (path, title, snippet) in enumerate(RESULTS, 1)
         ]
         body = {"query": q, "number_of_results": len(results), "results": results}

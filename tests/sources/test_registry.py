@@ -448,3 +448,16 @@ def test_a_file_changed_since_it_was_registered_keeps_hits_on_the_snapshot(tmp_p
     assert (after.start, after.end, after.text) == (before.start, before.end, before.text)
     # a passage that only the new version has cannot be quoted from the stored snapshot
     assert resumed.search("kangaroos", k=5) == []
+
+
+def test_a_web_page_is_primary_on_an_official_domain_of_the_plan_or_the_config_and_a_configured_secondary_wins():
+    from harness.sources.registry import KindRules
+
+    rules = KindRules.from_config({"primary_domains": ["docs.python.org"], "secondary_domains": ["blog.raft.io"]})
+    official = ("raft.io",)
+    assert rules.kind_for(url="https://docs.python.org/3/library/asyncio.html") == "primary"
+    assert rules.kind_for(url="https://raft.io/raft.pdf") == "secondary"  # not without the plan's word
+    assert rules.kind_for(url="https://www.raft.io/raft.pdf", official=official) == "primary"  # subdomains too
+    assert rules.kind_for(url="https://blog.raft.io/post", official=official) == "secondary"
+    assert rules.kind_for(url="https://raft-blog.example/raft.io", official=official) == "secondary"
+    assert rules.kind_for(path="notes/raft.md", official=official) == "primary"  # local files: the path rules

@@ -7,6 +7,9 @@ names, and a Python statement or keyword it asks about: "the with statement" →
 A deliverable question closes the plan and says what the report delivers (the Writer answers in the
 report's Summary, and in a comparison table), never a copy of the question.
 Feedback on a rejected plan ("also cover Z") adds a question tagged NEW.
+With the web on, every research question may use it, on the open web; its `primary_domains` (the sites whose
+pages count as primary sources) are the ones research.yaml names (`sources.primary_domains`): with no model,
+the Planner cannot know a subject's official site, so the human approving the plan may add them.
 """
 
 from __future__ import annotations
@@ -109,7 +112,21 @@ def _carried(parent_questions: list[dict], questions: list[dict]) -> list[dict]:
     return kept + [q for q in questions if q["text"].strip().lower() not in seen]
 
 
-def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,), parent_questions: list[dict] | None = None) -> dict:
+def _domain_policy(sources: tuple[str, ...], official: tuple[str, ...]) -> dict:
+    """A research question's domain policy: the open web, nothing blocked; with the web on, the official sites the
+    run names (research.yaml `sources.primary_domains`, from the brief) as its `primary_domains`."""
+    policy: dict = {"allowed_domains": [], "blocked_domains": []}
+    if WEB in sources:
+        policy["primary_domains"] = list(official)
+    return policy
+
+
+def make_plan(
+    question: str,
+    sources: tuple[str, ...] = (CORPUS,),
+    parent_questions: list[dict] | None = None,
+    official: tuple[str, ...] = (),
+) -> dict:
     candidates = candidates_in(question)
     comparing = len(candidates) >= 2 and bool(_COMPARE.search(question))
     criteria = criteria_in(question, candidates) if comparing else []
@@ -153,8 +170,7 @@ def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,), parent_questi
                 "critical": q["critical"],
                 "criteria": q["criteria"],
                 "allowed_sources": list(sources),
-                "allowed_domains": [],
-                "blocked_domains": [],
+                **_domain_policy(sources, official),
                 "search_terms": q["search_terms"],
                 "tag": None,
             }
@@ -186,7 +202,7 @@ def make_plan(question: str, sources: tuple[str, ...] = (CORPUS,), parent_questi
     }
 
 
-def refine(plan: dict, feedback: str, sources: tuple[str, ...] = (CORPUS,)) -> dict:
+def refine(plan: dict, feedback: str, sources: tuple[str, ...] = (CORPUS,), official: tuple[str, ...] = ()) -> dict:
     """Add one research question per 'cover X' in the feedback, tagged NEW; renumber the deliverable last."""
     additions = [_clean(m.group(1)) for m in _ALSO.finditer(feedback)] or [_clean(feedback)]
     research = [dict(q, tag=None) for q in plan["questions"] if q["kind"] == "research"]
@@ -204,8 +220,7 @@ def refine(plan: dict, feedback: str, sources: tuple[str, ...] = (CORPUS,)) -> d
                 "critical": False,
                 "criteria": plan.get("criteria", []),
                 "allowed_sources": list(sources),
-                "allowed_domains": [],
-                "blocked_domains": [],
+                **_domain_policy(sources, official),
                 "search_terms": [topic],
                 "tag": "NEW",
             }
@@ -243,10 +258,11 @@ class OfflinePlanner:
     def run(self, brief: Brief, ctx) -> AgentResult:
         question = brief.facts.get("question") or brief.task
         sources = (CORPUS, WEB) if brief.facts.get("web") == "on" else (CORPUS,)  # --web: the web for every question
+        official = tuple(brief.facts.get("primary_domains") or ())
         if brief.feedback and ctx.exists(PLAN):
-            plan = refine(ctx.read_json(PLAN), brief.feedback, sources)
+            plan = refine(ctx.read_json(PLAN), brief.feedback, sources, official)
         else:
-            plan = make_plan(question, sources, brief.facts.get("parent_questions"))
+            plan = make_plan(question, sources, brief.facts.get("parent_questions"), official)
         ctx.write(PLAN, plan)
         n = sum(q["kind"] == "research" for q in plan["questions"])
         return AgentResult("completed", f"plan revision {plan['revision']} with {n} research question(s)")

@@ -1,15 +1,21 @@
 """The offline Researcher on the web: keyless, deterministic web research with the run's search provider.
 
-When the plan lets a question use the web (`allowed_sources` lists `web`) and the run has `--web`, the
-Researcher's searches also go to the web: the first query is sent to the configured provider (ddgs unless
-`--search` names another), the top results the question's domain policy allows are fetched and registered
-through `fetch_url` (a page that fails — an HTTP error, a timeout, no readable text — is skipped and never
-becomes a source), and every query of the branch, the bridges' included, is then answered from the fetched
-pages by the same BM25 passage retrieval a corpus gets. The Researcher ranks the sentences of those passages
-exactly as it ranks a corpus's and quotes them verbatim from the stored snapshots.
+When the plan lets a question use the web (`allowed_sources` lists `web`) and the run has `--web`, every search the
+Researcher makes also goes to the web, with the same query it sends to the corpus: the question's own query, its
+sub-queries and the bridge queries of its second hop. Each query is sent to the configured provider once (ddgs
+unless `--search` names another); the top results the question's domain policy allows and the branch has not
+tried yet (URLs deduplicated, normalized) are fetched and registered through `fetch_url` (a page that fails — an
+HTTP error, a timeout, no readable text — is skipped, named in the trace, and never becomes a source). The query is
+then answered from every page the branch has kept so far by the same BM25 passage retrieval a corpus gets; the
+Researcher ranks the sentences of those passages exactly as it ranks a corpus's and quotes them verbatim from the
+stored snapshots.
 
-Each web search and each successful fetch is one search of the branch's budget; the fetched pages are
-searched locally at no cost.
+Bounded per branch, and charged: each web search and each page kept is one search of the step's budget (the
+Researcher's `searches` limit in its spec, layered on its role's and the run's; a fetch that fails is given back),
+at most WEB_SEARCHES searches, FETCH_PER_SEARCH new pages a search, WEB_PAGES pages and WEB_ATTEMPTS fetch attempts
+a branch; a query goes to the web only while the step's budget leaves room for the search and one page (so its
+last search stays for the corpus). Each query searches the corpus before the web. The fetched pages are searched
+locally at no cost.
 """
 
 from __future__ import annotations
@@ -18,38 +24,46 @@ from collections.abc import Callable
 
 from harness.contract.search import CORPUS, WEB
 from harness.errors import BudgetExhausted, HarnessError, PermissionRefused
+from harness.evidence.lexical import content_words
 from harness.sources.corpus import Corpus, Document
 from harness.sources.index import CorpusIndex
 from harness.sources.research_tools import SearchHit, marks_for
+from harness.sources.urls import normalize_url
 
-WEB_RESULTS = 8  # results asked of the provider for the first query (after the domain policy)
-WEB_FETCH = 3  # pages fetched and kept per branch
+WEB_RESULTS = 8  # results asked of the provider for each query (after the domain policy)
+WEB_SEARCHES = 4  # queries sent to the provider per branch
+FETCH_PER_SEARCH = 3  # new pages kept from one search's results
+WEB_PAGES = 6  # pages kept per branch
+WEB_ATTEMPTS = 10  # fetches tried per branch, failures included (each may take up to the fetch timeout)
+WHAT_NEEDS = {1: "another page", 2: "a web search and a page"}  # what the web spends next, by searches needed
 
 
 class WebResearch:
-    """One research branch's web: the pages it fetched, searched like a small corpus."""
+    """One research branch's web: each query searched once, the pages it fetched searched like a small corpus.
 
-    def __init__(self, web_search: Callable, fetch_url: Callable, notes: list[str]):
-        self.web_search, self.fetch_url, self.notes = web_search, fetch_url, notes
+    `searches_left()` says how many searches the step's budget still allows (None: no limit)."""
+
+    def __init__(
+        self,
+        web_search: Callable,
+        fetch_url: Callable,
+        notes: list[str],
+        searches_left: Callable[[], float | None] = lambda: None,
+    ):
+        self.web_search, self.fetch_url, self.notes, self.searches_left = web_search, fetch_url, notes, searches_left
         self.pages: dict[str, Document] = {}  # source id -> the page as a document (path: its URL)
         self.records: dict[str, dict] = {}  # source id -> {"kind", "flags"} of its source record
         self.skipped: list[str] = []  # "url: reason" for each result that did not become a source
-        self._searched = False
+        self.sent: list[str] = []  # the queries sent to the provider, in order
+        self._sent_keys: set[str] = set()
+        self._tried: set[str] = set()  # normalized URLs fetched or refused: never fetched twice
+        self._attempts = 0
+        self._stopped = ""  # why the branch's web research stopped spending, once it has
         self._index: CorpusIndex | None = None
 
     def search(self, query: str, k: int) -> list[SearchHit]:
-        """The best k passages of the branch's fetched pages for `query` (searching the web first, once)."""
-        if not self._searched:
-            self._searched = True
-            try:
-                results = self.web_search(query, WEB_RESULTS)
-            except BudgetExhausted:
-                raise
-            except HarnessError as exc:  # the provider failed: the branch goes on with what else it has
-                results = []
-                self.skipped.append(f"web_search {query!r}: {exc}")
-            self._fetch(results)
-            self.notes.extend(f"web result not kept: {s}" for s in self.skipped)
+        """The best k passages of the branch's fetched pages for `query`, after sending `query` to the web (once)."""
+        self._research(query)
         if self._index is None:
             if not self.pages:
                 return []
@@ -67,32 +81,90 @@ class WebResearch:
             )
         return out
 
-    def _fetch(self, results: list[dict]) -> None:
-        for result in results:
-            if len(self.pages) >= WEB_FETCH:
-                break
-            try:
-                page = self.fetch_url(result["url"])
-            except BudgetExhausted:
+    def _affordable(self, need: int) -> bool:
+        """May the web spend `need` more searches of the step's budget (a search and its first page: 2)?"""
+        if self._stopped:
+            return False
+        left = self.searches_left()
+        if left is None or left >= need:
+            return True
+        self._stop(f"the step's budget has {left:g} search(es) left, too few for {WHAT_NEEDS[need]}")
+        return False
+
+    def _stop(self, why: str) -> None:
+        if not self._stopped:
+            self._stopped = why
+            self.notes.append(f"web research stopped: {why}")
+
+    def _skip(self, what: str) -> None:
+        self.skipped.append(what)
+        self.notes.append(f"web result not kept: {what}")
+
+    def _research(self, query: str) -> None:
+        """Send `query` to the provider, unless a query of the same content words was sent already or the branch's
+        web bounds are reached, and fetch its top new results."""
+        key = " ".join(sorted(content_words(query)))
+        if not key or key in self._sent_keys:
+            return
+        if len(self.sent) >= WEB_SEARCHES:
+            self._stop(f"{WEB_SEARCHES} web searches made")
+            return
+        if not self._affordable(2):
+            return
+        self._sent_keys.add(key)
+        self.sent.append(query)
+        try:
+            results = self.web_search(query, WEB_RESULTS)
+        except BudgetExhausted as exc:
+            if exc.scope == "run":
                 raise
-            except HarnessError as exc:  # refused, failed or empty: not a source
-                self.skipped.append(str(exc) if result["url"] in str(exc) else f"{result['url']}: {exc}")
+            self._stop(str(exc))
+            return
+        except HarnessError as exc:  # the provider failed: the branch goes on with what else it has
+            self._skip(f"web_search {query!r}: {exc}")
+            return
+        self._fetch(results)
+
+    def _fetch(self, results: list[dict]) -> None:
+        kept = 0
+        for result in results:
+            if kept >= FETCH_PER_SEARCH or len(self.pages) >= WEB_PAGES or self._attempts >= WEB_ATTEMPTS:
+                break
+            url = result["url"]
+            key = normalize_url(url)
+            if key in self._tried:
                 continue
+            if not self._affordable(1):
+                break
+            self._tried.add(key)
+            self._attempts += 1
+            try:
+                page = self.fetch_url(url)
+            except BudgetExhausted as exc:
+                if exc.scope == "run":
+                    raise
+                self._stop(str(exc))
+                break
+            except HarnessError as exc:  # refused, failed or empty: not a source
+                self._skip(str(exc) if url in str(exc) else f"{url}: {exc}")
+                continue
+            self._tried.add(page.url)  # the final URL after redirects
             if page.source_id not in self.pages:
                 self.pages[page.source_id] = Document(page.url, page.title, page.text, "")
                 self.records[page.source_id] = {"kind": page.kind, "flags": list(page.flags)}
-        self._index = None
+                self._index = None
+                kept += 1
 
 
 def step_search(ctx, question: dict) -> Callable[[str, int], list]:
     """The Researcher's search for this step: the corpus as before, and when the plan lets its question use the web
-    and its spec gives it the web services (`--web`), the web too (corpus hits first). A question that allows only
-    the web searches only the web; a run without a corpus searches only the web."""
+    and its spec gives it the web services (`--web`), the web too, with the same query (corpus hits first). A
+    question that allows only the web searches only the web; a run without a corpus searches only the web."""
     allowed = question.get("allowed_sources")
     services = ctx.services
     if allowed is None or WEB not in allowed or "web_search" not in services or "fetch_url" not in services:
         return services.search
-    web = WebResearch(services.web_search, services.fetch_url, ctx.notes)
+    web = WebResearch(services.web_search, services.fetch_url, ctx.notes, lambda: ctx.budget.left("searches"))
     corpus = CORPUS in allowed and "search" in services
 
     def search(query: str, k: int) -> list:

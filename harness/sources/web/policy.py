@@ -29,10 +29,12 @@ class WebRefused(HarnessError):
 class WebPolicy:
     """Which hosts a question may touch: its allowed domains, or the open web when it lists none; subdomains of
     a listed domain count, and a blocked domain always wins. (Whether a question may use the web at all is its
-    `allowed_sources`, checked before any search is spent.)"""
+    `allowed_sources`, checked before any search is spent.) `primary_domains` does not limit anything: it says
+    which pages the plan counts as primary sources."""
 
     allowed_domains: tuple[str, ...]
     blocked_domains: tuple[str, ...] = ()
+    primary_domains: tuple[str, ...] = ()  # the plan's official sites: their pages are registered as primary
 
     def check(self, url: str) -> str:
         """The normalized URL, or WebRefused saying why it may not be fetched."""

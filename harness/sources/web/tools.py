@@ -153,6 +153,10 @@ class WebTools:
     def timeout(self) -> float:
         return self.limits.timeout
 
+    def close(self) -> None:
+        """Close the run's HTTP client (its pooled connections); the run's teardown calls this."""
+        self.downloader.close()
+
     def web_search(self, query: str, k: int, policy: WebPolicy) -> list[dict]:
         """Up to k results [{'title', 'url', 'snippet', 'rank', 'provider', 'flags'}] on allowed domains; others
         are dropped, not shown. `flags` are the snippet's instruction-like sentences (`injection.find_injections`,
@@ -255,8 +259,18 @@ class WebTools:
         if hit is not None and hit.text and hit.text.strip():
             policy.check(url)  # no request is made, but the question's domain policy still decides
             page = provider_page(hit)
-            return self.register_page(page, question_id=question_id, search=search, text_from=FROM_PROVIDER, tool=tool)
-        return self.register_page(self.fetch_page(url, policy), question_id=question_id, search=search, tool=tool)
+            return self.register_page(
+                page,
+                question_id=question_id,
+                search=search,
+                text_from=FROM_PROVIDER,
+                tool=tool,
+                official=policy.primary_domains,
+            )
+        page = self.fetch_page(url, policy)
+        return self.register_page(
+            page, question_id=question_id, search=search, tool=tool, official=policy.primary_domains
+        )
 
     def search_and_fetch(
         self, query: str, k: int, policy: WebPolicy, question_id: str | None = None
@@ -289,9 +303,11 @@ class WebTools:
         search: dict[str, Any] | None = None,
         text_from: str = FROM_PAGE,
         tool: str = "fetch_url",
+        official: tuple[str, ...] = (),
     ) -> FetchResult:
         """Register a page as a source, with its web provenance. `text_from="provider"` when the text is what a
-        search provider returned for the page (Tavily raw content, Exa text) rather than the page itself."""
+        search provider returned for the page (Tavily raw content, Exa text) rather than the page itself;
+        `official`: the domains the plan marks as primary (a page on one is registered as primary)."""
         final = normalize_url(page.final_url)
         reg = self.registry.register(
             text=page.text,
@@ -302,6 +318,7 @@ class WebTools:
             question_id=question_id,
             retrieved_at=page.fetched_at,
             web=web_provenance(page, search=search, text_from=text_from),
+            official=official,
         )
         return FetchResult(
             reg.source_id,
