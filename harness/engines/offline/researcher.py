@@ -418,6 +418,7 @@ class OfflineResearcher:
             return out
 
         candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
+        candidates.sort(key=lambda c: c.key)
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
         candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates.sort(key=lambda c: c.key)
