@@ -188,6 +188,29 @@ def test_the_model_is_offered_exactly_the_spec_tools(ws, specs, role):
     assert registered <= set(spec.tools) | {"read_file"}
 
 
+def test_each_role_is_told_only_what_holds_for_its_tools(ws, specs):
+    """Every call resends the system prompt and the tool schemas: a role that writes no file (the Researcher's
+    cards come from record_evidence) gets no output contract and no write rules; file tools are described as
+    they behave here, not with deepagents' coding-agent texts."""
+    from harness.engines.llm.file_tools import DESCRIPTIONS
+
+    prompts = {}
+    for role in ("planner", "researcher"):
+        brief = Brief(role=role, task="Do your job.", question_id="Q1")
+        ctx = make_ctx(ws, specs[role], brief)
+        impl = DeepAgentRole(specs[role], ScriptedModel())
+        prompts[role] = impl.system_prompt(ctx)
+        described = {n: t.description for n, t in impl.build(ctx).nodes["tools"].bound.tools_by_name.items()}
+        assert described["read_file"] == DESCRIPTIONS["read_file"]
+        assert not any("execute" in d or "emoji" in d for d in described.values())
+    planner, researcher = prompts["planner"], prompts["researcher"]
+    for part in ("## Output contract", "You may write: plan.json", "Record yourself as", "may be refused 3 times"):
+        assert part in planner and part not in researcher
+    assert "`record_evidence`" in researcher and "[[FLAGGED" in researcher and "BLOCKED: no_evidence" in researcher
+    assert "4 such replies in a row end the step" in researcher and "30 model calls" in researcher
+    assert len(researcher) < len(planner) / 2
+
+
 # ---- (c)-(f) writes and reads ---------------------------------------------------------------------------
 
 

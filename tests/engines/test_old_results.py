@@ -32,7 +32,7 @@ def test_old_page_results_shrink_to_their_sources_and_the_recent_stay():
     results = [m for m in msgs if isinstance(m, ToolMessage)]
     # the two most recent results that showed sources stay whole; the record_evidence reply does not count
     assert [r.content.startswith(MARK) for r in results] == [True, True, True, True, False, False, False]
-    assert "src-000000000000 'Grid storage' 40-1840 of 52000" in results[0].content
+    assert "src-000000000000 'Grid storage' 'http://127.0.0.1:1/a' 40-1840 of 52000" in results[0].content
     assert "read_source" in results[0].content
     assert results[5].content == PAGE.replace("0123456789ab", f"{5:012d}")
     assert count_tokens_approximately(msgs) < before / 2
@@ -71,3 +71,13 @@ def test_refusals_do_not_push_the_last_passages_out_of_view():
     ShortenOldResults(trigger=500, keep=2).apply(msgs, count_tokens=count_tokens_approximately)
     pages = [m for m in msgs if isinstance(m, ToolMessage) and m.name == "fetch_url"]
     assert [p.content.startswith(MARK) for p in pages] == [True, False, False]
+
+
+def test_a_shortened_web_search_keeps_each_source_its_title_and_url():
+    content = "\n\n".join(
+        f"<<<SOURCE src-{i:012d} title='T{i}' url='http://127.0.0.1:1/{i}' start=5 end=9 total=900\ntext\nSOURCE>>>"
+        for i in (1, 2)
+    )
+    out = shortened("web_search", content)
+    assert all(f"src-{i:012d} 'T{i}' 'http://127.0.0.1:1/{i}' 5-9 of 900" in out for i in (1, 2))
+    assert "read_source(source_id, offset)" in out

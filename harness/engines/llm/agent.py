@@ -34,6 +34,7 @@ from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
 from harness.contract.specs import AgentSpec
 from harness.engines.llm.faults import ProviderError, is_context_overflow
+from harness.engines.llm.file_tools import DESCRIPTIONS, FS_TOOLS, WRITE_TOOLS
 from harness.engines.llm.harness_tools import build_harness_tools, build_mcp_tools
 from harness.engines.llm.invocation import Invocation
 from harness.engines.llm.middleware import (
@@ -61,7 +62,6 @@ from harness.runtime.context import AgentContext
 from harness.runtime.files import DEFAULT_WRITE_RETRIES
 from harness.runtime.interface import AgentResult, Brief
 
-FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
 SCRATCH = "/scratch/"
 SUMMARY_CHARS = 500
 BLOCKED = "BLOCKED:"
@@ -174,25 +174,39 @@ class DeepAgentRole:
         return self._system_prompt(ctx.run_id, ctx.model)
 
     def _system_prompt(self, run_id: str, model: str | None) -> str:
+        """The spec's prompt, then only what holds for the tools the role is offered (every call resends it):
+        the output contract and the write rules for a role that writes files (a Researcher's cards are made by
+        `record_evidence`, not written), the file-tool conventions for one that has file tools."""
         spec = self.spec
-        identity = json.dumps({"role": spec.role, "engine": "llm", "model": model})
+        tools = set(self.offered_tools())
+        writes = bool(tools & set(WRITE_TOOLS))
         retries = int(spec.limits.get("write_retries", DEFAULT_WRITE_RETRIES))
-        workspace = [
-            "## Workspace",
-            "Paths are relative to the run workspace, whose root is `/` for the file tools (e.g. `/plan.json`). "
-            "`read_file` returns the whole file unless you pass `limit`.",
-            f"You may read: {', '.join(spec.reads) or 'nothing'}. You may write: {', '.join(spec.writes) or 'nothing'}.",
-            f"Every write is validated before it lands; a refused write says what is wrong and writes nothing. The same "
-            f"file may be refused {retries} times: its next refusal ends the step.",
-            f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, `reviewed_by`); "
-            f"the run id is {run_id}. Today is {today()}.",
-            f"If you cannot do the task, reply with one line starting `{BLOCKED}` followed by the reason.",
+        workspace = ["## Workspace"]
+        if tools & set(FS_TOOLS):
+            workspace.append(
+                "Paths are relative to the run workspace, whose root is `/` for the file tools (e.g. `/plan.json`)."
+                + (" `read_file` returns the whole file unless you pass `limit`." if "read_file" in tools else "")
+            )
+            workspace.append(f"You may read: {', '.join(spec.reads) or 'nothing'}.")
+        if writes:
+            identity = json.dumps({"role": spec.role, "engine": "llm", "model": model})
+            workspace += [
+                f"You may write: {', '.join(spec.writes) or 'nothing'}. Every write is validated before it lands; a "
+                f"refused write says what is wrong and writes nothing. The same file may be refused {retries} times: "
+                "its next refusal ends the step.",
+                f"Record yourself as {identity} wherever an artifact asks who produced it (`extracted_by`, "
+                f"`reviewed_by`); the run id is {run_id}.",
+            ]
+        workspace += [
+            f"Today is {today()}. If you cannot do the task, reply with one line starting `{BLOCKED}` followed by "
+            "the reason.",
             malformed_sentence(self.malformed_bound()),
             "",
             "## Budget",
             budget_sentence(spec.limits),
         ]
-        return "\n\n".join([spec.prompt.strip(), output_contract(spec.output_schema), "\n".join(workspace)])
+        contract = [output_contract(spec.output_schema)] if writes else []
+        return "\n\n".join([spec.prompt.strip(), *contract, "\n".join(workspace)])
 
     def offered_tools(self) -> tuple[str, ...]:
         """The spec's tools, its `mcp` entry standing for each tool of the run's MCP servers (mcp_<server>_<tool>)."""
@@ -248,7 +262,10 @@ class DeepAgentRole:
             "runnable": RunnableLambda(lambda _state: {"messages": []}),
         }
         filesystem = FilesystemMiddleware(
-            backend=backend, tools=fs_tools, tool_token_limit_before_evict=self.evict_tokens
+            backend=backend,
+            tools=fs_tools,
+            custom_tool_descriptions=DESCRIPTIONS,
+            tool_token_limit_before_evict=self.evict_tokens,
         )
         harness_tools = build_harness_tools(spec) + build_mcp_tools(self.mcp_tools if "mcp" in spec.tools else ())
         offered = [t for t in [*filesystem.tools, *harness_tools] if t.name in self.offered_tools()]

@@ -32,7 +32,7 @@ def shortened(name: str, content: str) -> str:
         sid, attrs = m.group(1), dict(_ATTR.findall(m.group(2)))
         where = f" {attrs['start']}-{attrs['end']}" if "start" in attrs else ""
         size = f" of {attrs['total']}" if "total" in attrs else ""
-        label = attrs.get("title") or attrs.get("url") or ""
+        label = " ".join(attrs[k] for k in ("title", "url") if attrs.get(k))
         lines.append(f"- {sid} {label}{where}{size}".rstrip())
     again = "read_source(source_id, offset) shows a source again"
     listed = ("\n" + "\n".join(dict.fromkeys(lines))) if lines else ""
