@@ -78,7 +78,8 @@ MODEL = "google_genai:gemini-3.5-flash"
 CORPUS = {name: ASYNCIO_DOCS[name] for name in ("taskgroup.md", "timeout.md")}
 
 ATTEMPTS = 3  # the retry bound in these tests (RESEARCH_LLM_RETRY_ATTEMPTS / _EMPTY_ATTEMPTS)
-CLIENT_TIMEOUT = 0.5  # seconds: the request timeout resolve_model gives the client in these tests
+CLIENT_TIMEOUT = 1.0  # seconds: the client's request timeout in the cases that inject a timeout
+LOADED_TIMEOUT = 30.0  # ...and in every other case: a loaded machine must not add timeouts of its own
 STUB_USAGE = 15  # tokens the stub reports for every successful reply (10 prompt + 5 output)
 
 
@@ -184,13 +185,16 @@ def corpus(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def waits(monkeypatch) -> list[float]:
-    """Backoff waits, recorded instead of slept; the retry bound set to ATTEMPTS."""
+def waits(monkeypatch, request) -> list[float]:
+    """Backoff waits, recorded instead of slept; the retry bound set to ATTEMPTS; the client's timeout short
+    only where the case injects a timeout."""
     recorded: list[float] = []
     monkeypatch.setattr(retry_mod, "backoff_sleep", recorded.append)
     monkeypatch.setenv("RESEARCH_LLM_RETRY_ATTEMPTS", str(ATTEMPTS))
     monkeypatch.setenv("RESEARCH_LLM_RETRY_EMPTY_ATTEMPTS", str(ATTEMPTS))
-    monkeypatch.setattr(llm_models, "DEFAULT_REQUEST_TIMEOUT", CLIENT_TIMEOUT)
+    params = getattr(request.node, "callspec", None)
+    injects_timeout = params is not None and params.params.get("name") == "timeout"
+    monkeypatch.setattr(llm_models, "DEFAULT_REQUEST_TIMEOUT", CLIENT_TIMEOUT if injects_timeout else LOADED_TIMEOUT)
     return recorded
 
 
