@@ -7,6 +7,8 @@ Runs each question of `bench/pythondocs_questions.json` (or `--questions`) offli
 - citation precision: the share of cited documents that are gold (0 when nothing is cited);
 - answer key phrase in body: one of the question's key phrases occurs (case-insensitive) in the
   report body (no title line, no Limitations, no appended Evidence/Sources sections);
+- gold document retrieved: some search of the run returned a passage of a gold document (cited or not), so a
+  miss that is not retrieved is the search's, one that is retrieved the ranking's;
 - self-citations: reports citing the harness's own package description (the distribution that
   ships the `harness` package), which is not documentation of Python.
 
@@ -62,6 +64,14 @@ def cited_documents(run_dir: Path) -> set[str]:
     return paths
 
 
+def retrieved_documents(run_dir: Path) -> set[str]:
+    """Corpus paths of every source the run's searches registered (whether cited or not)."""
+    paths = set()
+    for record in (run_dir / "sources").glob("*.json"):
+        paths.add(json.loads(record.read_text(encoding="utf-8")).get("path") or "")
+    return paths
+
+
 def run_one(item: dict, runs_dir: Path, own: set[str], corpus: str = "python-docs") -> dict:
     import harness
 
@@ -76,6 +86,7 @@ def run_one(item: dict, runs_dir: Path, own: set[str], corpus: str = "python-doc
         "question": item["question"],
         "status": result.status,
         "gold_cited": bool(cited & gold),
+        "gold_retrieved": bool(retrieved_documents(result.run_dir) & gold) if completed else False,
         "citation_precision": len(cited & gold) / len(cited) if cited else 0.0,
         "answer_in_body": any(k.lower() in body for k in item["key_phrases"]),
         "self_citation": bool(cited & own),
@@ -129,6 +140,10 @@ def main(argv=None) -> int:
     print("| --- |" + " ---: |" * len(groups))
     rows = [
         ("gold document cited", lambda rs: f"{sum(r['gold_cited'] for r in rs) / len(rs):.2f}"),
+        (
+            "gold document retrieved (any search hit)",
+            lambda rs: f"{sum(r['gold_retrieved'] for r in rs) / len(rs):.2f}",
+        ),
         ("citation precision", lambda rs: f"{sum(r['citation_precision'] for r in rs) / len(rs):.2f}"),
         ("answer key phrase in body", lambda rs: f"{sum(r['answer_in_body'] for r in rs) / len(rs):.2f}"),
         ("self-citations (reports)", lambda rs: str(sum(r["self_citation"] for r in rs))),

@@ -90,6 +90,9 @@ _STATEMENT_WORDS = frozenset(
 _CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_\w+|\w+(?=\(\))")
 
 
+_SIGNED_NAME = re.compile(r"(?:async def|def|class) ([A-Za-z_][\w.]*)")
+
+
 def keywords_named(question: str) -> list[str]:
     """The Python keywords (statements) the question asks about, in order."""
     found: list[str] = []
@@ -320,6 +323,17 @@ class Ask:
                 best = max(best, 0.5)
         return best
 
+    def in_name(self, sentence: str) -> set[str]:
+        """The question's words that the name of the function or class a sentence documents holds, when the
+        sentence opens with its signature line ("split a URL" ~ `def urlsplit(url, ...)`, "join" ~ `joinpath`):
+        a function's name says what it does as much as its docstring."""
+        m = _SIGNED_NAME.match(sentence.lstrip())
+        if not m:
+            return set()
+        name = m.group(1).rsplit(".", 1)[-1].lower()
+        raw = {w for w in re.findall(r"[a-z]+", self.text.lower()) if len(w) >= 3 and w in name}
+        return content_words(" ".join(raw)) & self.words
+
     def named_in(self, text: str) -> float:
         """1 when the document defines a code name the question writes (`class WeakValueDictionary`), else 0."""
         return 1.0 if any(defines(text, n) for n in self.code) else 0.0
@@ -335,7 +349,7 @@ class Ask:
     ) -> float:
         """How well `sentence` (from a document titled `title`, which names what the question names by `titled`,
         0..1, worked out from the title when not given) answers the question; about 0..2."""
-        words = content_words(sentence)
+        words = content_words(sentence) | self.in_name(sentence)
         context = content_words(title) - words
         score = self.coverage(words) + 0.5 * self.coverage(context)
         if titled is None:

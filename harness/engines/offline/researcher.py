@@ -44,10 +44,12 @@ from harness.engines.offline.ranking import (
     title_match,
     title_words,
 )
+from harness.engines.offline.semantic import closeness
 from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
+from harness.sources.corpus import BUILTIN
 from harness.sources.injection import flagged_spans
 from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
@@ -71,13 +73,17 @@ RETRIEVED = (
 OWN = 0.4  # added to a sentence of the docstring of a code name the question writes (`OrderedDict.move_to_end`)
 DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
+MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
+ABOUT_CHARS = 600  # a document's title and opening, what its meaning is judged on (a module's docstring starts it)
+SIGNATURE_MAX = 100  # characters of a signature line quoted with its docstring's first sentence
+_SIGNATURE = re.compile(r"^(?:async def|def|class) [A-Za-z_][\w.]*(?:\(.*\))?(?: -> .+)?$")
 _CODE_START = re.compile(
-    r"^(?:async\s+with|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
+    r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
 
 
-def is_prose(sentence: str) -> bool:
-    """A sentence a report can quote: words, not code."""
+def is_prose(sentence: str, min_tokens: int = 6) -> bool:
+    """A sentence a report can quote: words, not code (at least `min_tokens` of them)."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
@@ -87,7 +93,7 @@ def is_prose(sentence: str) -> bool:
         return False
     tokens = sentence.split()
     words = [t for t in tokens if re.fullmatch(r"[A-Za-z][A-Za-z'’-]*[,.;:!?)]*|\(?[A-Za-z][A-Za-z'’-]*", t)]
-    return len(tokens) >= 6 and len(words) >= 0.6 * len(tokens)
+    return len(tokens) >= min_tokens and len(words) >= 0.6 * len(tokens)
 
 
 def _subject_term(term: str) -> str:
@@ -114,6 +120,14 @@ def _after_signature(text: str, s: int, e: int) -> int:
     while rest < e and text[rest].isspace():
         rest += 1
     return rest if rest < e else s
+
+
+def _signed(text: str, s0: int, s: int) -> int:
+    """Where the card of a docstring's first sentence starts: at its `def`/`class` signature line, so the answer
+    names the function or class the sentence documents ("def b64encode(s, altchars=None)" / "Encode the
+    bytes-like object s using Base64..."); s for any other sentence, or a signature longer than SIGNATURE_MAX."""
+    line = text[s0:s].strip()
+    return s0 if s > s0 and _SIGNATURE.match(line) and len(line) <= SIGNATURE_MAX and "\n" not in line else s
 
 
 def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
@@ -325,6 +339,13 @@ class OfflineResearcher:
         for _, hit in hop1:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
         ask.weigh([" ".join(texts) for texts in by_doc.values()])
+        # What each document of the Python documentation is about, in meaning (`semantic.closeness`): "compute the
+        # median of some numbers" is the statistics module's subject even where another module's sentence shares
+        # more of its words. Only there: a module's opening states its subject; on encyclopedia paragraphs
+        # (HotpotQA) the same rule cited fewer gold paragraphs (bench/README.md).
+        titles = {hit.source_id: hit.title for _, hit in hop1}
+        documented = [sid for sid in by_doc if source(sid)[1].get("corpus") in BUILTIN]
+        meaning = closeness(ask.text, {sid: f"{titles[sid]}\n{source(sid)[0][:ABOUT_CHARS]}" for sid in documented})
         seen_spans: set[tuple[str, int]] = set()
 
         def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
@@ -342,27 +363,38 @@ class OfflineResearcher:
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             out = []
             spans = doc_sentences(hit.source_id, text)
-            for s, e in split_sentences(text, hit.start, hit.end):
-                s = _after_signature(text, s, e)
-                if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - s <= MAX_CHARS):
+            for s0, e in split_sentences(text, hit.start, hit.end):
+                s = _after_signature(text, s0, e)
+                lead = _signed(text, s0, s)
+                if lead < s and any(lead < fe and fs < s for fs, fe in flagged):
+                    lead = s
+                # A docstring's summary line is prose by its place, however short ("Directory tree generator."): with
+                # its signature it says what the function does.
+                if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - lead <= MAX_CHARS + SIGNATURE_MAX):
                     continue
-                if any(s < fe and fs < e for fs, fe in flagged) or not is_prose(text[s:e]):
+                if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
+                    continue
+                if not (is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2)):
                     continue
                 seen_spans.add((hit.source_id, s))
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
-                lead = _lead(text, spans, s, e, flagged)
+                if lead == s:
+                    lead = _lead(text, spans, s, e, flagged)
                 words = content_words(text[s:e])
                 screen_score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
                     0.5 if subject & words else 0.25 if in_doc else 0.0
                 )
                 if screen and screen_score < MIN_SCORE and not titled:
                     continue
-                relevance = ask.score(text[s:e], hit.title, first=s == opening, titled=titled)
+                # a docstring's first sentence is scored with its signature line: the name says what it documents
+                scored = text[lead:e] if lead < s and _SIGNATURE.match(text[lead:s].strip()) else text[s:e]
+                relevance = ask.score(scored, hit.title, first=s == opening, titled=titled)
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
                 if any(a <= s < b for a, b in own):
                     relevance += OWN
+                relevance += MEANING * meaning.get(hit.source_id, 0.0)
                 if lead == s and not stands_alone(text[s:e]):
                     relevance -= DANGLING  # points back at text no card can quote with it
                 out.append(

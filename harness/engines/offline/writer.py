@@ -60,10 +60,40 @@ def _bare(statement: str) -> str:
     return s[:-1] if s.endswith((".", ";")) else s
 
 
+_SIGNED = re.compile(r"^(?:async def|def|class) ([A-Za-z_][\w.]*)")
+_CLOSE = {"(": ")", "[": "]", "{": "}"}
+
+
+def _balanced(text: str, i: int) -> int:
+    """Where the bracketed or plain token starting at text[i] ends: at the first space outside brackets."""
+    stack: list[str] = []
+    while i < len(text) and (stack or text[i] != " "):
+        if text[i] in _CLOSE:
+            stack.append(_CLOSE[text[i]])
+        elif stack and text[i] == stack[-1]:
+            stack.pop()
+        i += 1
+    return i if not stack else -1
+
+
+def _unsigned(text: str) -> str:
+    """A docstring's sentence quoted with its signature line ("def b64encode(s, altchars=None) Encode the...") as
+    prose that names what it documents ("`b64encode(s, altchars=None)`: Encode the..."); any other text as it is."""
+    m = _SIGNED.match(text)
+    if not m:
+        return text
+    end = _balanced(text, m.start(1))  # the name and its argument list
+    rest = text[end:].lstrip() if end > 0 else ""
+    if rest.startswith("-> "):
+        after = _balanced(rest, 3)  # a return annotation, left out
+        rest = rest[after:].lstrip() if after > 0 else ""
+    return f"`{text[m.start(1) : end]}`: {rest}" if rest else text
+
+
 def _cite(statement: str, claim_id: str) -> str:
     """The statement with its citation after each of its sentences (a quote may hold a sentence and its
     antecedent: each one states a fact, so each one cites)."""
-    text = normalize_ws(statement)
+    text = _unsigned(normalize_ws(statement))
     parts = [text[a:b] for a, b in split_sentences(text)] or [text]
     return " ".join(f"{_bare(p)} {format_citation([claim_id])}." for p in parts)
 

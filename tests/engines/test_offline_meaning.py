@@ -1,0 +1,85 @@
+"""The offline engine's sense of meaning (a static embedding model bundled in the wordllama wheel), and answers
+that name the function a docstring sentence documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_offline_engine import cited_titles, run
+
+from fakes.workspaces import write_docs
+from harness.engines.offline import researcher
+from harness.engines.offline.semantic import closeness, similarity
+from harness.engines.offline.writer import _unsigned
+from harness.sources.corpus import load_folder
+
+MEDIAN = "How do I compute the median of some numbers?"
+# The sound module's sentence shares "compute" and "number(s)" with the question; the statistics module's
+# answer shares only "median".
+MEANING_DOCS = {
+    "stats.md": "# stats\n\nBasic statistics: averages and measures of central location of numeric data.\n\n"
+    "Return the median (middle value) of numeric data, using the common mean of the two middle values.\n",
+    "sound.md": "# sound\n\nRead and write sound files in several formats.\n\n"
+    "To compute the total time, divide the number of frames by the sampling rate of the file.\n",
+    "cards.md": "# cards\n\nShuffle a deck of playing cards and deal hands to the players at the table.\n",
+}
+
+
+def test_the_bundled_model_gives_the_same_similarity_every_time_and_sees_meaning():
+    answer = "Return the median (middle value) of numeric data."
+    other = "To compute the total time, divide the number of frames by the sampling rate."
+    assert similarity(MEDIAN, answer) == similarity(MEDIAN, answer)
+    assert similarity(MEDIAN, answer) > similarity(MEDIAN, other) + 0.2
+
+
+def test_closeness_is_relative_to_the_texts_compared():
+    got = closeness(MEDIAN, {k: v for k, v in MEANING_DOCS.items()})
+    assert got["stats.md"] == 1.0 and min(got.values()) == 0.0
+    assert all(0.0 <= v <= 1.0 for v in got.values())
+    assert closeness(MEDIAN, {"a": "same text", "b": "same text"}) == {"a": 0.0, "b": 0.0}
+    assert closeness(MEDIAN, {}) == {}
+
+
+@pytest.mark.parametrize("documentation", [True, False])
+def test_the_document_whose_subject_the_question_asks_about_is_cited(tmp_path, monkeypatch, documentation):
+    """Meaning weighs in on the Python documentation only (the corpus names in `researcher.BUILTIN`): the folder
+    stands for it here when `documentation` is set, and is any other corpus when not."""
+    corpus = write_docs(tmp_path / "corpus", MEANING_DOCS)
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    cited = cited_titles(run(corpus, tmp_path / "runs", MEDIAN))
+    if documentation:
+        assert "stats" in cited
+    else:  # the lexical rule alone cites only the sentence sharing more words: what meaning fixes
+        assert cited == {"sound"}
+
+
+@pytest.mark.parametrize(
+    ("statement", "written"),
+    [
+        ("def b64encode(s, altchars=None) Encode the bytes.", "`b64encode(s, altchars=None)`: Encode the bytes."),
+        (
+            "def Path.joinpath(self, *args) -> Path Combine this path.",
+            "`Path.joinpath(self, *args)`: Combine this path.",
+        ),
+        ("def f(a=(1, 2), b={1: [2]}) -> dict[str, int] Does x.", "`f(a=(1, 2), b={1: [2]})`: Does x."),
+        ("class Event Class implementing event objects.", "`Event`: Class implementing event objects."),
+        ("Plain prose stays as it is.", "Plain prose stays as it is."),
+        ("def broken(a, b Unbalanced stays as it is.", "def broken(a, b Unbalanced stays as it is."),
+    ],
+)
+def test_a_signature_line_is_written_as_the_name_it_documents(statement, written):
+    assert _unsigned(statement) == written
+
+
+def test_a_docstrings_first_sentence_is_quoted_with_its_signature_and_the_answer_names_the_function(tmp_path: Path):
+    docs = {
+        "b64.md": "# b64\n\nBase-N encodings of binary data.\n\n"
+        "def b64encode(s, altchars=None)\nEncode the bytes-like object s using Base64 and return a bytes object.\n\n"
+        "def b64decode(s)\nDecode the Base64 encoded bytes-like object or ASCII string s.\n",
+        "other.md": "# other\n\nTomatoes need full sun and regular watering in the summer months.\n",
+    }
+    run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", "How do I base64-encode bytes?")
+    summary = (run_dir / "final-report.md").read_text().split("## Summary", 1)[1].split("\n## ", 1)[0]
+    assert "`b64encode(s, altchars=None)`: Encode the bytes-like object s using Base64" in summary
