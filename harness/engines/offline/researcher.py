@@ -12,10 +12,13 @@ Hop 2: when the best evidence names something the question only describes (a *br
 that name and takes the best sentences of the documents titled after it. Every card says
 which hop it came from.
 
-The answer's chain (`_chain`, the cards written with confidence "high"): the best pair of
-sentences from two documents that name each other, or that the question names both, the
-second ranked against what the first leaves unsaid (a bridge's own page says the rest); or
-the best sentence alone when no second document adds enough.
+The answer's chain (the cards written with confidence "high"): for a question about named things,
+the documents that lead to one another (`chain.py`: the one the question describes and the one it
+names by title, or the two the question names, chosen among all retrieved documents' sentences,
+unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
+sentences. Otherwise (`_chain`) the best pair of sentences from two documents that name each
+other, or that the question names both, the second ranked against what the first leaves unsaid;
+or the best sentence alone when no second document adds enough.
 
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
@@ -31,6 +34,7 @@ import re
 from dataclasses import dataclass
 
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
+from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
 from harness.engines.offline.ranking import (
     OTHER,
     YESNO,
@@ -55,6 +59,7 @@ from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
 
 SEARCH_K = 8
+CHAIN_K = 2  # SEARCH_K times this for a question about named things (`chain.about_names`)
 MAX_CARDS = 6
 MAX_PER_SOURCE = 3
 MIN_SCORE = 0.5  # of the subject/criteria screen: a sentence below it is not about the question
@@ -309,13 +314,17 @@ class OfflineResearcher:
         stopped: list[BudgetExhausted] = []
         find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
 
+        # A question about named things may take a chain of documents: the one it describes and the one that
+        # document names (`chain`), which shares few of its words; each search looks further down the ranking.
+        k = SEARCH_K * (CHAIN_K if about_names(ask) else 1)
+
         def search(query: str):
             """One search. Once this step's or its role's search budget is spent, no further search is made and the
             branch goes on with the hits it has; the run's own budget still ends the run."""
             if stopped or not tokenize(query):
                 return []  # spent, or a query of nothing but stopwords and marks ("B.B.A" → no term): nothing to find
             try:
-                return find(query, SEARCH_K)
+                return find(query, k)
             except BudgetExhausted as exc:
                 if exc.scope == "run":
                     raise
@@ -348,7 +357,7 @@ class OfflineResearcher:
         meaning = closeness(ask.text, {sid: f"{titles[sid]}\n{source(sid)[0][:ABOUT_CHARS]}" for sid in documented})
         seen_spans: set[tuple[str, int]] = set()
 
-        def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "") -> list[_Candidate]:
+        def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "", seen=seen_spans) -> list[_Candidate]:
             text, record = source(hit.source_id)
             doc_words = content_words(hit.title) | content_words(hit.path.replace("/", " "))
             if screen and not subject & (content_words(hit.text) | doc_words):
@@ -370,13 +379,13 @@ class OfflineResearcher:
                     lead = s
                 # A docstring's summary line is prose by its place, however short ("Directory tree generator."): with
                 # its signature it says what the function does.
-                if (hit.source_id, s) in seen_spans or not (MIN_CHARS <= e - lead <= MAX_CHARS + SIGNATURE_MAX):
+                if (hit.source_id, s) in seen or not (MIN_CHARS <= e - lead <= MAX_CHARS + SIGNATURE_MAX):
                     continue
                 if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
                     continue
                 if not (is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2)):
                     continue
-                seen_spans.add((hit.source_id, s))
+                seen.add((hit.source_id, s))
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
                 if lead == s:
                     lead = _lead(text, spans, s, e, flagged)
@@ -422,7 +431,10 @@ class OfflineResearcher:
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
         candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates.sort(key=lambda c: c.key)
-        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask)
+        chain = self._doc_chain(ask, candidates, hop1, sentences)
+        candidates += [c for c in chain if c not in candidates]
+        candidates.sort(key=lambda c: c.key)
+        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask, chain)
         if not written:
             return AgentResult(
                 "blocked",
@@ -469,15 +481,37 @@ class OfflineResearcher:
         return out
 
     @staticmethod
-    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask):
-        """The answer's chain and then the best other candidates as cards (at most MAX_CARDS, MAX_PER_SOURCE a
-        source); the chain's cards have confidence "high"."""
-        chain = _chain(candidates, ask)
+    def _doc_chain(ask: Ask, candidates: list[_Candidate], hop1: list, sentences) -> list[_Candidate]:
+        """The answer's chain chosen among documents (`chain.chain_docs`): every prose sentence of each retrieved
+        document's passages, unscreened (a bridge's own page need not repeat the question's words), and the chain
+        documents' answer-bearing sentences (`chain.chain_sentences`); [] when no two documents lead to each
+        other. A sentence already a candidate keeps its candidate."""
+        known = {(c.source_id, c.start): c for c in candidates}
+        pool: dict[str, list[_Candidate]] = {}
+        seen: set[tuple[str, int]] = set()
+        for rank, hit in hop1:
+            for c in sentences(hit, rank, 1, screen=False, seen=seen):
+                pool.setdefault(c.source_id, []).append(known.get((c.source_id, c.start), c))
+        for c in candidates:
+            if c.hop == 2:
+                pool.setdefault(c.source_id, []).append(c)
+        for cands in pool.values():
+            cands.sort(key=lambda c: c.start)
+        return chain_sentences(ask, pool, chain_docs(ask, pool))
+
+    @staticmethod
+    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None):
+        """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
+        candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards have
+        confidence "high"."""
+        chain = chain or _chain(candidates, ask)
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
         for cand in chain + [c for c in candidates if c not in chain]:
-            if len(chosen) >= MAX_CARDS or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:
+            if cand in chain:
+                pass  # the chain is written whole
+            elif len(chosen) >= max(MAX_CARDS, len(chain)) or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:
                 continue
             if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
                 continue

@@ -40,6 +40,7 @@ from harness.runtime.interface import AgentResult, Brief
 from harness.sources.sentences import split_sentences
 
 SUMMARY_MAX = 3
+CHAIN_MAX = 7  # claims of the answer's chain (high-confidence cards) a Summary may cite
 CHECK_ROUNDS = 6  # render, check, drop what failed: at most this many times
 ANY = "*"  # in a drop set: every claim of that place
 TITLE = "# title"  # in a drop set: the report's title line
@@ -166,7 +167,7 @@ def answer_claims(pool: list[dict], cl: _Claims, skip: set[str] = frozenset()) -
         return []
     chosen = [pool[0]]
     for c in pool[1:]:
-        if len(chosen) >= SUMMARY_MAX:
+        if len(chosen) >= CHAIN_MAX:
             break
         if cl.strong(c):
             chosen.append(c)

@@ -1,0 +1,167 @@
+"""The answer's chain of documents: which two (or three) retrieved documents answer a multi-hop question together.
+
+A multi-hop question is answered by documents that lead to one another: the one the question describes names
+the next one by its title (a *bridge*, like a hyperlink: "... starring Danny Glover" and Danny Glover's own
+page), or the question names both (a comparison of two things). So the chain is chosen among documents, not
+sentences:
+
+- a document's score is its best sentence's (`Ask.score`) plus how much of the question its whole text covers,
+  plus a little when the question names its title;
+- a pair (A, B) is A's score plus B's against the rest of the question (`Ask.rest`: what A does not already
+  say), plus LINK when A names B's title (half for a partial name) and a little when the question names B;
+  only pairs that link, or that the question names both, count;
+- a third document joins when its pair with one of the two scores within MARGIN of the best pair (citing
+  one document more is cheaper than missing the one that answers);
+- from each chain document come its best sentence (a sentence naming another chain document counts more: it
+  is the bridge), its opening sentence (it says what the document is about: who, when, where) and its
+  second best when that scores nearly as well.
+
+All lexical and deterministic; the Researcher writes the chain's sentences as its high-confidence cards.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from harness.engines.offline.ranking import Ask, entities, title_match, title_words
+from harness.evidence.lexical import content_words
+
+COVER = 1.0  # weight of the question's share a document's whole text covers, beside its best sentence's score
+NAMED = 0.5  # added to a document the question names by its title
+LINK = 0.6  # added to a pair whose first document names the second's title (half for a partial name)
+INDEX_PAGE = 0.5  # subtracted from a page that only lists things of one name ("X (disambiguation)")
+MARGIN = 0.4  # a runner-up pair within this of the best brings its third document into the chain
+MAX_DOCS = 3
+BRIDGE = 0.3  # added, when choosing a chain document's sentences, to one that names another chain document
+SECOND = 0.9  # a document's second best sentence joins the chain when it scores this share of its best
+EVERYWHERE = math.log(2) + 1e-9  # `Ask.weigh`'s weight of a word every retrieved document holds
+_INDEX_TITLE = re.compile(r"\(disambiguation\)", re.I)
+_CODE_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[a-z_]\w*")  # a dotted or lower-case name: code
+
+
+class Sentence(Protocol):
+    source_id: str
+    title: str
+    text: str
+    first: bool
+
+
+@dataclass
+class _Doc:
+    sid: str
+    title: str
+    words: set[str]
+    text: str
+    sentences: list
+
+
+def _names_title(title: str, names: list[str]) -> float:
+    """1 when a text's named things (`names`, its capitalized phrases and quoted titles) hold all the title's
+    content words, else 0.5 × the best partial match of one of them, else 0. Named things, not any words: a
+    document's lower-case words ("event loop") do not name another document."""
+    words = title_words(title)
+    if words and words <= content_words(" ".join(names)):
+        return 1.0
+    return 0.5 * max((title_match(n, title) for n in names), default=0.0)
+
+
+def about_names(ask: Ask) -> bool:
+    """Is the question about named things (a person, a work, a place: a capitalized or quoted name, not an acronym,
+    and not one every retrieved document holds), rather than about code (a code name or a Python statement it
+    writes)? Documentation cross-references its modules by code name everywhere; such a reference is not a bridge
+    to the answer. Call it after `Ask.weigh`."""
+    if ask.keywords or any("_" in c or ("." in c and re.search(r"[a-z]", c)) for c in ask.code):
+        return False  # a Python statement, or a code name ("asyncio.run", "move_to_end"; not a title's "I.X")
+    for name in ask.names:
+        if _CODE_REF.fullmatch(name) or not re.search(r"[A-Z][a-z]", name):
+            continue  # code, an acronym ("URL", "SMTP"), a number
+        if any(ask.weight(w) > EVERYWHERE for w in content_words(name)):
+            return True  # a name not in every retrieved document (not the corpus's own subject)
+    return False
+
+
+def _proper(names: list[str]) -> list[str]:
+    """The names that are not code references (`asyncio.run`, `json`): a cross-reference is not a bridge."""
+    return [n for n in names if not _CODE_REF.fullmatch(n)]
+
+
+def _best(ask: Ask, doc: _Doc) -> float:
+    return max((ask.score(s.text, doc.title, first=s.first) for s in doc.sentences), default=0.0)
+
+
+def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
+    """The chain's documents (source ids), the first the one the question describes; [] when no two link, or
+    when the question is not about named things (`about_names`)."""
+    if not about_names(ask):
+        return []
+    docs = []
+    for sid, sentences in pool.items():
+        if sentences:
+            text = " ".join(s.text for s in sentences)
+            title = sentences[0].title
+            docs.append(_Doc(sid, title, content_words(text) | content_words(title), text, list(sentences)))
+    if len(docs) < 2:
+        return []
+    names = {d.sid: _proper(entities(d.text)) for d in docs}
+    asked = _proper(ask.names)
+    in_question = {d.sid: _names_title(d.title, asked) for d in docs}
+    alone = {
+        d.sid: _best(ask, d) + COVER * ask.coverage(d.words) + NAMED * in_question[d.sid] - _index(d) for d in docs
+    }
+    pairs: list[tuple[float, str, str]] = []
+    for a in docs:
+        rest = ask.rest(a.words)
+        for b in docs:
+            if b.sid == a.sid:
+                continue
+            linked = _names_title(b.title, names[a.sid])
+            if not linked and not (in_question[a.sid] >= 1 and in_question[b.sid] >= 1):
+                continue  # two documents that do not lead to each other, not both named by the question
+            score = alone[a.sid] + _best(rest, b) + COVER * rest.coverage(b.words) + LINK * linked
+            pairs.append((score + NAMED * in_question[b.sid] - _index(b), a.sid, b.sid))
+    if not pairs:
+        return []
+    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+    chain = [pairs[0][1], pairs[0][2]]
+    for score, a, b in pairs[1:]:
+        if score < pairs[0][0] - MARGIN or len(chain) >= MAX_DOCS:
+            break
+        chain += [sid for sid in (a, b) if sid not in chain][: MAX_DOCS - len(chain)]
+    return chain
+
+
+def _index(doc: _Doc) -> float:
+    return INDEX_PAGE if _INDEX_TITLE.search(doc.title) else 0.0
+
+
+def chain_sentences(ask: Ask, pool: dict[str, Sequence[Sentence]], chain: list[str]) -> list:
+    """The chain documents' sentences that carry the answer: each one's best (against the rest of the question
+    for all but the first), its opening sentence, and its second best when nearly as good."""
+    if not chain:
+        return []
+    first_words = content_words(" ".join(s.text for s in pool[chain[0]])) | content_words(pool[chain[0]][0].title)
+    titles = {sid: pool[sid][0].title for sid in chain}
+    out: list = []
+    for i, sid in enumerate(chain):
+        a = ask if i == 0 else ask.rest(first_words)
+        others = [t for s, t in titles.items() if s != sid]
+
+        def score(s, a=a, others=others) -> float:
+            bridge = any(_names_title(t, entities(s.text)) >= 1 for t in others)
+            return a.score(s.text, s.title, first=s.first) + BRIDGE * bridge
+
+        ranked = sorted(pool[sid], key=lambda s: -score(s))  # stable: ties keep document order
+        if not ranked:
+            continue
+        picked = [ranked[0]]
+        opening = next((s for s in pool[sid] if s.first), None)
+        if opening is not None and opening not in picked:
+            picked.append(opening)
+        if len(ranked) > 1 and ranked[1] not in picked and score(ranked[1]) >= SECOND * score(ranked[0]):
+            picked.append(ranked[1])
+        out += picked
+    return out

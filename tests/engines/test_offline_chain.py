@@ -1,0 +1,95 @@
+"""The answer's chain of documents (engines/offline/chain.py): a bridge pair, a comparison pair, no chain for code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
+from harness.engines.offline.ranking import Ask
+
+
+@dataclass(eq=False)
+class S:
+    source_id: str
+    title: str
+    text: str
+    first: bool = False
+
+
+def pool_of(docs: dict[str, list[str]]) -> dict[str, list[S]]:
+    return {
+        title: [S(title, title, text, first=i == 0) for i, text in enumerate(texts)] for title, texts in docs.items()
+    }
+
+
+DOCS = {
+    "Kiss and Tell (1945 film)": [
+        "Kiss and Tell is a 1945 American comedy film directed by Richard Wallace.",
+        "The film stars Shirley Temple as Corliss Archer, a teenage girl in a small town.",
+    ],
+    "Shirley Temple": [
+        "Shirley Temple Black was an American child star, singer and dancer.",
+        "As an adult she held the government position of United States ambassador to Ghana.",
+    ],
+    "Meet Corliss Archer": [
+        "Meet Corliss Archer is an American radio sitcom about a teenage girl.",
+        "The radio series ran for many seasons on several networks.",
+    ],
+    "Comedy film": [
+        "A comedy film is a film genre that emphasizes humor and amusement.",
+        "Many comedy films of the 1940s starred teenage actors in family roles.",
+    ],
+}
+
+
+def ask_for(question: str, pool) -> Ask:
+    ask = Ask.of(question)
+    ask.weigh([" ".join(s.text for s in sents) for sents in pool.values()])
+    return ask
+
+
+def test_a_bridge_question_chains_the_document_it_describes_to_the_one_that_document_names():
+    pool = pool_of(DOCS)
+    ask = ask_for("What government position did the actress who starred as Corliss Archer in Kiss and Tell hold?", pool)
+    chain = chain_docs(ask, pool)
+    assert chain[:2] == ["Kiss and Tell (1945 film)", "Shirley Temple"]
+    texts = [s.text for s in chain_sentences(ask, pool, chain)]
+    assert DOCS["Shirley Temple"][1] in texts  # the answer
+    assert DOCS["Kiss and Tell (1945 film)"][1] in texts  # the bridge: it names Shirley Temple
+
+
+def test_documents_that_do_not_name_each_other_make_no_chain():
+    pool = pool_of({t: DOCS[t] for t in ("Shirley Temple", "Comedy film")})
+    ask = ask_for("What government position did the actress who starred as Corliss Archer in Kiss and Tell hold?", pool)
+    assert chain_docs(ask, pool) == []
+
+
+def test_a_comparison_chains_the_two_documents_the_question_names():
+    pool = pool_of(
+        {
+            "Lake Alpha": ["Lake Alpha is a lake in the north of the valley, 12 km long."],
+            "Lake Beta": ["Lake Beta is a lake in the south of the valley, 30 km long."],
+            "Valley railway": ["The valley railway runs along the river for 40 km between two towns."],
+        }
+    )
+    ask = ask_for("Which is longer, Lake Alpha or Lake Beta?", pool)
+    assert set(chain_docs(ask, pool)[:2]) == {"Lake Alpha", "Lake Beta"}
+
+
+def test_a_question_about_code_gets_no_chain_of_documents():
+    pool = pool_of(
+        {
+            "Python standard library: asyncio.runners": [
+                "The runner uses asyncio.base_events to create an event loop."
+            ],
+            "Python standard library: asyncio.base_events": ["The base event loop of asyncio.runners is defined here."],
+        }
+    )
+    for question in (
+        "What does asyncio.run do?",
+        "When does the else clause of a for loop run?",
+        "How do I open a URL?",
+    ):
+        ask = ask_for(question, pool)
+        assert not about_names(ask)
+        assert chain_docs(ask, pool) == []
