@@ -64,7 +64,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from fakes.http_stub import LocalServer
+from fakes.http_stub import LocalServer, ServedStub
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -492,7 +492,7 @@ def _parse_route(route: str) -> tuple[str | None, str | None, str | None]:
     return None, None, None
 
 
-class GeminiStub:
+class GeminiStub(ServedStub):
     """A local Gemini-compatible HTTP server (``127.0.0.1``, ephemeral port).
 
     Use as a context manager (or ``start()``/``close()``)::
@@ -535,25 +535,13 @@ class GeminiStub:
         self._closing = threading.Event()
         self._new_request = threading.Condition(self._lock)
         self._server: LocalServer | None = None
+        self._name = "gemini-stub"
 
     # --- lifecycle ------------------------------------------------------------------
 
-    def start(self) -> GeminiStub:
-        if self._server is None:
-            self._server = LocalServer(self._handle, host=self._host, name="gemini-stub")
-        return self
-
     def close(self) -> None:
         self._closing.set()
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
-
-    def __enter__(self) -> GeminiStub:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().close()
 
     # --- public state ---------------------------------------------------------------
 

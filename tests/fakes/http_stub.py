@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 Handle = Callable[[BaseHTTPRequestHandler], None]
 
@@ -53,3 +53,31 @@ class LocalServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+class ServedStub:
+    """The lifecycle a local API stub shares: `start()` serves its `_handle` (once), `close()` stops it, and it is a
+    context manager. A stub sets `_server = None` in its `__init__` and may set `_host` and `_name`."""
+
+    _server: LocalServer | None
+    _host = "127.0.0.1"
+    _name = "http-stub"
+
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        if self._server is None:
+            self._server = LocalServer(self._handle, host=self._host, name=self._name)
+        return self
+
+    def close(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from fakes.http_stub import LocalServer
+from fakes.http_stub import LocalServer, ServedStub
 
 DEFAULT_API_KEY = "test-key-openai-stub"
 
@@ -176,7 +176,7 @@ class ScriptedResponder:
         return entry(req) if callable(entry) else entry
 
 
-class OpenAIStub:
+class OpenAIStub(ServedStub):
     """A local OpenAI-compatible server on 127.0.0.1 (ephemeral port). `base_url` ends in /v1.
 
     `expected_api_key`: another key gets HTTP 401 `invalid_api_key`. `context_chars`: a request
@@ -200,21 +200,7 @@ class OpenAIStub:
         self.errors: list[str] = []
         self.outage: Reply | None = None
         self._server: LocalServer | None = None
-
-    def start(self) -> OpenAIStub:
-        self._server = LocalServer(self._handle, name="openai-stub")
-        return self
-
-    def close(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.close()
-
-    def __enter__(self) -> OpenAIStub:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self._name = "openai-stub"
 
     @property
     def base_url(self) -> str:
