@@ -25,6 +25,8 @@ from harness.contract.policy import TOOLS
 from harness.contract.specs import load_default_specs
 from harness.workspace.store import Workspace
 
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
 
 @pytest.fixture(scope="session")
 def specs():
@@ -66,7 +68,8 @@ def fixture_corpus(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path_factory, monkeypatch):
-    """No test sees a real API key or the user's cache."""
-    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+    """No test sees a real API key or the user's cache, and no proxy sits between a client and 127.0.0.1
+    (httpx and requests honour the proxy variables)."""
+    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY") + PROXY_VARIABLES:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("RESEARCH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))

@@ -144,12 +144,6 @@ def bridge_web() -> LocalSite:
     return site
 
 
-@pytest.fixture
-def no_proxies(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def bridge_config(tmp_path: Path, site: LocalSite):
     """A --web run of BRIDGE_QUESTION over a corpus that cannot answer it, searching `site`, with no page cache."""
     corpus = write_docs(tmp_path / "corpus", {"garden.md": "# Gardening\n\nTomatoes need full sun and water.\n"})
@@ -166,7 +160,7 @@ def bridge_config(tmp_path: Path, site: LocalSite):
     )
 
 
-def test_the_bridge_query_searches_the_web_and_its_page_is_quoted_as_hop_two(tmp_path, no_proxies):
+def test_the_bridge_query_searches_the_web_and_its_page_is_quoted_as_hop_two(tmp_path):
     with bridge_web() as site:
         result = start_run(bridge_config(tmp_path, site))
     run = result.run_dir
@@ -186,7 +180,7 @@ def test_the_bridge_query_searches_the_web_and_its_page_is_quoted_as_hop_two(tmp
     assert researcher and all(e["budget"]["searches"] >= 1 for e in researcher)
 
 
-def test_every_web_search_and_kept_page_is_charged_to_the_step(tmp_path, monkeypatch, no_proxies):
+def test_every_web_search_and_kept_page_is_charged_to_the_step(tmp_path, monkeypatch):
     """The branch's web searches and the pages it kept are searches of its budget, beside its corpus searches."""
     from harness.sources.research_tools import ResearchTools
 

@@ -22,12 +22,6 @@ from harness.orchestrator.lifecycle import start_run
 from harness.workspace.validate import validate_workspace
 
 
-@pytest.fixture(autouse=True)
-def no_proxies(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def records(run: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in (run / "sources").glob("*.json")}
 

@@ -17,8 +17,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from fakes.scripted import Call, Say, ScriptedChatModel, Turn, call
 from fakes.searxng_web import FAILING, GOOD, PLANTED, QUESTION, RESULTS, search_web
 from fakes.workspaces import trace
@@ -32,12 +30,6 @@ BLOCK = re.compile(r"<<<SOURCE (src-[0-9a-f]{12}) [^\n]*\n(.*?)\nSOURCE>>>", re.
 ANSWER = "it becomes the leader once a majority of the servers have granted it their vote in that term"
 HEARTBEATS = "A candidate that wins a majority of votes in its term becomes the leader and starts sending heartbeats."
 REASONS = dict(zip(FAILING, ("HTTP 404", "timed out", "no readable text")))
-
-
-@pytest.fixture(autouse=True)
-def no_proxies(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def llm_web_config(tmp_path: Path, corpus: Path, base: str, fetch: dict, **config):

@@ -19,8 +19,8 @@ KEYS = ("TAVILY_API_KEY", "EXA_API_KEY", "BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch):
-    """No real key, no proxy between the clients and 127.0.0.1 (requests and httpx both honour proxy variables)."""
-    for name in KEYS + ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+    """No real key (tests/conftest.py clears the proxy variables), and 127.0.0.1 bypasses any proxy."""
+    for name in KEYS:
         monkeypatch.delenv(name, raising=False)
     for name in ("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GEMINI_BASE_URL", "LANGSMITH_GATEWAY"):
         monkeypatch.delenv(name, raising=False)
