@@ -47,15 +47,16 @@ class ServiceSetup:
     def role(self) -> str:
         return self.spec.role
 
-    def question(self) -> dict[str, Any] | None:
-        """This step's plan question (read through the role's own permission), or None."""
-        if not self.brief.question_id or not self.files.exists(PLAN):
+    def plan(self) -> dict[str, Any]:
+        """plan.json, read through the role's own permission; {} before there is one."""
+        return self.files.read_json(PLAN) if self.files.exists(PLAN) else {}
+
+    def question(self, plan: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """This step's question in `plan` (default: plan.json as it is now), or None."""
+        if not self.brief.question_id:
             return None
-        plan = self.files.read_json(PLAN)
-        return next(
-            (q for q in plan.get("questions", []) if isinstance(q, dict) and q.get("id") == self.brief.question_id),
-            None,
-        )
+        questions = (self.plan() if plan is None else plan).get("questions", [])
+        return next((q for q in questions if isinstance(q, dict) and q.get("id") == self.brief.question_id), None)
 
     def refuse_unless_allowed(self, kind: str) -> None:
         """Refuse, before anything is spent, a `corpus` or `web` search the plan does not allow for this question."""
@@ -73,8 +74,8 @@ class ServiceSetup:
         whole run, so a page two branches fetch has one kind whichever registered it first)."""
         from harness.sources.web import WebPolicy
 
-        q = self.question() or {}
-        plan = self.files.read_json(PLAN) if self.files.exists(PLAN) else {}
+        plan = self.plan()
+        q = self.question(plan) or {}
         official = (
             d
             for other in plan.get("questions", [])
