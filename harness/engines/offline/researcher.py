@@ -485,7 +485,10 @@ class OfflineResearcher:
         """The answer's chain chosen among documents (`chain.chain_docs`): every prose sentence of each retrieved
         document's passages, unscreened (a bridge's own page need not repeat the question's words), and the chain
         documents' answer-bearing sentences (`chain.chain_sentences`); [] when no two documents lead to each
-        other. A sentence already a candidate keeps its candidate."""
+        other or the question is not about named things (checked first: the pool is not built for nothing). A
+        sentence already a candidate keeps its candidate."""
+        if not about_names(ask):
+            return []
         known = {(c.source_id, c.start): c for c in candidates}
         pool: dict[str, list[_Candidate]] = {}
         seen: set[tuple[str, int]] = set()
