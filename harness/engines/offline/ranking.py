@@ -90,7 +90,10 @@ _STATEMENT_WORDS = frozenset(
 _CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_\w+|\w+(?=\(\))")
 
 
-_SIGNED_NAME = re.compile(r"(?:async def|def|class) ([A-Za-z_][\w.]*)")
+# A docstring's signature line, the one rule for it: SIGNED_NAME finds the documented name at a text's start (a card
+# quotes the signature with the docstring's first sentence), SIGNATURE_LINE matches a whole line that is one.
+SIGNED_NAME = re.compile(r"(?:async def|def|class) ([A-Za-z_][\w.]*)")
+SIGNATURE_LINE = re.compile(SIGNED_NAME.pattern + r"(?:\(.*\))?(?: -> .+)?$")
 
 
 def keywords_named(question: str) -> list[str]:
@@ -327,7 +330,7 @@ class Ask:
         """The question's words that the name of the function or class a sentence documents holds, when the
         sentence opens with its signature line ("split a URL" ~ `def urlsplit(url, ...)`, "join" ~ `joinpath`):
         a function's name says what it does as much as its docstring."""
-        m = _SIGNED_NAME.match(sentence.lstrip())
+        m = SIGNED_NAME.match(sentence.lstrip())
         if not m:
             return set()
         name = m.group(1).rsplit(".", 1)[-1].lower()

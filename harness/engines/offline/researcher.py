@@ -37,6 +37,7 @@ from harness.contract.layout import PLAN, snapshot_path, source_record_path
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
 from harness.engines.offline.ranking import (
     OTHER,
+    SIGNATURE_LINE,
     YESNO,
     Ask,
     criterion_words,
@@ -81,7 +82,6 @@ LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its c
 MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
 ABOUT_CHARS = 600  # a document's title and opening, what its meaning is judged on (a module's docstring starts it)
 SIGNATURE_MAX = 100  # characters of a signature line quoted with its docstring's first sentence
-_SIGNATURE = re.compile(r"^(?:async def|def|class) [A-Za-z_][\w.]*(?:\(.*\))?(?: -> .+)?$")
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
@@ -132,7 +132,7 @@ def _signed(text: str, s0: int, s: int) -> int:
     names the function or class the sentence documents ("def b64encode(s, altchars=None)" / "Encode the
     bytes-like object s using Base64..."); s for any other sentence, or a signature longer than SIGNATURE_MAX."""
     line = text[s0:s].strip()
-    return s0 if s > s0 and _SIGNATURE.match(line) and len(line) <= SIGNATURE_MAX and "\n" not in line else s
+    return s0 if s > s0 and SIGNATURE_LINE.match(line) and len(line) <= SIGNATURE_MAX and "\n" not in line else s
 
 
 def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
@@ -396,7 +396,7 @@ class OfflineResearcher:
                 if screen and screen_score < MIN_SCORE and not titled:
                     continue
                 # a docstring's first sentence is scored with its signature line: the name says what it documents
-                scored = text[lead:e] if lead < s and _SIGNATURE.match(text[lead:s].strip()) else text[s:e]
+                scored = text[lead:e] if lead < s and SIGNATURE_LINE.match(text[lead:s].strip()) else text[s:e]
                 relevance = ask.score(scored, hit.title, first=s == opening, titled=titled)
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)

@@ -34,7 +34,7 @@ from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, FAILED, TIMEOUT
-from harness.engines.offline.ranking import criterion_words, stands_alone
+from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.sentences import split_sentences
@@ -61,7 +61,6 @@ def _bare(statement: str) -> str:
     return s[:-1] if s.endswith((".", ";")) else s
 
 
-_SIGNED = re.compile(r"^(?:async def|def|class) ([A-Za-z_][\w.]*)")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -80,7 +79,7 @@ def _balanced(text: str, i: int) -> int:
 def _unsigned(text: str) -> str:
     """A docstring's sentence quoted with its signature line ("def b64encode(s, altchars=None) Encode the...") as
     prose that names what it documents ("`b64encode(s, altchars=None)`: Encode the..."); any other text as it is."""
-    m = _SIGNED.match(text)
+    m = SIGNED_NAME.match(text)
     if not m:
         return text
     end = _balanced(text, m.start(1))  # the name and its argument list
