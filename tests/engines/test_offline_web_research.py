@@ -10,11 +10,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from fakes.searxng_web import web_run_config
 from fakes.sites import LocalSite, Reply, html_page
 from fakes.workspaces import trace, write_docs
 from harness.engines.offline.web_research import FETCH_PER_SEARCH, WEB_PAGES, WEB_SEARCHES, WebResearch
 from harness.errors import BudgetExhausted
-from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.sources.web.policy import WebRefused
 from harness.sources.web.tools import FetchResult
@@ -147,17 +147,7 @@ def bridge_web() -> LocalSite:
 def bridge_config(tmp_path: Path, site: LocalSite):
     """A --web run of BRIDGE_QUESTION over a corpus that cannot answer it, searching `site`, with no page cache."""
     corpus = write_docs(tmp_path / "corpus", {"garden.md": "# Gardening\n\nTomatoes need full sun and water.\n"})
-    return build_config(
-        BRIDGE_QUESTION,
-        corpus=str(corpus),
-        runs_dir=str(tmp_path / "runs"),
-        yes=True,
-        web=True,
-        search="searxng",
-        search_url=site.base,
-        web_allow_private=True,
-        config_data={"fetch": {"cache_ttl": 0}},
-    )
+    return web_run_config(BRIDGE_QUESTION, tmp_path, corpus, site.base, fetch={"cache_ttl": 0}, web_allow_private=True)
 
 
 def test_the_bridge_query_searches_the_web_and_its_page_is_quoted_as_hop_two(tmp_path):

@@ -17,9 +17,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from fakes.sites import LocalSite, Reply, html_page
+from harness.orchestrator.config import RunConfig, build_config
 from harness.sources.search import WebHit
 
 QUESTION = "How does the Raft consensus algorithm elect a leader?"
@@ -185,3 +188,28 @@ class JsonApi:
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def web_run_config(
+    question: str,
+    tmp_path: Path,
+    corpus: Path,
+    url: str,
+    *,
+    search: str = "searxng",
+    fetch: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+    **flags: Any,
+) -> RunConfig:
+    """A --web run's configuration searching the provider at `url`, plan approved unless `yes=False`: research.yaml's
+    `fetch:` section (`fetch`) and any other sections (`config`), and the flags of `research run` (`flags`)."""
+    return build_config(
+        question,
+        corpus=str(corpus),
+        runs_dir=str(tmp_path / "runs"),
+        web=True,
+        search=search,
+        search_url=url,
+        config_data={"fetch": dict(fetch or {}), **(config or {})},
+        **{"yes": True, **flags},
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes.searxng_web import FAILING, GOOD, OFFICIAL, PLANTED, QUESTION, JsonApi, search_web
+from fakes.searxng_web import FAILING, GOOD, OFFICIAL, PLANTED, QUESTION, JsonApi, search_web, web_run_config
 from fakes.workspaces import trace
 from harness.contract.quotes import normalize_ws
 from harness.engines.offline.planner import make_plan
@@ -38,16 +38,7 @@ def audited_text(run: Path) -> str:
 
 def web_config(tmp_path: Path, corpus: Path, search: str, url: str, *, fetch: dict | None = None, **kw):
     """A --web run's configuration on the fixture corpus, plan approved, with no page cache."""
-    return build_config(
-        QUESTION,
-        corpus=str(corpus),
-        runs_dir=str(tmp_path / "runs"),
-        web=True,
-        search=search,
-        search_url=url,
-        config_data={"fetch": {"cache_ttl": 0, **(fetch or {})}},
-        **{"yes": True, **kw},
-    )
+    return web_run_config(QUESTION, tmp_path, corpus, url, search=search, fetch={"cache_ttl": 0, **(fetch or {})}, **kw)
 
 
 def assert_web_run_is_sound(run: Path, base: str, page_url=None) -> None:

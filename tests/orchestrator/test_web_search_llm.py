@@ -18,11 +18,10 @@ import sys
 from pathlib import Path
 
 from fakes.scripted import Call, Say, ScriptedChatModel, Turn, call
-from fakes.searxng_web import FAILING, GOOD, PLANTED, QUESTION, RESULTS, search_web
+from fakes.searxng_web import FAILING, GOOD, PLANTED, QUESTION, RESULTS, search_web, web_run_config
 from fakes.workspaces import trace
 from harness.contract.formats import sha256_text
 from harness.contract.quotes import normalize_ws
-from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.workspace.validate import validate_workspace
 
@@ -34,19 +33,17 @@ REASONS = dict(zip(FAILING, ("HTTP 404", "timed out", "no readable text")))
 
 def llm_web_config(tmp_path: Path, corpus: Path, base: str, fetch: dict, **config):
     """A --web run on a local SearXNG, plan approved, the Researcher an llm (the scripted model), the rest offline."""
-    return build_config(
+    return web_run_config(
         QUESTION,
-        corpus=str(corpus),
-        runs_dir=str(tmp_path / "runs"),
-        yes=True,
-        web=True,
-        search="searxng",
-        search_url=base,
+        tmp_path,
+        corpus,
+        base,
+        fetch={"timeout": 1, **fetch},
+        config=config,
         web_allow_private=True,
         engine="offline",
         agents=["researcher=llm"],
         model="scripted:fake",
-        config_data={"fetch": {"timeout": 1, **fetch}, **config},
     )
 
 
