@@ -175,10 +175,12 @@ def _chain_start(ranked: list) -> list:
 
 
 def _named_best(ranked: list) -> list:
-    """The answer's one sentence: the best of the documents that best name what the question names (the `with`
-    statement's own page, the module a question names), or else the best sentence found."""
+    """The answer's one sentence: the best of the document that fully names what the question names (the `with`
+    statement's own page, the module a question names), or else the best sentence found. A half name (a module
+    the question writes as a word that may be English, "random"; a partial title) does not outrank a better
+    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
-    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top > 0 else ranked[:1]
+    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top >= 1 else ranked[:1]
 
 
 def _mentions(sentence: str, title: str) -> bool:
