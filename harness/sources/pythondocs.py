@@ -4,9 +4,12 @@ Two kinds of document, read from what the running interpreter itself ships (neve
 `pip install` added, so the same question cites the same documents on every machine):
 
 * `topics/<key>`        the language-reference topics bundled for `help()` (`pydoc_data.topics`);
+                        a text several keys share is kept once, under the key its heading names;
 * `stdlib/<module>`     each standard-library module's docstring plus its public classes,
                         functions and methods (signature line, then docstring), read with `ast`
-                        from the source files so that no module is ever imported or run.
+                        from the source files so that no module is ever imported or run. A module
+                        that warns it is deprecated when imported (or is in a package that does)
+                        says so after its docstring, in the warning's words (`DEPRECATED`).
 
 `python-docs+packages` (an explicit choice, never the default) adds a third kind:
 
@@ -216,7 +219,9 @@ def _deprecation(tree: ast.Module, module: str) -> str | None:
         args = ast.unparse(call)
         if name == "_deprecated":
             remove = next((k.value for k in call.keywords if k.arg == "remove"), None)
-            version = ".".join(str(v.value) for v in remove.elts) if isinstance(remove, ast.Tuple) else "a later Python"
+            version = (
+                ".".join(ast.unparse(v) for v in remove.elts) if isinstance(remove, ast.Tuple) else "a later Python"
+            )
             message = text(call.args[1]) if len(call.args) > 1 else _DEPRECATED_MSG
             try:
                 return (message or _DEPRECATED_MSG).format(name=module, remove=version)
