@@ -117,6 +117,16 @@ def specific(title: str) -> str:
     return title.rsplit(": ", 1)[-1].strip()
 
 
+def phrase_title(title: str, words: set[str]) -> bool:
+    """Does the question say every word of the title in lower case (`words`: its content words written in lower
+    case, so not as a name), when the title is a phrase of two or more words and not a name of code ("Integer
+    literals" for "a hexadecimal integer literal", "Truth Value Testing" for "values tested for truth")? A
+    topic's title says what it is about; a title the question writes as a name is `title_match`'s."""
+    spec = specific(title)
+    title_words = content_words(spec)
+    return " " in spec and not _CODE_NAME.search(spec) and len(title_words) >= 2 and title_words <= words
+
+
 def keyword_title(kw: str, title: str) -> float:
     """1 when the title's specific part is the keyword's statement ("with statement"), 0.5 when it holds the
     keyword among other words ("With Statement Context Managers"), else 0."""
@@ -324,6 +334,8 @@ class Ask:
                 spec in self.tokens or spec.split(".")[0] in self.tokens
             ):
                 best = max(best, 0.5)
+            if phrase_title(title, content_words(" ".join(re.findall(r"\b[a-z][\w'-]*", self.text)))):
+                best = 1.0
         return best
 
     def in_name(self, sentence: str) -> set[str]:

@@ -56,6 +56,7 @@ from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.corpus import BUILTIN
 from harness.sources.injection import flagged_spans
+from harness.sources.pythondocs import deprecated
 from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
 
@@ -81,6 +82,7 @@ DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and 
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
 ABOUT_CHARS = 600  # a document's title and opening, what its meaning is judged on (a module's docstring starts it)
+SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
 SIGNATURE_MAX = 100  # characters of a signature line quoted with its docstring's first sentence
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
@@ -173,10 +175,12 @@ def _chain_start(ranked: list) -> list:
 
 
 def _named_best(ranked: list) -> list:
-    """The answer's one sentence: the best of the documents that best name what the question names (the `with`
-    statement's own page, the module a question names), or else the best sentence found."""
+    """The answer's one sentence: the best of the document that fully names what the question names (the `with`
+    statement's own page, the module a question names), or else the best sentence found. A half name (a module
+    the question writes as a word that may be English, "random"; a partial title) does not outrank a better
+    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
-    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top > 0 else ranked[:1]
+    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top >= 1 else ranked[:1]
 
 
 def _mentions(sentence: str, title: str) -> bool:
@@ -370,6 +374,8 @@ class OfflineResearcher:
                 titled = max(titled, ask.named_in(text))
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
+            # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
+            superseded = SUPERSEDED if record.get("corpus") in BUILTIN and deprecated(text) else 0.0
             out = []
             spans = doc_sentences(hit.source_id, text)
             for s0, e in split_sentences(text, hit.start, hit.end):
@@ -404,6 +410,7 @@ class OfflineResearcher:
                 if any(a <= s < b for a, b in own):
                     relevance += OWN
                 relevance += MEANING * meaning.get(hit.source_id, 0.0)
+                relevance -= superseded
                 if lead == s and not stands_alone(text[s:e]):
                     relevance -= DANGLING  # points back at text no card can quote with it
                 out.append(
