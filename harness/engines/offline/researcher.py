@@ -245,6 +245,19 @@ def _chain(ranked: list, ask: Ask) -> list:
     return sorted(chain + more[:CHAIN_MORE], key=lambda c: c.key)
 
 
+def _span(cand) -> tuple[int, int]:
+    """Where a candidate's card quotes its source: from its antecedent (if any) to its end."""
+    return cand.quote[1], cand.end
+
+
+def _same_passage(cand, chosen: list):
+    """The chosen candidate of the same source whose quote overlaps this one's, or None."""
+    start, end = _span(cand)
+    return next(
+        (c for c in chosen if c.source_id == cand.source_id and _span(c)[0] < end and start < _span(c)[1]), None
+    )
+
+
 def _confidence(relevance: float) -> str:
     if relevance >= 0.6:
         return "medium"
@@ -507,11 +520,19 @@ class OfflineResearcher:
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards have
         confidence "high"."""
-        chain = chain or _chain(candidates, ask)
+        chain = list(chain or _chain(candidates, ask))
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
         for cand in chain + [c for c in candidates if c not in chain]:
+            inside = _same_passage(cand, chosen)
+            if inside is not None:
+                # One card per passage: a quote inside a chosen card's is not written again; one that holds a chosen
+                # card's quote (a sentence with its antecedent) takes that card's place, in the chain too.
+                if _span(cand)[0] <= _span(inside)[0] and _span(inside)[1] <= _span(cand)[1]:
+                    chosen[chosen.index(inside)] = cand
+                    chain = [cand if c is inside else c for c in chain]
+                continue
             if cand in chain:
                 pass  # the chain is written whole
             elif len(chosen) >= max(MAX_CARDS, len(chain)) or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:
