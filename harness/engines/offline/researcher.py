@@ -447,7 +447,9 @@ class OfflineResearcher:
         chain = self._doc_chain(ask, candidates, hop1, sentences)
         candidates += [c for c in chain if c not in candidates]
         candidates.sort(key=lambda c: c.key)
-        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask, chain)
+        written, per_source, kinds = self._write_cards(
+            brief, ctx, candidates, subject | criteria, ask, chain, set(documented)
+        )
         if not written:
             return AgentResult(
                 "blocked",
@@ -516,7 +518,9 @@ class OfflineResearcher:
         return chain_sentences(ask, pool, chain_docs(ask, pool))
 
     @staticmethod
-    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None):
+    def _write_cards(
+        brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None, documented=frozenset()
+    ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards have
         confidence "high"."""
@@ -529,7 +533,7 @@ class OfflineResearcher:
             if inside is not None:
                 # One card per passage: a quote inside a chosen card's is not written again; one that holds a chosen
                 # card's quote (a sentence with its antecedent) takes that card's place, in the chain too.
-                if _span(cand)[0] <= _span(inside)[0] and _span(inside)[1] <= _span(cand)[1]:
+                if cand.source_id in documented and _span(cand)[0] <= _span(inside)[0] <= _span(inside)[1] <= _span(cand)[1]:
                     chosen[chosen.index(inside)] = cand
                     chain = [cand if c is inside else c for c in chain]
                 continue
