@@ -111,7 +111,9 @@ def test_one_card_per_passage(job, request):
             inside = a["span"]["start"] >= b["span"]["start"] and a["span"]["end"] <= b["span"]["end"]
             assert not inside, f"{a['card_id']} quotes part of {b['card_id']}"
     for claim in _load(run_dir, "claims.json")["claims"]:
-        quotes = [" ".join(_load(run_dir, f"source-cards/{c}.json")["quote"].split()) for c in claim["supporting_cards"]]
+        quotes = [
+            " ".join(_load(run_dir, f"source-cards/{c}.json")["quote"].split()) for c in claim["supporting_cards"]
+        ]
         assert not any(x in y for x in quotes for y in quotes if x is not y), claim["claim_id"]
 
 

@@ -164,7 +164,8 @@ _DANGLING = re.compile(
 # "then" among a sentence's first words tells of a step after one told before ("The exceptions are then combined"),
 # unless the sentence opens with its own condition or time ("If it fails, then ...", "When ... then").
 _THEN = re.compile(
-    r"^\W*(?!(?:if|when|whenever|once|after|before|unless|until|while|as\s+soon)\b)(?:[\w`'’.*()-]+\s+){1,3}then\b", re.I
+    r"^\W*(?!(?:if|when|whenever|once|after|before|unless|until|while|as\s+soon)\b)(?:[\w`'’.*()-]+\s+){1,3}then\b",
+    re.I,
 )
 
 

@@ -20,7 +20,11 @@ sentences. Otherwise (`_chain`) the best pair of sentences from two documents th
 other, or that the question names both, the second ranked against what the first leaves unsaid;
 or the best sentence alone when no second document adds enough.
 
-The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
+The quote is copied from the stored snapshot with its offsets, so it verifies verbatim. Each
+passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
+again; in the Python documentation, where a docstring's sentences continue one another, one
+whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
+card's place instead.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
 role's search budget runs out, the Researcher stops searching and writes cards from the hits it
@@ -250,11 +254,10 @@ def _span(cand) -> tuple[int, int]:
     return cand.quote[1], cand.end
 
 
-def _same_passage(cand, chosen: list):
-    """The chosen candidate of the same source whose quote overlaps this one's, or None."""
-    start, end = _span(cand)
-    return next(
-        (c for c in chosen if c.source_id == cand.source_id and _span(c)[0] < end and start < _span(c)[1]), None
+def _within(inner, outer) -> bool:
+    """Does the card of `inner` quote part of (or all of) what the card of `outer` quotes?"""
+    return (
+        inner.source_id == outer.source_id and _span(outer)[0] <= _span(inner)[0] <= _span(inner)[1] <= _span(outer)[1]
     )
 
 
@@ -529,13 +532,15 @@ class OfflineResearcher:
         per_source: dict[str, int] = {}
         hop2_taken = 0
         for cand in chain + [c for c in candidates if c not in chain]:
-            inside = _same_passage(cand, chosen)
-            if inside is not None:
-                # One card per passage: a quote inside a chosen card's is not written again; one that holds a chosen
-                # card's quote (a sentence with its antecedent) takes that card's place, in the chain too.
-                if cand.source_id in documented and _span(cand)[0] <= _span(inside)[0] <= _span(inside)[1] <= _span(cand)[1]:
-                    chosen[chosen.index(inside)] = cand
-                    chain = [cand if c is inside else c for c in chain]
+            if any(_within(cand, c) for c in chosen):
+                continue  # one card per passage: a quote inside a chosen card's says nothing more
+            held = next((c for c in chosen if _within(c, cand)), None)
+            if held is not None and cand.source_id in documented:
+                # In the Python documentation a sentence quoted with its antecedent continues it (a docstring's
+                # "The exceptions are then combined..."): its card takes the place of the antecedent's, in the chain
+                # too. Elsewhere both are written (an encyclopedia's opening and a later fact are two facts).
+                chosen[chosen.index(held)] = cand
+                chain = [cand if c is held else c for c in chain]
                 continue
             if cand in chain:
                 pass  # the chain is written whole

@@ -5,8 +5,10 @@
   Analyst numbers claims best first), with the best claim of a second retrieval hop next to
   the hop-1 claim that led to it. For a comparison, each candidate's best claim.
 - **Comparison** (a comparison plan only): a table, criterion × candidate, each cell the best
-  claim of that candidate on that criterion, cited, or *not found in the corpus*; then what
-  the evidence does and does not support (notes in italics, no recommendation).
+  claim of that candidate on that criterion, cited (each of its sentences), or *not found in the
+  corpus*; a cell never repeats another row's claim (`column`: when the one claim on a criterion
+  is another row's cell, the cell says so); then what the evidence does and does not support
+  (notes in italics, no recommendation).
 - **Where the sources disagree**: every conflicted claim, with both sides.
 - **Further questions** (plans with several non-comparison questions): a section per
   question, headed by its topic, citing its best claim if the Summary does not already.
