@@ -53,7 +53,8 @@ _SCAFFOLD = re.compile(
 )
 _QUESTION_WORDS = frozenset(
     """who whom whose what which when where why how is are was were do does did can could has have had will would
-should the a an of in on at to for by with from and or both either between than more most less least first""".split()
+should the a an of in on at to for by with from and or both either between than more most less least first
+differ differs difference differences compare compared comparison versus vs""".split()  # what any comparison asks
 )
 
 
