@@ -171,10 +171,20 @@ _DANGLING = re.compile(
 )
 
 
+# "then" among a sentence's first words tells of a step after one told before ("The exceptions are then combined"),
+# unless the sentence opens with its own condition or time ("If it fails, then ...", "When ... then").
+_THEN = re.compile(
+    r"^\W*(?!(?:if|when|whenever|once|after|before|unless|until|while|as\s+soon)\b)(?:[\w`'’.*()-]+\s+){1,3}then\b",
+    re.I,
+)
+
+
 def stands_alone(sentence: str) -> bool:
     """Does the sentence read on its own, without the text before it? Not when it opens with a connective or a
-    pronoun that points back ("For instance, ...", "However, ...", "This ...", "It ...")."""
-    return not _DANGLING.match(sentence.strip())
+    pronoun that points back ("For instance, ...", "However, ...", "This ...", "It ..."), or tells of a step
+    after one told before ("The exceptions are then combined ...")."""
+    text = sentence.strip()
+    return not (_DANGLING.match(text) or _THEN.match(text))
 
 
 # Words a criterion is commonly discussed with (stems via content_words): "error handling" is about exceptions.

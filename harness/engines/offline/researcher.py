@@ -20,7 +20,11 @@ sentences. Otherwise (`_chain`) the best pair of sentences from two documents th
 other, or that the question names both, the second ranked against what the first leaves unsaid;
 or the best sentence alone when no second document adds enough.
 
-The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
+The quote is copied from the stored snapshot with its offsets, so it verifies verbatim. Each
+passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
+again; in the Python documentation, where a docstring's sentences continue one another, one
+whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
+card's place instead.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
 role's search budget runs out, the Researcher stops searching and writes cards from the hits it
@@ -249,6 +253,18 @@ def _chain(ranked: list, ask: Ask) -> list:
     return sorted(chain + more[:CHAIN_MORE], key=lambda c: c.key)
 
 
+def _span(cand) -> tuple[int, int]:
+    """Where a candidate's card quotes its source: from its antecedent (if any) to its end."""
+    return cand.quote[1], cand.end
+
+
+def _within(inner, outer) -> bool:
+    """Does the card of `inner` quote part of (or all of) what the card of `outer` quotes?"""
+    return (
+        inner.source_id == outer.source_id and _span(outer)[0] <= _span(inner)[0] <= _span(inner)[1] <= _span(outer)[1]
+    )
+
+
 def _confidence(relevance: float) -> str:
     if relevance >= 0.6:
         return "medium"
@@ -441,7 +457,9 @@ class OfflineResearcher:
         chain = self._doc_chain(ask, candidates, hop1, sentences)
         candidates += [c for c in chain if c not in candidates]
         candidates.sort(key=lambda c: c.key)
-        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask, chain)
+        written, per_source, kinds = self._write_cards(
+            brief, ctx, candidates, subject | criteria, ask, chain, set(documented)
+        )
         if not written:
             return AgentResult(
                 "blocked",
@@ -510,15 +528,27 @@ class OfflineResearcher:
         return chain_sentences(ask, pool, chain_docs(ask, pool))
 
     @staticmethod
-    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None):
+    def _write_cards(
+        brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None, documented=frozenset()
+    ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards have
         confidence "high"."""
-        chain = chain or _chain(candidates, ask)
+        chain = list(chain or _chain(candidates, ask))
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
         for cand in chain + [c for c in candidates if c not in chain]:
+            if any(_within(cand, c) for c in chosen):
+                continue  # one card per passage: a quote inside a chosen card's says nothing more
+            held = next((c for c in chosen if _within(c, cand)), None)
+            if held is not None and cand.source_id in documented:
+                # In the Python documentation a sentence quoted with its antecedent continues it (a docstring's
+                # "The exceptions are then combined..."): its card takes the place of the antecedent's, in the chain
+                # too. Elsewhere both are written (an encyclopedia's opening and a later fact are two facts).
+                chosen[chosen.index(held)] = cand
+                chain = [cand if c is held else c for c in chain]
+                continue
             if cand in chain:
                 pass  # the chain is written whole
             elif len(chosen) >= max(MAX_CARDS, len(chain)) or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:
