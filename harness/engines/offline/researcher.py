@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
@@ -45,6 +45,7 @@ from harness.engines.offline.ranking import (
     has_type,
     names_match,
     own_sections,
+    signed_sections,
     stands_alone,
     title_match,
     title_words,
@@ -81,14 +82,18 @@ DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and 
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
 ABOUT_CHARS = 600  # a document's title and opening, what its meaning is judged on (a module's docstring starts it)
-SIGNATURE_MAX = 100  # characters of a signature line quoted with its docstring's first sentence
+ANSWER_DOCS = 2  # best documents whose docstrings named after the question's words are read whole
+BEST_PER_SOURCE = 6  # sentences of the best candidate's document in the answer (`_near_best`), each at least
+NEAR = 0.8  # this share of the best's relevance
+SIGNATURE_MAX = 200  # characters of a signature line quoted with its docstring's first sentence
+SIGNED_WORDS = 0.5  # share of words a docstring's first sentence needs (by its place it is prose: `Optional[X] is...`)
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
 
 
-def is_prose(sentence: str, min_tokens: int = 6) -> bool:
-    """A sentence a report can quote: words, not code (at least `min_tokens` of them)."""
+def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bool:
+    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words)."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
@@ -98,7 +103,7 @@ def is_prose(sentence: str, min_tokens: int = 6) -> bool:
         return False
     tokens = sentence.split()
     words = [t for t in tokens if re.fullmatch(r"[A-Za-z][A-Za-z'’-]*[,.;:!?)]*|\(?[A-Za-z][A-Za-z'’-]*", t)]
-    return len(tokens) >= min_tokens and len(words) >= 0.6 * len(tokens)
+    return len(tokens) >= min_tokens and len(words) >= words_share * len(tokens)
 
 
 def _subject_term(term: str) -> str:
@@ -177,6 +182,21 @@ def _named_best(ranked: list) -> list:
     statement's own page, the module a question names), or else the best sentence found."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
     return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top > 0 else ranked[:1]
+
+
+def _near_best(ranked: list, chain: list, ask: Ask) -> list:
+    """More of the answer, for a question that is not about named things (no chain of documents): one sentence of a
+    docstring or a reference topic rarely says it all (what a function returns, what it raises, when it applies).
+    The best candidate's document's other sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of
+    that document in all, join the answer (a document's further sentences cost no citation precision)."""
+    if not ranked or about_names(ask):
+        return []
+    top = ranked[0]
+    have = sum(c.source_id == top.source_id for c in chain)
+    near = [
+        c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
+    ]
+    return near[: max(0, BEST_PER_SOURCE - have)]
 
 
 def _mentions(sentence: str, title: str) -> bool:
@@ -383,7 +403,9 @@ class OfflineResearcher:
                     continue
                 if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
                     continue
-                if not (is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2)):
+                if not (
+                    is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS)
+                ):
                     continue
                 seen.add((hit.source_id, s))
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
@@ -397,7 +419,9 @@ class OfflineResearcher:
                     continue
                 # a docstring's first sentence is scored with its signature line: the name says what it documents
                 scored = text[lead:e] if lead < s and SIGNATURE_LINE.match(text[lead:s].strip()) else text[s:e]
-                relevance = ask.score(scored, hit.title, first=s == opening, titled=titled)
+                # a docstring's first sentence opens what its signature documents, as a module's opening does
+                opens = s == opening or lead < s and scored is not text[s:e]
+                relevance = ask.score(scored, hit.title, first=opens, titled=titled)
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
@@ -428,6 +452,8 @@ class OfflineResearcher:
 
         candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
         candidates.sort(key=lambda c: c.key)
+        candidates += self._named_docstrings(ask, candidates, hop1, source, sentences)
+        candidates.sort(key=lambda c: c.key)
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
         candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates.sort(key=lambda c: c.key)
@@ -450,6 +476,28 @@ class OfflineResearcher:
             )
         limit = f"; searches stopped at the limit ({stopped[0]})" if stopped else ""
         return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s){limit}")
+
+    @staticmethod
+    def _named_docstrings(ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences) -> list[_Candidate]:
+        """The docstrings that answer, read whole: the answer is often in a part of the document no search returned.
+
+        In every retrieved document, the own documentation of a code name the question writes (`os.walk`: the
+        `def walk(` docstring, its later sentences too); in the ANSWER_DOCS best documents, the docstring of each
+        function or class whose name holds the question's words (`Ask.in_name`: "join paths" ~ `joinpath`). Their
+        sentences are candidates like any other (screened, scored), without a retrieval score."""
+        first: dict[str, tuple[int, object]] = {}
+        for rank, hit in hop1:
+            first.setdefault(hit.source_id, (rank, hit))
+        best = list(dict.fromkeys(c.source_id for c in ranked if c.hop == 1))[:ANSWER_DOCS]
+        out: list[_Candidate] = []
+        for sid, (rank, hit) in first.items():
+            text = source(sid)[0]
+            spans = own_sections(text, ask.code)
+            if sid in best:
+                spans += [(a, b) for _, a, b in signed_sections(text) if ask.in_name(text[a:b])]
+            for a, b in sorted(set(spans)):
+                out += sentences(replace(hit, start=a, end=b, text=text[a:b]), rank, 1, screen=True)
+        return out
 
     @staticmethod
     def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences):
@@ -511,6 +559,7 @@ class OfflineResearcher:
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
+        chain = chain + _near_best(candidates, chain, ask)
         for cand in chain + [c for c in candidates if c not in chain]:
             if cand in chain:
                 pass  # the chain is written whole
