@@ -184,12 +184,13 @@ def _named_best(ranked: list) -> list:
     return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top > 0 else ranked[:1]
 
 
-def _near_best(ranked: list, chain: list, ask: Ask) -> list:
-    """More of the answer, for a question that is not about named things (no chain of documents): one sentence of a
-    docstring or a reference topic rarely says it all (what a function returns, what it raises, when it applies).
-    The best candidate's document's other sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of
-    that document in all, join the answer (a document's further sentences cost no citation precision)."""
-    if not ranked or about_names(ask):
+def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
+    """More of the answer, in the Python documentation: one sentence of a docstring or a reference topic rarely says
+    it all (what a function returns, what it raises, when it applies). The best candidate's document's other
+    sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of that document in all, join the answer
+    (a document's further sentences cost no citation precision). Only there (`documented`: its sources): an
+    encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision."""
+    if not ranked or ranked[0].source_id not in documented:
         return []
     top = ranked[0]
     have = sum(c.source_id == top.source_id for c in chain)
@@ -460,7 +461,9 @@ class OfflineResearcher:
         chain = self._doc_chain(ask, candidates, hop1, sentences)
         candidates += [c for c in chain if c not in candidates]
         candidates.sort(key=lambda c: c.key)
-        written, per_source, kinds = self._write_cards(brief, ctx, candidates, subject | criteria, ask, chain)
+        written, per_source, kinds = self._write_cards(
+            brief, ctx, candidates, subject | criteria, ask, chain, set(documented)
+        )
         if not written:
             return AgentResult(
                 "blocked",
@@ -551,7 +554,9 @@ class OfflineResearcher:
         return chain_sentences(ask, pool, chain_docs(ask, pool))
 
     @staticmethod
-    def _write_cards(brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None):
+    def _write_cards(
+        brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None, documented=frozenset()
+    ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards have
         confidence "high"."""
@@ -559,7 +564,7 @@ class OfflineResearcher:
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
-        chain = chain + _near_best(candidates, chain, ask)
+        chain = chain + _near_best(candidates, chain, documented)
         for cand in chain + [c for c in candidates if c not in chain]:
             if cand in chain:
                 pass  # the chain is written whole
