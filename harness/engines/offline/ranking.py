@@ -159,8 +159,11 @@ def own_sections(text: str, names: list[str]) -> list[tuple[int, int]]:
     out = []
     for name in names:
         last = name.removesuffix("()").rsplit(".", 1)[-1]
+        end = 0
         for m in re.finditer(_signature_pattern(name), text, re.M):
-            out.append((m.start(), _section_end(text, m.start(), m.end(), last)))
+            if m.start() >= end:  # a method's signature (`def Event.set`) is inside its class's section already
+                end = _section_end(text, m.start(), m.end(), last)
+                out.append((m.start(), end))
     return out
 
 

@@ -419,10 +419,10 @@ class OfflineResearcher:
                 if screen and screen_score < MIN_SCORE and not titled:
                     continue
                 # a docstring's first sentence is scored with its signature line: the name says what it documents
-                scored = text[lead:e] if lead < s and SIGNATURE_LINE.match(text[lead:s].strip()) else text[s:e]
-                # a docstring's first sentence opens what its signature documents, as a module's opening does
-                opens = s == opening or lead < s and scored is not text[s:e]
-                relevance = ask.score(scored, hit.title, first=opens, titled=titled)
+                signed = lead < s and SIGNATURE_LINE.match(text[lead:s].strip()) is not None
+                scored = text[lead:e] if signed else text[s:e]
+                # ... and it opens what its signature documents, as a module's opening sentence opens the module
+                relevance = ask.score(scored, hit.title, first=s == opening or signed, titled=titled)
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
