@@ -20,6 +20,12 @@ sentences. Otherwise (`_chain`) the best pair of sentences from two documents th
 other, or that the question names both, the second ranked against what the first leaves unsaid;
 or the best sentence alone when no second document adds enough.
 
+The answering document's other sentences: besides its retrieved passages, the docstrings a question
+names are read whole (`_named_docstrings`: a code name's own documentation; in the best documents,
+each function whose name holds the question's words); in the Python documentation, its sentences
+that score close to its best join the answer (`_near_best`), as a docstring's later sentences say
+what its first leaves out (what it returns, raises, when it applies).
+
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
