@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 
 EXIT_OK = 0
@@ -95,3 +96,30 @@ class ProviderUnavailable(HarnessError):
     `research resume` goes on once the provider is back (orchestrator/nodes.py `stop`)."""
 
     exit_code = EXIT_INCOMPLETE
+
+
+def install_hint(extra: str) -> str:
+    """How to install one optional extra of pyproject.toml: the one wording every "not installed" line ends with."""
+    return f"pip install 'research-harness[{extra}]'"
+
+
+def extra_missing(what: str, extra: str, missing: str) -> UsageError:
+    """The one-line error for an optional extra that is not installed: who needs it (`what`: a flag, a command or
+    a file's field), which extra, which module is missing, and the install command."""
+    return UsageError(f"{what} needs the '{extra}' extra ({missing} missing): {install_hint(extra)}")
+
+
+def module_installed(module: str) -> bool:
+    """Whether `module` (dotted names too) can be found, without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is missing
+        return False
+
+
+def require_extra(what: str, extra: str, modules: tuple[str, ...]) -> None:
+    """Raise `extra_missing` when any of `modules` is not installed: checked before any work, so nothing stops
+    halfway for want of a package."""
+    missing = [m for m in modules if not module_installed(m)]
+    if missing:
+        raise extra_missing(what, extra, ", ".join(missing))

@@ -9,7 +9,8 @@ from harness.sources.tokens import tokenize
 
 _VERSION = re.compile(r"\b\d+(?:\.\d+)+\b|\b\d+\b")
 _NEGATION = re.compile(
-    r"\b(?:not|never|no longer|cannot|can't|doesn't|don't|isn't|aren't|won't|without|neither|nor)\b", re.I
+    r"\b(?:not|no|none|nothing|nobody|never|no longer|cannot|can't|doesn't|don't|isn't|aren't|won't|without|neither|nor)\b",
+    re.I,
 )
 
 # Words that carry no topic (question scaffolding), dropped when matching evidence to questions.

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-from harness.errors import UsageError, WorkspaceError
+from harness.errors import UsageError, WorkspaceError, extra_missing
 from harness.workspace.store import Workspace
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -145,11 +145,8 @@ def _postgres_modules():
     try:
         import psycopg
         from langgraph.checkpoint.postgres import PostgresSaver
-    except ImportError as exc:
-        raise UsageError(
-            f"--checkpoint-db postgresql://...: needs the 'postgres' extra ({exc.name} is missing): "
-            "pip install 'research-harness[postgres]'"
-        ) from None
+    except ImportError as exc:  # not installed, or psycopg finds no libpq
+        raise extra_missing("--checkpoint-db postgresql://...", "postgres", exc.name or str(exc)) from None
     return psycopg, PostgresSaver
 
 

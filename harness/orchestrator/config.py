@@ -20,7 +20,7 @@ from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.engines.llm.models import DEFAULT_MODEL
-from harness.errors import UsageError
+from harness.errors import UsageError, require_extra
 from harness.runtime.budget import DEFAULT_RUN_LIMITS
 from harness.sources.search import SearchSettings, preflight
 
@@ -294,10 +294,7 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
 
 def check_mcp_installed() -> None:
     """MCP servers in research.yaml need the `mcp` extra; say so in one line before any work."""
-    import importlib.util
-
-    if importlib.util.find_spec("mcp") is None:
-        raise UsageError("research.yaml mcp: MCP servers need the 'mcp' extra: pip install 'research-harness[mcp]'")
+    require_extra("research.yaml mcp", "mcp", ("mcp",))
 
 
 WEB_TOOLS = ("web_search", "fetch_url")

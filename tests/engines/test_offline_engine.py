@@ -331,3 +331,28 @@ def test_the_runs_own_search_budget_still_ends_the_run(tmp_path):
     )
     result = start_run(cfg)
     assert result.status == "budget_exhausted" and "searches" in result.reason
+
+
+def test_two_sources_saying_the_same_thing_with_different_negations_are_one_claim_not_a_conflict(tmp_path):
+    """ "receives no heartbeat" and "passes without a heartbeat" say the same: both are negations, so the two
+    quotes agree (the Analyst once reported them as a conflict, reading only "without" as a negation)."""
+    docs = {
+        "a.md": "# Raft election\n\nIn Raft, a leader election starts when a follower receives no heartbeat from the "
+        "leader before its election timeout expires.\n",
+        "b.md": "# Raft notes\n\nA Raft leader election is triggered when the election timeout of a follower passes "
+        "without a heartbeat from the leader.\n",
+    }
+    run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", "What starts a Raft leader election?")
+    claims = json.loads((run_dir / "claims.json").read_text())["claims"]
+    assert [c["status"] for c in claims if c["status"] == "conflicted"] == []
+
+
+def test_a_statement_and_its_negation_from_two_sources_are_a_conflict(tmp_path):
+    docs = {
+        "a.md": "# Larkspur\n\nLarkspur retries a failed job before it reports the failure to the scheduler.\n",
+        "b.md": "# Larkspur guide\n\nLarkspur never retries a failed job before it reports the failure to the "
+        "scheduler.\n",
+    }
+    run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", "Does Larkspur retry a failed job?")
+    claims = json.loads((run_dir / "claims.json").read_text())["claims"]
+    assert [c["status"] for c in claims].count("conflicted") == 1

@@ -5,6 +5,8 @@ like a corpus. Unit tests over fake web tools, then a bridge followed on the web
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -55,7 +57,8 @@ def test_each_query_goes_to_the_web_once_and_each_url_is_fetched_once():
         research.search(query, 5)
     # the same words are one search; the sub-query and the bridge are searches of their own
     assert web.searched == ["raft leader", "raft election", "Shirley Temple"]
-    assert [urlsplit(u).path for u in web.fetched] == ["/a", "/b", "/c", "/d"]  # deduplicated across searches
+    fetched = [urlsplit(u).path for u in web.fetched]  # a search's pages download in parallel: any order
+    assert sorted(fetched) == ["/a", "/b", "/c", "/d"]  # deduplicated across searches
     hits = research.search("majority vote", 8)
     assert {h.path for h in hits} == {f"http://example.org/{p}" for p in "abcd"}  # ranked over every kept page
     assert all(h.kind == "secondary" and h.text in research.pages[h.source_id].text for h in hits)
@@ -73,6 +76,32 @@ def test_a_branch_searches_and_fetches_within_its_bounds_and_names_what_it_did_n
     assert per_search == [FETCH_PER_SEARCH + 1, FETCH_PER_SEARCH, 0]  # the failed page did not count as kept
     assert "web result not kept: http://example.org/q1-0: HTTP 404 Not Found" in notes[0]
     assert any(n == f"web research stopped: {WEB_SEARCHES} web searches made" for n in notes)
+
+
+def test_a_searchs_pages_download_in_parallel_and_are_kept_in_rank_order():
+    """The top results download at once (a barrier only parallel fetches pass), and the first-ranked page, though
+    it finishes last, is the branch's first page and its failure note comes first: nothing depends on timing."""
+    barrier = threading.Barrier(FETCH_PER_SEARCH, timeout=10)
+    web = FakeWeb(["/slow", "/mid", "/fast", "/next"], failing={"/mid"})
+    plain = web.fetch_url
+
+    def fetch_url(url: str) -> FetchResult:
+        path = urlsplit(url).path
+        if path != "/next":  # the replacement for the failed page comes in a second wave, alone
+            barrier.wait()
+            time.sleep({"/slow": 0.2, "/mid": 0.1}.get(path, 0.0))
+        return plain(url)
+
+    web.fetch_url = fetch_url
+    notes: list[str] = []
+    research = web.research(notes)
+    research.search("raft leader", 5)
+    assert [doc.path for doc in research.pages.values()] == [
+        f"http://example.org{p}" for p in ("/slow", "/fast", "/next")
+    ]
+    assert notes == [
+        "web result not kept: http://example.org/mid: HTTP 404 Not Found: the page does not exist; it is not a source"
+    ]
 
 
 def test_the_web_leaves_the_steps_last_search_to_the_corpus_and_stops_on_its_budget():

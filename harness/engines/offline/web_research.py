@@ -4,8 +4,9 @@ When the plan lets a question use the web (`allowed_sources` lists `web`) and th
 Researcher makes also goes to the web, with the same query it sends to the corpus: the question's own query, its
 sub-queries and the bridge queries of its second hop. Each query is sent to the configured provider once (ddgs
 unless `--search` names another); the top results the question's domain policy allows and the branch has not
-tried yet (URLs deduplicated, normalized) are fetched and registered through `fetch_url` (a page that fails — an
-HTTP error, a timeout, no readable text — is skipped, named in the trace, and never becomes a source). The query is
+tried yet (URLs deduplicated, normalized) are fetched in parallel and registered through `fetch_url` (a page that
+fails — an HTTP error, a timeout, no readable text — is skipped, named in the trace, never becomes a source, and is
+replaced by the next result). The query is
 then answered from every page the branch has kept so far by the same BM25 passage retrieval a corpus gets; the
 Researcher ranks the sentences of those passages exactly as it ranks a corpus's and quotes them verbatim from the
 stored snapshots.
@@ -21,6 +22,7 @@ locally at no cost.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from harness.contract.search import CORPUS, WEB
 from harness.errors import BudgetExhausted, HarnessError, PermissionRefused
@@ -126,27 +128,53 @@ class WebResearch:
         self._fetch(results)
 
     def _fetch(self, results: list[dict]) -> None:
+        """Fetch the search's top new results, in waves of the pages still wanted, each wave in parallel (a page
+        may take up to the fetch timeout); the outcomes are taken in rank order, so the branch's pages, notes and
+        cards do not depend on which download finished first. A failed page is replaced by the next result."""
         kept = 0
-        for result in results:
-            if kept >= FETCH_PER_SEARCH or len(self.pages) >= WEB_PAGES or self._attempts >= WEB_ATTEMPTS:
-                break
-            url = result["url"]
-            key = normalize_url(url)
-            if key in self._tried:
-                continue
-            if not self._affordable(1):
-                break
-            self._tried.add(key)
-            self._attempts += 1
+        pending = [r["url"] for r in results]
+        while pending:
+            wanted = min(FETCH_PER_SEARCH - kept, WEB_PAGES - len(self.pages), WEB_ATTEMPTS - self._attempts)
+            if wanted <= 0 or not self._affordable(1):
+                return
+            left = self.searches_left()
+            wanted = wanted if left is None else min(wanted, int(left))
+            wave: list[str] = []
+            while pending and len(wave) < wanted:
+                url = pending.pop(0)
+                key = normalize_url(url)
+                if key not in self._tried:
+                    self._tried.add(key)
+                    wave.append(url)
+            if not wave:
+                return
+            self._attempts += len(wave)
+            kept += self._keep(wave, self._download(wave))
+
+    def _download(self, urls: list[str]) -> list:
+        """Each URL's FetchResult or the HarnessError it raised, in the order given."""
+
+        def one(url: str):
             try:
-                page = self.fetch_url(url)
-            except BudgetExhausted as exc:
-                if exc.scope == "run":
-                    raise
-                self._stop(str(exc))
-                break
-            except HarnessError as exc:  # refused, failed or empty: not a source
-                self._skip(str(exc) if url in str(exc) else f"{url}: {exc}")
+                return self.fetch_url(url)
+            except HarnessError as exc:
+                return exc
+
+        if len(urls) == 1:
+            return [one(urls[0])]
+        with ThreadPoolExecutor(max_workers=len(urls), thread_name_prefix="web-fetch") as pool:
+            return list(pool.map(one, urls))
+
+    def _keep(self, urls: list[str], outcomes: list) -> int:
+        """Register the wave's pages in rank order; name each failure; stop on the step's budget. Pages kept."""
+        kept = 0
+        exhausted: BudgetExhausted | None = None
+        for url, page in zip(urls, outcomes, strict=True):
+            if isinstance(page, BudgetExhausted):
+                exhausted = exhausted or page
+                continue
+            if isinstance(page, HarnessError):  # refused, failed or empty: not a source
+                self._skip(str(page) if url in str(page) else f"{url}: {page}")
                 continue
             self._tried.add(page.url)  # the final URL after redirects
             if page.source_id not in self.pages:
@@ -154,6 +182,11 @@ class WebResearch:
                 self.records[page.source_id] = {"kind": page.kind, "flags": list(page.flags)}
                 self._index = None
                 kept += 1
+        if exhausted is not None:
+            if exhausted.scope == "run":
+                raise exhausted
+            self._stop(str(exhausted))
+        return kept
 
 
 def step_search(ctx, question: dict) -> Callable[[str, int], list]:

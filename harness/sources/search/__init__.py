@@ -8,11 +8,10 @@ before any work, what a configured provider still lacks (its package, its key, i
 
 from __future__ import annotations
 
-import importlib.util
 from urllib.parse import urlsplit
 
 from harness.contract.search import SEARCH_PROVIDERS, SearchProviderName
-from harness.errors import UsageError
+from harness.errors import UsageError, module_installed
 from harness.sources.search.base import ProviderInfo, SearchFailed, SearchProvider, SearchSettings, WebHit
 from harness.sources.search.brave import BraveSearch
 from harness.sources.search.ddgs import DdgsSearch
@@ -38,20 +37,13 @@ PROVIDERS: dict[SearchProviderName, type] = {
 assert tuple(PROVIDERS) == SEARCH_PROVIDERS, "one provider class per name in harness/contract/search.py"
 
 
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:  # a dotted name whose parent package is missing
-        return False
-
-
 def preflight(settings: SearchSettings) -> None:
     """UsageError (one line, naming the flag or variable) when the provider cannot work: unknown, its package
     missing, its key unset, its endpoint missing or malformed."""
     if settings.provider not in PROVIDERS:
         raise UsageError(f"--search {settings.provider}: unknown provider (choose {', '.join(SEARCH_PROVIDERS)})")
     info: ProviderInfo = PROVIDERS[settings.provider].info
-    if not _installed(info.module):
+    if not module_installed(info.module):
         raise UsageError(f"--search {info.name}: its client is not installed: pip install {info.pip}")
     if settings.url is not None:
         if not info.takes_url:

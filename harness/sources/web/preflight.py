@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import importlib
 
+from harness.errors import install_hint
+
 NEEDED = ("httpx", "trafilatura", "lxml.html.clean", "charset_normalizer", "ddgs")
-INSTALL = "pip install 'research-harness[web]'"
+INSTALL = install_hint("web")
 
 
 def extractor_missing(modules: tuple[str, ...] = NEEDED) -> str | None:

@@ -13,7 +13,7 @@ import difflib
 from pathlib import Path
 from typing import Literal, get_args
 
-from harness.errors import UsageError
+from harness.errors import UsageError, extra_missing
 from harness.surfaces.export.content import ExportContent, export_content
 from harness.workspace.atomic import atomic_write
 
@@ -32,10 +32,8 @@ def _render(content: ExportContent, fmt: str) -> bytes:
 
             return render_pdf(content)
         from harness.surfaces.export.word import render_docx
-    except ImportError as exc:
-        raise UsageError(
-            f"--format {fmt} needs the 'export' extra ({exc.name} is missing): pip install 'research-harness[export]'"
-        ) from None
+    except ImportError as exc:  # not installed, or a system library it loads is missing
+        raise extra_missing(f"--format {fmt}", "export", exc.name or str(exc)) from None
     return render_docx(content)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.errors import UsageError
+from harness.errors import UsageError, require_extra
 from harness.surfaces.serve.security import is_loopback, new_token
 
 __all__ = ["serve_command"]
@@ -20,13 +20,7 @@ __all__ = ["serve_command"]
 
 def serve_command(runs_dir: Path, host: str, port: int, corpus_roots: list[str] | None) -> int:
     """Serve the app until Ctrl-C; print its URL (with the login token when not on the loopback address)."""
-    import importlib.util
-
-    missing = [m for m in ("starlette", "uvicorn", "sse_starlette") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise UsageError(
-            f"research serve needs the 'serve' extra ({', '.join(missing)} missing): pip install 'research-harness[serve]'"
-        )
+    require_extra("research serve", "serve", ("starlette", "uvicorn", "sse_starlette"))
     import uvicorn
 
     from harness.surfaces.serve.app import ServeSettings, create_app
