@@ -88,7 +88,9 @@ def test_the_docstring_whose_name_holds_the_questions_word_is_read_though_no_sea
 def test_a_code_like_docstring_summary_line_is_quoted_with_its_long_signature(tmp_path):
     """`Optional[X] is equivalent to Union[X, None].` is half code, and its signature is longer than 100
     characters: by its place (the docstring's first line) it is still the sentence that says what the name is."""
-    signature = "def Optional(self, parameters, *, strict=False, default_value=None, module_name=None, extra_names=None)"
+    signature = (
+        "def Optional(self, parameters, *, strict=False, default_value=None, module_name=None, extra_names=None)"
+    )
     assert len(signature) > 100
     docs = {
         "typing.md": f"# typing\n\nSupport for type hints.\n\n{signature}\nOptional[X] is equivalent to Union[X, None].\n"

@@ -564,8 +564,8 @@ class OfflineResearcher:
         brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None, documented=frozenset()
     ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
-        candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards have
-        confidence "high"."""
+        candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
+        the Python documentation its best document's close sentences (`_near_best`), have confidence "high"."""
         chain = chain or _chain(candidates, ask)
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
