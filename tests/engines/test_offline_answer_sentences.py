@@ -125,24 +125,3 @@ def test_more_of_the_best_document_is_quoted_in_the_python_documentation_only(tm
         assert len(quoted) >= 3 and "deleted as soon as it is closed" in summary
     else:
         assert len(quoted) <= 2
-
-
-def test_a_sentence_ending_in_a_colon_is_quotable_when_it_leads_to_an_example_not_to_a_list():
-    assert researcher.is_prose("When the count is even, the median is the mean of the two middle values:", example=True)
-    assert not researcher.is_prose("When the count is even, the median is the mean of the two middle values:")
-
-
-def test_the_rule_an_example_illustrates_is_quoted_and_written_as_a_sentence(tmp_path):
-    docs = {
-        "stats.md": "# stats\n\nBasic statistics of numeric data.\n\n"
-        "def median(data)\nReturn the median (middle value) of numeric data.\n\n"
-        "When the number of data points is even, the median is the mean of the two middle values:\n\n"
-        ">>> median([1, 3, 5, 7])\n4.0\n\n"
-        "The following data points are not allowed in even samples:\n\n* None values\n* strings\n",
-        "other.md": "# other\n\nTomatoes need full sun and regular watering in the summer months.\n",
-    }
-    question = "What does the median of an even number of data points return?"
-    run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", question)
-    summary = _summary(run_dir)
-    assert "the median is the mean of the two middle values ([C" in summary  # the colon gives way to the citation
-    assert "not allowed in even samples" not in (run_dir / "final-report.md").read_text()

@@ -98,16 +98,14 @@ _CODE_START = re.compile(
 )
 
 
-def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6, example: bool = False) -> bool:
-    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words).
-    Not one that ends with a colon (it leads to a list it needs), unless it leads to an `example` (a `>>>` session
-    it states the rule of: "When the number of data points is even, the median is ...:")."""
+def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bool:
+    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words)."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
     if not re.match(r"[A-Za-z`\"“]", stripped) or re.search(r"#\d", stripped):
         return False  # list markers, changelog entries, issue numbers
-    if sentence.rstrip().endswith(":") and not example:
+    if sentence.rstrip().endswith(":"):
         return False
     tokens = sentence.split()
     words = [t for t in tokens if re.fullmatch(r"[A-Za-z][A-Za-z'’-]*[,.;:!?)]*|\(?[A-Za-z][A-Za-z'’-]*", t)]
@@ -412,10 +410,8 @@ class OfflineResearcher:
                     continue
                 if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
                     continue
-                example = text[e : e + 200].lstrip().startswith(">>>")
                 if not (
-                    is_prose(text[s:e], example=example)
-                    or lead < s and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS, example=example)
+                    is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS)
                 ):
                     continue
                 seen.add((hit.source_id, s))

@@ -56,10 +56,9 @@ should the a an of in on at to for by with from and or both either between than 
 
 
 def _bare(statement: str) -> str:
-    """A statement without its final full stop (or the colon that led to its example), so a citation can go
-    before it."""
+    """A statement without its final full stop, so a citation can go before it."""
     s = normalize_ws(statement)
-    return s[:-1] if s.endswith((".", ";", ":")) else s
+    return s[:-1] if s.endswith((".", ";")) else s
 
 
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
