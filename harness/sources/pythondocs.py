@@ -4,9 +4,12 @@ Two kinds of document, read from what the running interpreter itself ships (neve
 `pip install` added, so the same question cites the same documents on every machine):
 
 * `topics/<key>`        the language-reference topics bundled for `help()` (`pydoc_data.topics`);
+                        a text several keys share is kept once, under the key its heading names;
 * `stdlib/<module>`     each standard-library module's docstring plus its public classes,
                         functions and methods (signature line, then docstring), read with `ast`
-                        from the source files so that no module is ever imported or run.
+                        from the source files so that no module is ever imported or run. A module
+                        that warns it is deprecated when imported (or is in a package that does)
+                        says so after its docstring, in the warning's words (`DEPRECATED`).
 
 `python-docs+packages` (an explicit choice, never the default) adds a third kind:
 
@@ -34,7 +37,7 @@ from collections.abc import Iterator
 Document = tuple[str, str, str]  # (path, title, text)
 
 # Bump when the document format changes, so cached corpora built by older code are rebuilt.
-_FORMAT_VERSION = 3
+_FORMAT_VERSION = 4
 
 # This tool's own distribution: left out of the corpus (see the module docstring).
 OWN_DISTRIBUTION = "research-harness"
@@ -73,11 +76,21 @@ def _topic_documents() -> Iterator[Document]:
         from pydoc_data.topics import topics
     except ImportError:  # some distro builds strip pydoc_data
         return
+    keys: dict[str, list[str]] = {}
     for key, text in topics.items():
-        text = _clean(text)
-        heading = text.split("\n", 1)[0].replace('"', "").strip()
-        heading = re.sub(r"^The ", "", heading) or key.replace("-", " ")
+        keys.setdefault(_clean(text), []).append(key)
+    for text, shared in keys.items():
+        heading = text.split("\n", 1)[0]
+        key = _named_key(heading, shared)
+        heading = re.sub(r"^The ", "", heading.replace('"', "").strip()) or key.replace("-", " ")
         yield f"topics/{key}", f"Python reference: {heading}", text
+
+
+def _named_key(heading: str, keys: list[str]) -> str:
+    """The one key of a text several `help()` keys share (`help("else")` shows the "if" statement): the key its
+    heading names, so the document is found under the name of what it documents; else the first in order."""
+    words = set(re.findall(r"[\w-]+", heading.lower()))
+    return next((key for key in sorted(keys) if key.lower() in words), min(keys))
 
 
 # --- standard library -------------------------------------------------------------------------
@@ -88,10 +101,24 @@ def _stdlib_dir() -> str:
 
 
 def _stdlib_documents() -> Iterator[Document]:
+    deprecated: dict[str, str] = {}  # module -> what importing it warns (a package's warning covers its modules)
     for module, path in _stdlib_files(_stdlib_dir()):
-        text = _module_text(module, path)
+        tree = _parse(path)
+        if tree is None:
+            continue
+        parent = next((deprecated[p] for p in _packages_of(module) if p in deprecated), None)
+        warning = _deprecation(tree, module) or parent
+        if warning:
+            deprecated[module] = warning
+        text = _module_text(module, tree, warning)
         if text:
             yield f"stdlib/{module}", f"Python standard library: {module}", text
+
+
+def _packages_of(module: str) -> list[str]:
+    """The packages a dotted module is in, nearest first (`a.b.c` → `a.b`, `a`)."""
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
 
 
 def _stdlib_files(root: str) -> Iterator[tuple[str, str]]:
@@ -130,26 +157,96 @@ def _public(name: str) -> bool:
     return not name.startswith("_") or name in _PRIVATE_KEPT
 
 
-def _module_text(module: str, path: str) -> str | None:
-    """Module docstring, then a signature line and docstring per public class, function, method.
-
-    Parsed, never imported: importing `antigravity` opens a browser and `this` prints.
-    Returns None when the module has no docstrings at all, or cannot be read or parsed.
-    """
+def _parse(path: str) -> ast.Module | None:
+    """The module's syntax tree, or None when it cannot be read or parsed (never imported)."""
     try:
         with open(path, "rb") as f:
             source = f.read()
         with warnings.catch_warnings():  # invalid escapes in old modules warn on 3.12+
             warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=path)
+            return ast.parse(source, filename=path)
     except (SyntaxError, UnicodeDecodeError, ValueError, OSError, RecursionError):
         return None
+
+
+# What `warnings._deprecated(name, remove=...)` says when it is given no message of its own.
+_DEPRECATED_MSG = "{name!r} is deprecated and slated for removal in Python {remove}"
+DEPRECATED = "Deprecated: "  # starts the line that says what importing a deprecated module warns (`deprecated`)
+
+
+def deprecated(text: str) -> bool:
+    """Does a module's document say that importing it warns it is deprecated (the DEPRECATED line after its
+    docstring, before its first class or function)?"""
+    head = re.split(r"^(?:async def|def|class) ", text, maxsplit=1, flags=re.M)[0]
+    return re.search(rf"^{DEPRECATED}", head, re.M) is not None
+
+
+def _deprecation(tree: ast.Module, module: str) -> str | None:
+    """What importing the module warns when it is deprecated: a module-level `warnings.warn(msg,
+    DeprecationWarning)` or `warnings._deprecated(__name__, msg, remove=...)`, read from the source. The message is
+    the warning's own text where the source spells it (a string, a module-level string constant, an f-string of
+    `__name__`); None for a module that does not warn."""
+    strings = {
+        t.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+
+    def text(arg: ast.expr | None) -> str | None:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return arg.value
+        if isinstance(arg, ast.Name):
+            return strings.get(arg.id)
+        if isinstance(arg, ast.JoinedStr):
+            parts = []
+            for v in arg.values:
+                if isinstance(v, ast.Constant):
+                    parts.append(str(v.value))
+                elif isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) and v.value.id == "__name__":
+                    parts.append(repr(module) if v.conversion == ord("r") else module)
+                else:
+                    return None
+            return "".join(parts)
+        return None
+
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
+        if call is None:
+            continue
+        name = ast.unparse(call.func).rsplit(".", 1)[-1]
+        args = ast.unparse(call)
+        if name == "_deprecated":
+            remove = next((k.value for k in call.keywords if k.arg == "remove"), None)
+            version = (
+                ".".join(ast.unparse(v) for v in remove.elts) if isinstance(remove, ast.Tuple) else "a later Python"
+            )
+            message = text(call.args[1]) if len(call.args) > 1 else _DEPRECATED_MSG
+            try:
+                return (message or _DEPRECATED_MSG).format(name=module, remove=version)
+            except (KeyError, IndexError, ValueError):
+                return _DEPRECATED_MSG.format(name=module, remove=version)
+        if name == "warn" and "DeprecationWarning" in args and "PendingDeprecationWarning" not in args:
+            return text(call.args[0] if call.args else None) or f"module {module!r} is deprecated"
+    return None
+
+
+def _module_text(module: str, tree: ast.Module, deprecation: str | None = None) -> str | None:
+    """Module docstring (then, for a deprecated module, the line that says what importing it warns), then a
+    signature line and docstring per public class, function, method.
+
+    Parsed, never imported: importing `antigravity` opens a browser and `this` prints.
+    Returns None when the module has no docstrings at all.
+    """
     sections: list[str] = []
     has_doc = False
     doc = ast.get_docstring(tree)
     if doc:
         sections.append(doc)
         has_doc = True
+    if deprecation:
+        sections.append(DEPRECATED + deprecation.strip().rstrip(".") + ".")
     for node in tree.body:
         if not _is_def(node) or not _public(node.name):
             continue

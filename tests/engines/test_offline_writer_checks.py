@@ -11,7 +11,7 @@ import pytest
 from fakes.workspaces import write_docs
 from harness.contract.citations import parse_citations
 from harness.engines.offline.ranking import stands_alone
-from harness.engines.offline.writer import checked_draft, render_draft
+from harness.engines.offline.writer import checked_draft, column, render_draft
 from harness.evidence.checks import draft_defects
 from harness.evidence.draft import parse_draft
 from harness.orchestrator.config import build_config
@@ -146,3 +146,32 @@ def test_a_title_the_checks_read_as_an_instruction_is_rewritten(tmp_path):
     text = checked_draft(plan, claims, cards, {}, check)
     assert check(text) == [] and text.startswith("# Research note")
     assert "Shirley Temple" in text.split("## Summary", 1)[1]
+
+
+def _claim(cid: str, statement: str) -> dict:
+    return {"claim_id": cid, "statement": statement, "status": "verified", "question_id": "Q1"}
+
+
+def test_a_table_column_never_quotes_one_claim_in_two_rows():
+    both = _claim("C1", "A failing task cancels the other tasks and raises an exception group.")
+    rows = ["error handling", "cancellation"]
+    # the one claim on both criteria goes to the first row; the other row points to it instead of repeating it
+    assert column([both], rows, set(), lambda row: set()) == {"error handling": both, "cancellation": "error handling"}
+    # a claim on one criterion only takes that row, so the claim on both fills the other
+    only = _claim("C2", "Cancelling the group cancels every task in it.")
+    assert column([both, only], rows, set(), lambda row: set()) == {"error handling": both, "cancellation": only}
+    # a claim the Summary already cites gives way to one it does not, when the row has one
+    fresh = _claim("C3", "An error in one task is raised to the caller.")
+    assert column([both, fresh], rows, {"C1"}, lambda row: set())["error handling"] == fresh
+    # what the checks rejected in a row is not quoted there: nothing else is on it
+    assert column([both], rows, set(), lambda row: {"C1"} if row == "cancellation" else set()) == {
+        "error handling": both,
+        "cancellation": None,
+    }
+
+
+def test_a_pointing_back_step_does_not_stand_alone():
+    assert not stands_alone("The exceptions are then combined and raised as an `ExceptionGroup`.")
+    assert not stands_alone("Python then calls the method.")
+    assert stands_alone("If the call fails, then the error is raised.")
+    assert stands_alone("The list is sorted and then returned to the caller.")

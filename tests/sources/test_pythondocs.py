@@ -166,3 +166,76 @@ def test_the_main_jobs_report_is_the_same_with_another_distribution_installed(tm
     extra = _main_job_report(tmp_path / "b", fake_distribution(tmp_path / "site"))
     assert "fake extra" not in extra.lower() and "fake-extra" not in extra
     assert plain == extra
+
+
+# --- documentation structure: which name a shared text goes by, which modules are deprecated ------------------
+
+
+def test_a_text_several_help_keys_share_is_named_after_the_key_its_heading_names():
+    from harness.sources.pythondocs import _named_key
+
+    assert _named_key('The "if" statement', ["else", "if"]) == "if"
+    assert _named_key("Integer literals", ["numbers", "integers"]) == "integers"  # no key named: the first in order
+    assert _named_key("Whatever", ["only"]) == "only"
+
+
+def test_every_topic_document_is_found_under_the_key_its_heading_names(by_path):
+    from pydoc_data.topics import topics
+
+    for text in topics.values():
+        shared = [k for k, t in topics.items() if t == text]
+        heading = text.strip().split("\n", 1)[0].lower()
+        named = [k for k in shared if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", heading)]
+        if len(shared) > 1 and named:
+            assert f"topics/{named[0]}" in by_path
+            assert not {f"topics/{k}" for k in shared if k not in named} & set(by_path)
+
+
+def _warns(source: str, module: str = "old") -> str | None:
+    import ast
+
+    from harness.sources.pythondocs import _deprecation
+
+    return _deprecation(ast.parse(source), module)
+
+
+def test_a_module_that_warns_on_import_says_so_in_the_warnings_own_words():
+    assert _warns("import warnings\nwarnings._deprecated(__name__, remove=(3, 13))") == (
+        "'old' is deprecated and slated for removal in Python 3.13"
+    )
+    msg = "_MSG = 'The {name} module is deprecated; use new.'\nwarnings._deprecated(__name__, _MSG, remove=(3, 12))"
+    assert _warns(msg) == "The old module is deprecated; use new."
+    assert _warns("warnings.warn(f'module {__name__!r} is deprecated', DeprecationWarning, stacklevel=2)") == (
+        "module 'old' is deprecated"
+    )
+    assert _warns("import warnings\nwarnings.warn('Use new instead', DeprecationWarning)") == "Use new instead"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import warnings\nwarnings.warn('soon', PendingDeprecationWarning)",  # not deprecated yet
+        "import warnings\ndef f():\n    warnings.warn('old f', DeprecationWarning)",  # one function, not the module
+        "import warnings\nwarnings.warn('careful', RuntimeWarning)",
+        '"""A module."""\nx = 1',
+    ],
+)
+def test_a_module_that_does_not_warn_it_is_deprecated_is_not(source):
+    assert _warns(source) is None
+
+
+def test_a_deprecated_module_and_the_modules_of_a_deprecated_package_say_so_after_their_docstring(by_path):
+    from harness.sources.pythondocs import DEPRECATED, deprecated
+
+    marked = {path for path, (_, text) in by_path.items() if deprecated(text)}
+    assert marked, "this Python's standard library deprecates some module"
+    for path in marked:
+        text = by_path[path][1]
+        head = re.split(r"^(?:async def|def|class) ", text, maxsplit=1, flags=re.M)[0]
+        assert re.search(rf"^{DEPRECATED}\S.*\.$", head, re.M)
+    for path in by_path:  # a module of a deprecated package is deprecated with it
+        package = path.split(".", 1)[0]
+        if package != path and package in marked:
+            assert path in marked
+    assert not deprecated(by_path["topics/with"][1])
+    assert not any(deprecated(text) for path, (_, text) in by_path.items() if path.startswith("topics/"))

@@ -117,6 +117,16 @@ def specific(title: str) -> str:
     return title.rsplit(": ", 1)[-1].strip()
 
 
+def phrase_title(title: str, words: set[str]) -> bool:
+    """Does the question say every word of the title in lower case (`words`: its content words written in lower
+    case, so not as a name), when the title is a phrase of two or more words and not a name of code ("Integer
+    literals" for "a hexadecimal integer literal", "Truth Value Testing" for "values tested for truth")? A
+    topic's title says what it is about; a title the question writes as a name is `title_match`'s."""
+    spec = specific(title)
+    title_words = content_words(spec)
+    return " " in spec and not _CODE_NAME.search(spec) and len(title_words) >= 2 and title_words <= words
+
+
 def keyword_title(kw: str, title: str) -> float:
     """1 when the title's specific part is the keyword's statement ("with statement"), 0.5 when it holds the
     keyword among other words ("With Statement Context Managers"), else 0."""
@@ -194,10 +204,20 @@ _DANGLING = re.compile(
 )
 
 
+# "then" among a sentence's first words tells of a step after one told before ("The exceptions are then combined"),
+# unless the sentence opens with its own condition or time ("If it fails, then ...", "When ... then").
+_THEN = re.compile(
+    r"^\W*(?!(?:if|when|whenever|once|after|before|unless|until|while|as\s+soon)\b)(?:[\w`'’.*()-]+\s+){1,3}then\b",
+    re.I,
+)
+
+
 def stands_alone(sentence: str) -> bool:
     """Does the sentence read on its own, without the text before it? Not when it opens with a connective or a
-    pronoun that points back ("For instance, ...", "However, ...", "This ...", "It ...")."""
-    return not _DANGLING.match(sentence.strip())
+    pronoun that points back ("For instance, ...", "However, ...", "This ...", "It ..."), or tells of a step
+    after one told before ("The exceptions are then combined ...")."""
+    text = sentence.strip()
+    return not (_DANGLING.match(text) or _THEN.match(text))
 
 
 # Words a criterion is commonly discussed with (stems via content_words): "error handling" is about exceptions.
@@ -357,6 +377,8 @@ class Ask:
                 spec in self.tokens or spec.split(".")[0] in self.tokens
             ):
                 best = max(best, 0.5)
+            if phrase_title(title, content_words(" ".join(re.findall(r"\b[a-z][\w'-]*", self.text)))):
+                best = 1.0
         return best
 
     def in_name(self, sentence: str) -> set[str]:

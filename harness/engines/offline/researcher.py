@@ -26,7 +26,11 @@ each function whose name holds the question's words); in the Python documentatio
 that score close to its best join the answer (`_near_best`), as a docstring's later sentences say
 what its first leaves out (what it returns, raises, when it applies).
 
-The quote is copied from the stored snapshot with its offsets, so it verifies verbatim.
+The quote is copied from the stored snapshot with its offsets, so it verifies verbatim. Each
+passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
+again; in the Python documentation, where a docstring's sentences continue one another, one
+whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
+card's place instead.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
 role's search budget runs out, the Researcher stops searching and writes cards from the hits it
@@ -63,6 +67,7 @@ from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.corpus import BUILTIN
 from harness.sources.injection import flagged_spans
+from harness.sources.pythondocs import deprecated
 from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
 
@@ -93,6 +98,7 @@ BEST_PER_SOURCE = 6  # sentences of the best candidate's document in the answer 
 NEAR = 0.8  # this share of the best's relevance
 SIGNATURE_MAX = 200  # characters of a signature line quoted with its docstring's first sentence
 SIGNED_WORDS = 0.5  # share of words a docstring's first sentence needs (by its place it is prose: `Optional[X] is...`)
+SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
@@ -184,10 +190,12 @@ def _chain_start(ranked: list) -> list:
 
 
 def _named_best(ranked: list) -> list:
-    """The answer's one sentence: the best of the documents that best name what the question names (the `with`
-    statement's own page, the module a question names), or else the best sentence found."""
+    """The answer's one sentence: the best of the document that fully names what the question names (the `with`
+    statement's own page, the module a question names), or else the best sentence found. A half name (a module
+    the question writes as a word that may be English, "random"; a partial title) does not outrank a better
+    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
-    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top > 0 else ranked[:1]
+    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top >= 1 else ranked[:1]
 
 
 def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
@@ -270,6 +278,18 @@ def _chain(ranked: list, ask: Ask) -> list:
         # best sentence that has one joins the chain
         more = [c for c in ranked if c.source_id in docs and c not in chain and has_type(c.text, ask.kind, ask.text)]
     return sorted(chain + more[:CHAIN_MORE], key=lambda c: c.key)
+
+
+def _span(cand) -> tuple[int, int]:
+    """Where a candidate's card quotes its source: from its antecedent (if any) to its end."""
+    return cand.quote[1], cand.end
+
+
+def _within(inner, outer) -> bool:
+    """Does the card of `inner` quote part of (or all of) what the card of `outer` quotes?"""
+    return (
+        inner.source_id == outer.source_id and _span(outer)[0] <= _span(inner)[0] <= _span(inner)[1] <= _span(outer)[1]
+    )
 
 
 def _confidence(relevance: float) -> str:
@@ -397,6 +417,8 @@ class OfflineResearcher:
                 titled = max(titled, ask.named_in(text))
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
+            # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
+            superseded = SUPERSEDED if record.get("corpus") in BUILTIN and deprecated(text) else 0.0
             out = []
             spans = doc_sentences(hit.source_id, text)
             for s0, e in split_sentences(text, hit.start, hit.end):
@@ -435,6 +457,7 @@ class OfflineResearcher:
                 if any(a <= s < b for a, b in own):
                     relevance += OWN
                 relevance += MEANING * meaning.get(hit.source_id, 0.0)
+                relevance -= superseded
                 if lead == s and not stands_alone(text[s:e]):
                     relevance -= DANGLING  # points back at text no card can quote with it
                 out.append(
@@ -566,12 +589,22 @@ class OfflineResearcher:
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
         the Python documentation its best document's close sentences (`_near_best`), have confidence "high"."""
-        chain = chain or _chain(candidates, ask)
+        chain = list(chain or _chain(candidates, ask))
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
         chain = chain + _near_best(candidates, chain, documented)
         for cand in chain + [c for c in candidates if c not in chain]:
+            if any(_within(cand, c) for c in chosen):
+                continue  # one card per passage: a quote inside a chosen card's says nothing more
+            held = next((c for c in chosen if _within(c, cand)), None)
+            if held is not None and cand.source_id in documented:
+                # In the Python documentation a sentence quoted with its antecedent continues it (a docstring's
+                # "The exceptions are then combined..."): its card takes the place of the antecedent's, in the chain
+                # too. Elsewhere both are written (an encyclopedia's opening and a later fact are two facts).
+                chosen[chosen.index(held)] = cand
+                chain = [cand if c is held else c for c in chain]
+                continue
             if cand in chain:
                 pass  # the chain is written whole
             elif len(chosen) >= max(MAX_CARDS, len(chain)) or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:

@@ -5,8 +5,10 @@
   Analyst numbers claims best first), with the best claim of a second retrieval hop next to
   the hop-1 claim that led to it. For a comparison, each candidate's best claim.
 - **Comparison** (a comparison plan only): a table, criterion × candidate, each cell the best
-  claim of that candidate on that criterion, cited, or *not found in the corpus*; then what
-  the evidence does and does not support (notes in italics, no recommendation).
+  claim of that candidate on that criterion, cited (each of its sentences), or *not found in the
+  corpus*; a cell never repeats another row's claim (`column`: when the one claim on a criterion
+  is another row's cell, the cell says so); then what the evidence does and does not support
+  (notes in italics, no recommendation).
 - **Where the sources disagree**: every conflicted claim, with both sides.
 - **Further questions** (plans with several non-comparison questions): a section per
   question, headed by its topic, citing its best claim if the Summary does not already.
@@ -51,7 +53,8 @@ _SCAFFOLD = re.compile(
 )
 _QUESTION_WORDS = frozenset(
     """who whom whose what which when where why how is are was were do does did can could has have had will would
-should the a an of in on at to for by with from and or both either between than more most less least first""".split()
+should the a an of in on at to for by with from and or both either between than more most less least first
+differ differs difference differences compare compared comparison versus vs""".split()  # what any comparison asks
 )
 
 
@@ -198,24 +201,45 @@ def _conflict_line(c: dict, cards: dict[str, dict]) -> str:
     )
 
 
-def _cell(claim: dict | None) -> str:
+def _cell(claim: dict | str | None, row: str) -> str:
+    """A table cell: the claim's statement, each of its sentences cited (as in prose, `_cite`); or, for the name of
+    the row that holds the only claim on this one, a note pointing there; or NOT_FOUND."""
     if claim is None:
         return NOT_FOUND
-    text = _bare(claim["statement"]).replace("|", "\\|")
+    if isinstance(claim, str):
+        return f"*see its {claim} cell: the evidence has no other statement on {row}*"
+    text = _cite(claim["statement"], claim["claim_id"]).removesuffix(".").replace("|", "\\|")
     if claim["status"] == "verified_with_limit":
         text += f" (limited evidence: {'; '.join(claim['limitations'])})"
-    return f"{text} {format_citation([claim['claim_id']])}"
+    return text
 
 
-def _best_on(claims: list[dict], criterion: str | None, taken: set[str], skip: set[str] = frozenset()) -> dict | None:
-    """The best verified claim mentioning the criterion (any of its words), preferring one not yet in the table;
-    never one in `skip` or one whose statement does not stand alone."""
+def _on(claims: list[dict], criterion: str | None, skip: set[str] = frozenset()) -> list[dict]:
+    """The verified claims that mention the criterion (any of its words), best first; never one in `skip` or one
+    whose statement does not stand alone."""
     pool = [c for c in claims if c["status"] in STATABLE and c["claim_id"] not in skip and stands_alone(c["statement"])]
-    if criterion is not None:
-        want = criterion_words(criterion)
-        pool = [c for c in pool if want & content_words(c["statement"])]
-    fresh = [c for c in pool if c["claim_id"] not in taken]
-    return (fresh or pool or [None])[0]
+    if criterion is None:
+        return pool
+    want = criterion_words(criterion)
+    return [c for c in pool if want & content_words(c["statement"])]
+
+
+def column(claims: list[dict], rows: list[str], cited: set[str], skip, named: bool = True) -> dict:
+    """One candidate's cells: row -> its claim; or, when every claim on the row is already another row's cell,
+    that row's name (a cell never repeats another row's claim); or None (nothing on it). Each row takes its best
+    claim not yet cited (in the Summary or another row), or else its best one no other row holds; the row with the
+    fewest claims on it chooses first, so one claim on two criteria goes where it is the only one. Rows that are
+    not `named` criteria (the question's aspect) take any claim."""
+    pools = {row: [] if ANY in skip(row) else _on(claims, row if named else None, skip(row)) for row in rows}
+    holder: dict[str, str | None] = {}  # claim id -> the row whose cell it is
+    out: dict = {}
+    for row in sorted(rows, key=lambda r: (len(pools[r]), rows.index(r))):
+        free = [c for c in pools[row] if c["claim_id"] not in holder]
+        pick = ([c for c in free if c["claim_id"] not in cited] or free or [None])[0]
+        if pick is not None:
+            holder[pick["claim_id"]] = row
+        out[row] = pick or next((holder[c["claim_id"]] for c in pools[row] if c["claim_id"] in holder), None)
+    return out
 
 
 def render_draft(
@@ -293,18 +317,16 @@ def _comparison(plan, research, candidates, by_q, cited, skip) -> list[str]:
     out = [f"## {heading}", "", "| Criterion | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
     found: dict[str, list[str]] = {}
     missing: dict[str, list[str]] = {}
+    taken = set(cited) if criteria else set()  # one row of no criteria may repeat the Summary's best claim
+    cols = [column(by_q[q["id"]], rows, taken, lambda r: skip(f"| {r}"), named=bool(criteria)) for q in research]
     for row in rows:
-        cells = []
-        for q in research:
-            taken = {c["claim_id"] for c in by_q[q["id"]]} & cited if criteria else set()
-            dropped = skip(f"| {row}")
-            claim = None if ANY in dropped else _best_on(by_q[q["id"]], row if criteria else None, taken, dropped)
-            cells.append(claim)
-            (found if claim else missing).setdefault(row, []).append(candidates[q["id"]])
-        if not any(cells):
-            continue  # a row of nothing but "not found" states nothing; the note below says so
-        out.append(f"| {row} | " + " | ".join(_cell(c) for c in cells) + " |")
-        cited.update(c["claim_id"] for c in cells if c)
+        cells = [col[row] for col in cols]
+        for q, cell in zip(research, cells):
+            (found if cell else missing).setdefault(row, []).append(candidates[q["id"]])
+        if not any(isinstance(c, dict) for c in cells):
+            continue  # a row that quotes nothing states nothing; the notes below say what is missing
+        out.append(f"| {row} | " + " | ".join(_cell(c, row) for c in cells) + " |")
+        cited.update(c["claim_id"] for c in cells if isinstance(c, dict))
     if len(out) == 4:
         out = out[:2]  # no row states anything: no empty table, the notes below say what is missing
     out.append("")

@@ -1,0 +1,100 @@
+"""Which documents the offline Researcher answers from: a deprecated module gives way to its replacement, and a
+half name (a module the question writes as a word that may be English) does not outrank a better sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_offline_engine import cards, cited_titles, run, title_of
+
+from fakes.workspaces import write_docs
+from harness.engines.offline import researcher
+from harness.sources.corpus import load_folder
+from harness.sources.pythondocs import DEPRECATED
+
+QUESTION = "How do I copy a whole directory tree?"
+
+
+def tree_docs(warns: bool) -> dict[str, str]:
+    """An old module whose sentences say one more of the question's words ("whole"), and its replacement."""
+    warning = f"{DEPRECATED}The olddirs module is deprecated, use filetools instead.\n\n" if warns else ""
+    return {
+        "olddirs.md": "# olddirs\n\nUtility functions for manipulating directories and whole directory trees.\n\n"
+        + warning
+        + "def copy_tree(src, dst)\nCopy a whole directory tree 'src' to a new location 'dst'.\n",
+        "filetools.md": "# filetools\n\nUtility functions for copying and archiving files and directory trees.\n\n"
+        "def copytree(src, dst)\nCopy a directory tree 'src' to a new location 'dst'.\n",
+    }
+
+
+def answer_of(run_dir: Path) -> set[str]:
+    """The answer's chain: its cards have confidence "high"."""
+    return {title_of(run_dir, c) for c in cards(run_dir) if c["confidence"] == "high"}
+
+
+@pytest.mark.parametrize("warns", [True, False])
+def test_a_deprecated_module_gives_way_to_its_replacement(tmp_path: Path, monkeypatch, warns):
+    """The folder stands for the Python documentation (`researcher.BUILTIN`), where a deprecated module's document
+    says so (`pythondocs.DEPRECATED`); without that line the old module, sharing more words, is the answer."""
+    corpus = write_docs(tmp_path / "corpus", tree_docs(warns))
+    monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    run_dir = run(corpus, tmp_path / "runs", QUESTION)
+    answer = answer_of(run_dir)
+    assert answer == ({"filetools"} if warns else {"olddirs"})
+    assert answer <= cited_titles(run_dir)
+
+
+def test_the_deprecation_line_counts_only_on_the_python_documentation(tmp_path: Path):
+    corpus = write_docs(tmp_path / "corpus", tree_docs(True))
+    assert answer_of(run(corpus, tmp_path / "runs", QUESTION)) == {"olddirs"}
+
+
+def candidate(source_id: str, relevance: float, titled: float) -> researcher._Candidate:
+    return researcher._Candidate(
+        relevance=relevance,
+        rank=0,
+        source_id=source_id,
+        start=0,
+        end=10,
+        kind="primary",
+        title=source_id,
+        flagged=False,
+        hop=1,
+        text="x",
+        titled=titled,
+    )
+
+
+def test_only_a_full_name_outranks_a_better_sentence_of_another_document():
+    best, half, full = candidate("a", 2.0, 0.0), candidate("random", 1.8, 0.5), candidate("with", 1.0, 1.0)
+    assert researcher._named_best([best, half]) == [best]  # "random" may be an English word
+    assert researcher._named_best([best, half, full]) == [full]  # the `with` statement's own page
+    assert researcher._named_best([half, best]) == [half]  # a half name that is also the best sentence
+    assert researcher._named_best([]) == []
+
+
+@pytest.mark.parametrize(
+    ("title", "named"),
+    [
+        ("Python reference: Integer literals", True),  # every title word, in lower case, in the question
+        ("Python reference: Literals", False),  # one word: too broad to name a topic
+        ("Python reference: Floating point literals", False),  # "floating" and "point" are not asked about
+        ("Python standard library: asyncio.coroutines", False),  # a code name is named as code, not as a phrase
+    ],
+)
+def test_a_question_names_a_topic_whose_phrase_title_it_says(title, named):
+    from harness.engines.offline.ranking import Ask, phrase_title
+    from harness.evidence.lexical import content_words
+
+    question = "How do I write a hexadecimal integer literal with asyncio coroutines?"
+    assert phrase_title(title, content_words(question)) is named
+    assert (Ask.of(question).titled(title) == 1.0) is named
+
+
+def test_a_title_the_question_writes_as_a_name_is_not_a_phrase_title():
+    from harness.engines.offline.ranking import Ask
+
+    # "Women" is capitalized in the question: a name (title_match's part), not a phrase it says
+    assert Ask.of("Was it first published as a magazine for Women?").titled("First for Women") < 1.0
+    assert Ask.of("Which magazine was first published for women?").titled("First for Women") == 1.0
