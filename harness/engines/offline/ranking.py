@@ -137,25 +137,58 @@ def keyword_title(kw: str, title: str) -> float:
 
 
 def _signature_pattern(name: str) -> str:
+    """A line that documents the code name: a docstring's `def NAME(` / `class NAME` signature, or a reference
+    topic's entry heading, the whole line (`str.strip([chars])`)."""
     name = name.removesuffix("()")
     last = name.rsplit(".", 1)[-1]
     owner = rf"(?:{re.escape(name.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\.)?" if "." in name else r"(?:\w+\.)?"
-    return rf"^(?:async def|def|class) {owner}{re.escape(last)}\b"
+    return rf"^(?:(?:async def|def|class) {owner}{re.escape(last)}\b|{owner}{re.escape(last)}\([^\n]*\)$)"
+
+
+_NEXT_SIGNATURE = re.compile(r"\n\n(?:async def|def|class) ([\w.]+)")
+_NEXT_ENTRY = re.compile(r"\n\n(?=\S)")  # a reference topic's next entry starts at the line's start
+_SIGNATURE_AT = re.compile(r"^(?:async def|def|class) ([A-Za-z_][\w.]*)", re.M)
+
+
+def _section_end(text: str, start: int, end: int, name: str = "") -> int:
+    """Where the documentation whose heading line is text[start:end] ends: at the next signature line after a
+    blank line, one that is not a method of the class `name` documents (`def Event.set` is Event's), or, for a
+    reference topic's entry, at the next line that starts unindented after a blank line."""
+    if not SIGNED_NAME.match(text, start):
+        nxt = _NEXT_ENTRY.search(text, end)
+        return nxt.start() if nxt else len(text)
+    for nxt in _NEXT_SIGNATURE.finditer(text, end):
+        if not (name and nxt.group(1).startswith(name + ".")):
+            return nxt.start()
+    return len(text)
 
 
 def own_sections(text: str, names: list[str]) -> list[tuple[int, int]]:
-    """(start, end) of each named code name's own documentation in the document: from its signature line to the
-    next signature line after a blank line."""
+    """(start, end) of each named code name's own documentation in the document: from its signature line (or its
+    reference entry's heading) to the next one, its methods' docstrings included."""
     out = []
     for name in names:
+        last = name.removesuffix("()").rsplit(".", 1)[-1]
+        end = 0
         for m in re.finditer(_signature_pattern(name), text, re.M):
-            nxt = re.compile(r"\n\n(?:async def|def|class) ").search(text, m.end())
-            out.append((m.start(), nxt.start() if nxt else len(text)))
+            if m.start() >= end:  # a method's signature (`def Event.set`) is inside its class's section already
+                end = _section_end(text, m.start(), m.end(), last)
+                out.append((m.start(), end))
+    return out
+
+
+def signed_sections(text: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) of each docstring in the document: its `def`/`class` signature's name (its last part)
+    and the span from that line to the next signature line after a blank line."""
+    out = []
+    for m in _SIGNATURE_AT.finditer(text):
+        out.append((m.group(1).rsplit(".", 1)[-1], m.start(), _section_end(text, m.start(), m.end())))
     return out
 
 
 def defines(text: str, name: str) -> bool:
-    """Does the document define the code name: a `class NAME`, `def NAME(` or `def Owner.NAME(` signature line?"""
+    """Does the document define the code name: a `class NAME`, `def NAME(` or `def Owner.NAME(` signature line, or
+    a reference entry headed `Owner.NAME(...)`?"""
     pattern = _signature_pattern(name)
     return re.search(pattern, text, re.M) is not None
 

@@ -20,6 +20,12 @@ sentences. Otherwise (`_chain`) the best pair of sentences from two documents th
 other, or that the question names both, the second ranked against what the first leaves unsaid;
 or the best sentence alone when no second document adds enough.
 
+The answering document's other sentences: besides its retrieved passages, the docstrings a question
+names are read whole (`_named_docstrings`: a code name's own documentation; in the best documents,
+each function whose name holds the question's words); in the Python documentation, its sentences
+that score close to its best join the answer (`_near_best`), as a docstring's later sentences say
+what its first leaves out (what it returns, raises, when it applies).
+
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim. Each
 passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
 again; in the Python documentation, where a docstring's sentences continue one another, one
@@ -35,7 +41,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
@@ -49,6 +55,7 @@ from harness.engines.offline.ranking import (
     has_type,
     names_match,
     own_sections,
+    signed_sections,
     stands_alone,
     title_match,
     title_words,
@@ -86,15 +93,19 @@ DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and 
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
 ABOUT_CHARS = 600  # a document's title and opening, what its meaning is judged on (a module's docstring starts it)
+ANSWER_DOCS = 2  # best documents whose docstrings named after the question's words are read whole
+BEST_PER_SOURCE = 6  # sentences of the best candidate's document in the answer (`_near_best`), each at least
+NEAR = 0.8  # this share of the best's relevance
+SIGNATURE_MAX = 200  # characters of a signature line quoted with its docstring's first sentence
+SIGNED_WORDS = 0.5  # share of words a docstring's first sentence needs (by its place it is prose: `Optional[X] is...`)
 SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
-SIGNATURE_MAX = 100  # characters of a signature line quoted with its docstring's first sentence
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
 
 
-def is_prose(sentence: str, min_tokens: int = 6) -> bool:
-    """A sentence a report can quote: words, not code (at least `min_tokens` of them)."""
+def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bool:
+    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words)."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
@@ -104,7 +115,7 @@ def is_prose(sentence: str, min_tokens: int = 6) -> bool:
         return False
     tokens = sentence.split()
     words = [t for t in tokens if re.fullmatch(r"[A-Za-z][A-Za-z'’-]*[,.;:!?)]*|\(?[A-Za-z][A-Za-z'’-]*", t)]
-    return len(tokens) >= min_tokens and len(words) >= 0.6 * len(tokens)
+    return len(tokens) >= min_tokens and len(words) >= words_share * len(tokens)
 
 
 def _subject_term(term: str) -> str:
@@ -185,6 +196,22 @@ def _named_best(ranked: list) -> list:
     sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
     return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top >= 1 else ranked[:1]
+
+
+def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
+    """More of the answer, in the Python documentation: one sentence of a docstring or a reference topic rarely says
+    it all (what a function returns, what it raises, when it applies). The best candidate's document's other
+    sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of that document in all, join the answer
+    (a document's further sentences cost no citation precision). Only there (`documented`: its sources): an
+    encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision."""
+    if not ranked or ranked[0].source_id not in documented:
+        return []
+    top = ranked[0]
+    have = sum(c.source_id == top.source_id for c in chain)
+    near = [
+        c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
+    ]
+    return near[: max(0, BEST_PER_SOURCE - have)]
 
 
 def _mentions(sentence: str, title: str) -> bool:
@@ -405,7 +432,9 @@ class OfflineResearcher:
                     continue
                 if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
                     continue
-                if not (is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2)):
+                if not (
+                    is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS)
+                ):
                     continue
                 seen.add((hit.source_id, s))
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
@@ -418,8 +447,10 @@ class OfflineResearcher:
                 if screen and screen_score < MIN_SCORE and not titled:
                     continue
                 # a docstring's first sentence is scored with its signature line: the name says what it documents
-                scored = text[lead:e] if lead < s and SIGNATURE_LINE.match(text[lead:s].strip()) else text[s:e]
-                relevance = ask.score(scored, hit.title, first=s == opening, titled=titled)
+                signed = lead < s and SIGNATURE_LINE.match(text[lead:s].strip()) is not None
+                scored = text[lead:e] if signed else text[s:e]
+                # ... and it opens what its signature documents, as a module's opening sentence opens the module
+                relevance = ask.score(scored, hit.title, first=s == opening or signed, titled=titled)
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
@@ -451,6 +482,8 @@ class OfflineResearcher:
 
         candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
         candidates.sort(key=lambda c: c.key)
+        candidates += self._named_docstrings(ask, candidates, hop1, source, sentences)
+        candidates.sort(key=lambda c: c.key)
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
         candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates.sort(key=lambda c: c.key)
@@ -475,6 +508,28 @@ class OfflineResearcher:
             )
         limit = f"; searches stopped at the limit ({stopped[0]})" if stopped else ""
         return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s){limit}")
+
+    @staticmethod
+    def _named_docstrings(ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences) -> list[_Candidate]:
+        """The docstrings that answer, read whole: the answer is often in a part of the document no search returned.
+
+        In every retrieved document, the own documentation of a code name the question writes (`os.walk`: the
+        `def walk(` docstring, its later sentences too); in the ANSWER_DOCS best documents, the docstring of each
+        function or class whose name holds the question's words (`Ask.in_name`: "join paths" ~ `joinpath`). Their
+        sentences are candidates like any other (screened, scored), without a retrieval score."""
+        first: dict[str, tuple[int, object]] = {}
+        for rank, hit in hop1:
+            first.setdefault(hit.source_id, (rank, hit))
+        best = list(dict.fromkeys(c.source_id for c in ranked if c.hop == 1))[:ANSWER_DOCS]
+        out: list[_Candidate] = []
+        for sid, (rank, hit) in first.items():
+            text = source(sid)[0]
+            spans = own_sections(text, ask.code)
+            if sid in best:
+                spans += [(a, b) for _, a, b in signed_sections(text) if ask.in_name(text[a:b])]
+            for a, b in sorted(set(spans)):
+                out += sentences(replace(hit, start=a, end=b, text=text[a:b]), rank, 1, screen=True)
+        return out
 
     @staticmethod
     def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences):
@@ -532,12 +587,13 @@ class OfflineResearcher:
         brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None, documented=frozenset()
     ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
-        candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards have
-        confidence "high"."""
+        candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
+        the Python documentation its best document's close sentences (`_near_best`), have confidence "high"."""
         chain = list(chain or _chain(candidates, ask))
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
+        chain = chain + _near_best(candidates, chain, documented)
         for cand in chain + [c for c in candidates if c not in chain]:
             if any(_within(cand, c) for c in chosen):
                 continue  # one card per passage: a quote inside a chosen card's says nothing more

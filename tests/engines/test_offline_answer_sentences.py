@@ -1,0 +1,127 @@
+"""Which sentences of the answering document the offline engine quotes: the docstring a question names, read whole;
+a docstring's first sentence as its opening; more of the best document of the Python documentation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_offline_engine import run
+
+from fakes.workspaces import write_docs
+from harness.engines.offline import researcher
+from harness.engines.offline.ranking import defines, own_sections, signed_sections
+from harness.sources.corpus import load_folder
+
+EVENT_DOC = (
+    "class Lock\nA primitive lock.\n\n"
+    "class Event\nClass implementing event objects.\n\n"
+    "def Event.is_set(self)\nReturn true if and only if the internal flag is true.\n\n"
+    "def Event.wait(self, timeout=None)\nBlock until the internal flag is true.\n\n"
+    "class Barrier\nImplements a barrier.\n"
+)
+TOPIC_DOC = (
+    "String methods\n**************\n\n"
+    "str.rstrip([chars])\n\n   Return a copy of the string with trailing characters removed.\n\n"
+    "str.strip([chars])\n\n   Return a copy of the string with the leading and trailing\n   characters removed.\n\n"
+    "str.swapcase()\n\n   Return a copy of the string with case swapped.\n"
+)
+
+
+def _texts(text: str, spans) -> list[str]:
+    return [text[a:b] for a, b in spans]
+
+
+def test_a_classs_own_documentation_holds_its_methods_and_ends_at_the_next_class():
+    (own,) = _texts(EVENT_DOC, own_sections(EVENT_DOC, ["threading.Event"]))
+    assert own.startswith("class Event") and "def Event.wait" in own and "internal flag" in own
+    assert "Barrier" not in own and "Lock" not in own
+
+
+def test_a_reference_topics_entry_heading_documents_its_code_name_up_to_the_next_entry():
+    (own,) = _texts(TOPIC_DOC, own_sections(TOPIC_DOC, ["str.strip"]))
+    assert own.startswith("str.strip([chars])") and "leading and trailing" in own and "swapcase" not in own
+    assert defines(TOPIC_DOC, "str.strip") and not defines(TOPIC_DOC, "str.lower")
+    # a mention in running text is not a heading
+    assert not defines("Call str.strip(chars) to trim a string.\n", "str.strip")
+
+
+def test_each_docstring_is_a_section_named_by_its_signatures_last_name():
+    got = [(name, EVENT_DOC[a:b].split("\n", 1)[0]) for name, a, b in signed_sections(EVENT_DOC)]
+    assert got == [
+        ("Lock", "class Lock"),
+        ("Event", "class Event"),
+        ("is_set", "def Event.is_set(self)"),
+        ("wait", "def Event.wait(self, timeout=None)"),
+        ("Barrier", "class Barrier"),
+    ]
+    _, a, b = signed_sections(EVENT_DOC)[2]
+    assert EVENT_DOC[a:b].rstrip().endswith("the internal flag is true.")
+
+
+def _filler(n: int) -> str:
+    """n docstrings that say "path" more often than the answer's does, and do not answer."""
+    return "".join(
+        f"def PurePath.part{i}(self)\nThe path of part {i}, a path relative to the path of the anchor, for path {i}.\n\n"
+        for i in range(n)
+    )
+
+
+def _summary(run_dir: Path) -> str:
+    return (run_dir / "final-report.md").read_text().split("## Summary", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_docstring_whose_name_holds_the_questions_word_is_read_though_no_search_returned_it(tmp_path):
+    """The answer's docstring (`joinpath`) says "path" once; the searches return the passages that say it more
+    often, not its own: it is read from the document, and its name holds the question's "join"."""
+    doc = (
+        "# paths\n\nObject-oriented filesystem paths and their path components.\n\n"
+        + _filler(120)
+        + "def PurePath.joinpath(self, *args)\nCombine this path with one or several arguments, and return a new "
+        "path.\n"
+    )
+    corpus = write_docs(tmp_path / "corpus", {"paths.md": doc})
+    summary = _summary(run(corpus, tmp_path / "runs", "How do I join path components?"))
+    assert "`PurePath.joinpath(self, *args)`: Combine this path with one or several arguments" in summary
+
+
+def test_a_code_like_docstring_summary_line_is_quoted_with_its_long_signature(tmp_path):
+    """`Optional[X] is equivalent to Union[X, None].` is half code, and its signature is longer than 100
+    characters: by its place (the docstring's first line) it is still the sentence that says what the name is."""
+    signature = (
+        "def Optional(self, parameters, *, strict=False, default_value=None, module_name=None, extra_names=None)"
+    )
+    assert len(signature) > 100
+    docs = {
+        "typing.md": f"# typing\n\nSupport for type hints.\n\n{signature}\nOptional[X] is equivalent to Union[X, None].\n"
+        "\ndef Final(self, parameters)\nSpecial typing construct to indicate final names to type checkers.\n",
+        "other.md": "# other\n\nTomatoes need full sun and regular watering in the summer months.\n",
+    }
+    summary = _summary(run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", "What does typing.Optional mean?"))
+    assert "is equivalent to Union[X, None]" in summary and "`Optional(self, parameters" in summary
+
+
+SPREAD_DOC = (
+    "# tempfiles\n\nCreate temporary files and directories.\n\n"
+    "def NamedTemporaryFile(mode='w+b', delete=True)\nCreate and return a temporary file.\n\n"
+    "The temporary file is deleted as soon as it is closed.\n\n"
+    "A temporary file created on a network drive is deleted when it is closed by its last user.\n\n"
+    "A temporary file created with delete=False is kept when it is closed.\n"
+)
+SPREAD_QUESTION = "How do I create a temporary file that is deleted when it is closed?"
+
+
+@pytest.mark.parametrize("documentation", [True, False])
+def test_more_of_the_best_document_is_quoted_in_the_python_documentation_only(tmp_path, monkeypatch, documentation):
+    """In the Python documentation the best document's sentences that score close to its best join the answer (a
+    docstring's later sentences say when the file goes away); elsewhere (HotpotQA's paragraphs) the Summary takes
+    at most its document's next best claim besides the best."""
+    corpus = write_docs(tmp_path / "corpus", {"tempfiles.md": SPREAD_DOC})
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    summary = _summary(run(corpus, tmp_path / "runs", SPREAD_QUESTION))
+    quoted = [line for line in summary.splitlines() if line.strip()]
+    if documentation:
+        assert len(quoted) >= 3 and "deleted as soon as it is closed" in summary
+    else:
+        assert len(quoted) <= 2
