@@ -93,3 +93,64 @@ def test_a_question_about_code_gets_no_chain_of_documents():
         ask = ask_for(question, pool)
         assert not about_names(ask)
         assert chain_docs(ask, pool) == []
+
+
+QUESTION = "What government position did the actress who starred as Corliss Archer in Kiss and Tell hold?"
+
+
+def test_a_third_document_that_only_names_a_chain_document_joins_only_when_nearly_as_good(monkeypatch):
+    """A page that names the answer's page (another film of the same actress) is a sibling, not a missing hop: it
+    must come within SIBLING of the best pair, while one a chain document names may come within MARGIN."""
+    import harness.engines.offline.chain as chain
+
+    docs = dict(DOCS)
+    docs["Bachelor Knight"] = [
+        "Bachelor Knight is a 1947 comedy film in which Shirley Temple, the actress who starred as Corliss Archer, "
+        "plays a teenage girl.",
+        "It was directed by Irving Reis.",
+    ]
+    pool = pool_of(docs)
+    ask = ask_for(QUESTION, pool)
+    monkeypatch.setattr(chain, "MARGIN", 1.0)
+    monkeypatch.setattr(chain, "SIBLING", 1.0)
+    assert chain_docs(ask, pool)[2] == "Bachelor Knight"  # its pair (it names Shirley Temple) is the runner-up
+    monkeypatch.setattr(chain, "SIBLING", 0.5)
+    # Kiss and Tell names Meet Corliss Archer (in part): the chain leads there, so the wider MARGIN holds
+    assert chain_docs(ask, pool) == ["Kiss and Tell (1945 film)", "Shirley Temple", "Meet Corliss Archer"]
+
+
+def test_the_opening_of_a_document_the_question_names_comes_only_when_it_adds_a_question_word():
+    docs = {
+        "Kiss and Tell (1945 film)": [
+            "Kiss and Tell is a 1945 American film directed by Richard Wallace.",
+            "In Kiss and Tell, Shirley Temple starred as Corliss Archer, a teenage girl.",
+        ],
+        "Shirley Temple": DOCS["Shirley Temple"],
+    }
+    pool = pool_of(docs)
+    ask = ask_for(QUESTION, pool)
+    chain = chain_docs(ask, pool)
+    texts = [s.text for s in chain_sentences(ask, pool, chain)]
+    assert docs["Kiss and Tell (1945 film)"][1] in texts
+    # the question names Kiss and Tell, and its opening holds no question word the best sentence lacks
+    assert docs["Kiss and Tell (1945 film)"][0] not in texts
+    # the question does not name Shirley Temple: her page's opening says who the answer is about
+    assert set(docs["Shirley Temple"]) <= set(texts)
+    # with a question word the best sentence lacks ("1945"), the named document's opening comes too
+    ask = ask_for(QUESTION.replace("Kiss and Tell", "the 1945 Kiss and Tell"), pool)
+    assert docs["Kiss and Tell (1945 film)"][0] in [s.text for s in chain_sentences(ask, pool, chain_docs(ask, pool))]
+
+
+def test_a_second_best_sentence_comes_only_when_it_adds_a_question_word():
+    repeat = "Shirley Temple held a government position as an adult."
+    adds = "Shirley Temple, the actress, held the position of Chief of Protocol of the United States."
+    for second, joins in ((repeat, False), (adds, True)):
+        docs = {
+            "Kiss and Tell (1945 film)": DOCS["Kiss and Tell (1945 film)"],
+            "Shirley Temple": [*DOCS["Shirley Temple"], second],
+        }
+        pool = pool_of(docs)
+        ask = ask_for(QUESTION, pool)
+        texts = [s.text for s in chain_sentences(ask, pool, chain_docs(ask, pool))]
+        assert DOCS["Shirley Temple"][1] in texts
+        assert (second in texts) is joins

@@ -11,10 +11,14 @@ sentences:
   say), plus LINK when A names B's title (half for a partial name) and a little when the question names B;
   only pairs that link, or that the question names both, count;
 - a third document joins when its pair with one of the two scores within MARGIN of the best pair (citing
-  one document more is cheaper than missing the one that answers);
+  one document more is cheaper than missing the one that answers), when a chain document leads to it (names
+  its title); one that only names a chain document must come within SIBLING of the best pair: a page that
+  mentions the answer's page is mostly a sibling of it (another film of the same actor), not a missing hop;
 - from each chain document come its best sentence (a sentence naming another chain document counts more: it
-  is the bridge), its opening sentence (it says what the document is about: who, when, where) and its
-  second best when that scores nearly as well.
+  is the bridge), its opening sentence (it says what the document is about: who, when, where), unless the
+  question names that document and the opening adds none of the question's words the best sentence lacks
+  (the question already says what it is), and its second best when that scores at least SECOND of the best
+  and adds question words the best lacks (a second sentence saying the same words again is not a second fact).
 
 All lexical and deterministic; the Researcher writes the chain's sentences as its high-confidence cards.
 """
@@ -35,9 +39,10 @@ NAMED = 0.5  # added to a document the question names by its title
 LINK = 0.6  # added to a pair whose first document names the second's title (half for a partial name)
 INDEX_PAGE = 0.5  # subtracted from a page that only lists things of one name ("X (disambiguation)")
 MARGIN = 0.4  # a runner-up pair within this of the best brings its third document into the chain
+SIBLING = 0.2  # ... within this when the third document only names a chain document (the chain does not name it)
 MAX_DOCS = 3
 BRIDGE = 0.3  # added, when choosing a chain document's sentences, to one that names another chain document
-SECOND = 0.9  # a document's second best sentence joins the chain when it scores this share of its best
+SECOND = 0.6  # a document's second best sentence joins the chain when it scores this share of its best (and adds)
 EVERYWHERE = math.log(2) + 1e-9  # `Ask.weigh`'s weight of a word every retrieved document holds
 _INDEX_TITLE = re.compile(r"\(disambiguation\)", re.I)
 _CODE_REF = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[a-z_]\w*")  # a dotted or lower-case name: code
@@ -130,8 +135,16 @@ def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
     for score, a, b in pairs[1:]:
         if score < pairs[0][0] - MARGIN or len(chain) >= MAX_DOCS:
             break
-        chain += [sid for sid in (a, b) if sid not in chain][: MAX_DOCS - len(chain)]
+        new = [sid for sid in (a, b) if sid not in chain]
+        if new[:1] == [a] and score < pairs[0][0] - SIBLING:
+            continue  # it names a chain document, no chain document names it: a sibling unless nearly as good
+        chain += new[: MAX_DOCS - len(chain)]
     return chain
+
+
+def _adds(ask: Ask, sentence, best) -> bool:
+    """Does the sentence hold a question word (of `ask`) that the best sentence does not?"""
+    return ask.coverage(content_words(sentence.text) - content_words(best.text)) > 0
 
 
 def _index(doc: _Doc) -> float:
@@ -140,11 +153,13 @@ def _index(doc: _Doc) -> float:
 
 def chain_sentences(ask: Ask, pool: dict[str, Sequence[Sentence]], chain: list[str]) -> list:
     """The chain documents' sentences that carry the answer: each one's best (against the rest of the question
-    for all but the first), its opening sentence, and its second best when nearly as good."""
+    for all but the first), its opening sentence (not when the question names the document and the opening adds
+    no question word: `_adds`), and its second best when it scores SECOND of the best and adds question words."""
     if not chain:
         return []
     first_words = content_words(" ".join(s.text for s in pool[chain[0]])) | content_words(pool[chain[0]][0].title)
     titles = {sid: pool[sid][0].title for sid in chain}
+    asked = _proper(ask.names)
     out: list = []
     for i, sid in enumerate(chain):
         a = ask if i == 0 else ask.rest(first_words)
@@ -157,11 +172,14 @@ def chain_sentences(ask: Ask, pool: dict[str, Sequence[Sentence]], chain: list[s
         ranked = sorted(pool[sid], key=lambda s: -score(s))  # stable: ties keep document order
         if not ranked:
             continue
-        picked = [ranked[0]]
+        best = ranked[0]
+        picked = [best]
         opening = next((s for s in pool[sid] if s.first), None)
         if opening is not None and opening not in picked:
-            picked.append(opening)
-        if len(ranked) > 1 and ranked[1] not in picked and score(ranked[1]) >= SECOND * score(ranked[0]):
-            picked.append(ranked[1])
+            if not _names_title(titles[sid], asked) or _adds(a, opening, best):
+                picked.append(opening)
+        if len(ranked) > 1 and ranked[1] not in picked and score(ranked[1]) >= SECOND * score(best):
+            if _adds(a, ranked[1], best):
+                picked.append(ranked[1])
         out += picked
     return out
