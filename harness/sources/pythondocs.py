@@ -177,7 +177,7 @@ DEPRECATED = "Deprecated: "  # starts the line that says what importing a deprec
 def deprecated(text: str) -> bool:
     """Does a module's document say that importing it warns it is deprecated (the DEPRECATED line after its
     docstring, before its first class or function)?"""
-    head = re.split(r"^(?:async def|def|class) ", text, maxsplit=1, flags=re.M)[0]
+    head = re.split(rf"^{SIGNATURE_START}", text, maxsplit=1, flags=re.M)[0]
     return re.search(rf"^{DEPRECATED}", head, re.M) is not None
 
 
@@ -271,6 +271,10 @@ def _module_text(module: str, tree: ast.Module, deprecation: str | None = None) 
 
 def _is_def(node: ast.AST) -> bool:
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+
+
+# How a signature line (`_signature`) starts: the one pattern the engine's ranking also reads docstrings by.
+SIGNATURE_START = r"(?:async def|def|class) "
 
 
 def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, owner: str = "") -> str:

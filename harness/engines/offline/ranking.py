@@ -23,8 +23,10 @@ import keyword
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from harness.evidence.lexical import content_words
+from harness.sources.pythondocs import SIGNATURE_START
 
 TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
 FIRST = 0.15  # a document's opening sentence: it says what the document is about
@@ -92,7 +94,7 @@ _CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*
 
 # A docstring's signature line, the one rule for it: SIGNED_NAME finds the documented name at a text's start (a card
 # quotes the signature with the docstring's first sentence), SIGNATURE_LINE matches a whole line that is one.
-SIGNED_NAME = re.compile(r"(?:async def|def|class) ([A-Za-z_][\w.]*)")
+SIGNED_NAME = re.compile(SIGNATURE_START + r"([A-Za-z_][\w.]*)")
 SIGNATURE_LINE = re.compile(SIGNED_NAME.pattern + r"(?:\(.*\))?(?: -> .+)?$")
 
 
@@ -142,12 +144,12 @@ def _signature_pattern(name: str) -> str:
     name = name.removesuffix("()")
     last = name.rsplit(".", 1)[-1]
     owner = rf"(?:{re.escape(name.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\.)?" if "." in name else r"(?:\w+\.)?"
-    return rf"^(?:(?:async def|def|class) {owner}{re.escape(last)}\b|{owner}{re.escape(last)}\([^\n]*\)$)"
+    return rf"^(?:{SIGNATURE_START}{owner}{re.escape(last)}\b|{owner}{re.escape(last)}\([^\n]*\)$)"
 
 
-_NEXT_SIGNATURE = re.compile(r"\n\n(?:async def|def|class) ([\w.]+)")
+_NEXT_SIGNATURE = re.compile(r"\n\n" + SIGNATURE_START + r"([\w.]+)")
 _NEXT_ENTRY = re.compile(r"\n\n(?=\S)")  # a reference topic's next entry starts at the line's start
-_SIGNATURE_AT = re.compile(r"^(?:async def|def|class) ([A-Za-z_][\w.]*)", re.M)
+_SIGNATURE_AT = re.compile("^" + SIGNED_NAME.pattern, re.M)
 
 
 def _section_end(text: str, start: int, end: int, name: str = "") -> int:
@@ -377,9 +379,14 @@ class Ask:
                 spec in self.tokens or spec.split(".")[0] in self.tokens
             ):
                 best = max(best, 0.5)
-            if phrase_title(title, content_words(" ".join(re.findall(r"\b[a-z][\w'-]*", self.text)))):
+            if phrase_title(title, self.lower_words):
                 best = 1.0
         return best
+
+    @cached_property
+    def lower_words(self) -> set[str]:
+        """The content words the question writes in lower case (not as names): what `phrase_title` compares."""
+        return content_words(" ".join(re.findall(r"\b[a-z][\w'-]*", self.text)))
 
     def in_name(self, sentence: str) -> set[str]:
         """The question's words that the name of the function or class a sentence documents holds, when the

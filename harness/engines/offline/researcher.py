@@ -426,15 +426,14 @@ class OfflineResearcher:
                 lead = _signed(text, s0, s)
                 if lead < s and any(lead < fe and fs < s for fs, fe in flagged):
                     lead = s
+                signed = lead < s  # a docstring's first sentence, quoted with its signature line
                 # A docstring's summary line is prose by its place, however short ("Directory tree generator."): with
                 # its signature it says what the function does.
                 if (hit.source_id, s) in seen or not (MIN_CHARS <= e - lead <= MAX_CHARS + SIGNATURE_MAX):
                     continue
                 if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
                     continue
-                if not (
-                    is_prose(text[s:e]) or lead < s and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS)
-                ):
+                if not (is_prose(text[s:e]) or signed and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS)):
                     continue
                 seen.add((hit.source_id, s))
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
@@ -447,7 +446,6 @@ class OfflineResearcher:
                 if screen and screen_score < MIN_SCORE and not titled:
                     continue
                 # a docstring's first sentence is scored with its signature line: the name says what it documents
-                signed = lead < s and SIGNATURE_LINE.match(text[lead:s].strip()) is not None
                 scored = text[lead:e] if signed else text[s:e]
                 # ... and it opens what its signature documents, as a module's opening sentence opens the module
                 relevance = ask.score(scored, hit.title, first=s == opening or signed, titled=titled)
