@@ -5,8 +5,9 @@ Runs each question of `bench/pythondocs_questions.json` (or `--questions`) offli
 
 - gold document cited: a cited claim rests on a card from one of the question's gold documents;
 - citation precision: the share of cited documents that are gold (0 when nothing is cited);
-- answer key phrase in body: one of the question's key phrases occurs (case-insensitive) in the
-  report body (no title line, no Limitations, no appended Evidence/Sources sections);
+- answer key phrase in body: one of the question's key phrases occurs (case-insensitive, typographic quotes read as
+  straight ones on both sides: `plain`) in the report body (no title line, no Limitations, no appended
+  Evidence/Sources sections);
 - gold document retrieved: some search of the run returned a passage of a gold document (cited or not), so a
   miss that is not retrieved is the search's, one that is retrieved the ranking's;
 - self-citations: reports citing the harness's own package description (the distribution that
@@ -36,6 +37,22 @@ from bench_hotpot import body_of  # noqa: E402  (the same report body as the Hot
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "pythondocs_questions_v2.json"
+
+
+# Typographic quotes and apostrophes as their straight forms: the documents write "class’s", a key phrase "class's".
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def plain(text: str) -> str:
+    """Text as the key-phrase figure compares it: lower case, whitespace runs as one space, typographic quotes as
+    straight ones (a key phrase and a document may write one apostrophe two ways)."""
+    return " ".join(text.translate(_QUOTES).lower().split())
+
+
+def key_phrase_in(body: str, phrases: list[str]) -> bool:
+    """Does one of the key phrases occur in the body (both read `plain`)?"""
+    body = plain(body)
+    return any(plain(k) in body for k in phrases)
 
 
 def own_distributions() -> set[str]:
@@ -78,17 +95,18 @@ def run_one(item: dict, runs_dir: Path, own: set[str], corpus: str = "python-doc
     result = harness.run(item["question"], corpus=corpus, runs_dir=runs_dir, yes=True)
     report = result.run_dir / "final-report.md"
     completed = result.status == "completed" and report.is_file()
-    body = body_of(report.read_text(encoding="utf-8")).lower() if completed else ""
+    body = body_of(report.read_text(encoding="utf-8")) if completed else ""
     cited = cited_documents(result.run_dir) if completed else set()
     gold = set(item["gold"])
-    body = " ".join(body.split())
     return {
         "question": item["question"],
         "status": result.status,
         "gold_cited": bool(cited & gold),
         "gold_retrieved": bool(retrieved_documents(result.run_dir) & gold) if completed else False,
         "citation_precision": len(cited & gold) / len(cited) if cited else 0.0,
-        "answer_in_body": any(k.lower() in body for k in item["key_phrases"]),
+        "answer_in_body": key_phrase_in(body, item["key_phrases"]),
+        # the figure as scored before quotes were read `plain` (kept so a scorer change is not read as an engine's)
+        "answer_in_body_literal": any(k.lower() in " ".join(body.lower().split()) for k in item["key_phrases"]),
         "self_citation": bool(cited & own),
         "cited": sorted(cited),
         "run_dir": str(result.run_dir),
@@ -146,6 +164,10 @@ def main(argv=None) -> int:
         ),
         ("citation precision", lambda rs: f"{sum(r['citation_precision'] for r in rs) / len(rs):.2f}"),
         ("answer key phrase in body", lambda rs: f"{sum(r['answer_in_body'] for r in rs) / len(rs):.2f}"),
+        (
+            "... quotes compared literally (the scorer before issue-23s)",
+            lambda rs: f"{sum(r['answer_in_body_literal'] for r in rs) / len(rs):.2f}",
+        ),
         ("self-citations (reports)", lambda rs: str(sum(r["self_citation"] for r in rs))),
         ("completed", lambda rs: f"{sum(r['status'] == 'completed' for r in rs)} of {len(rs)}"),
     ]
