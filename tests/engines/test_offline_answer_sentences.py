@@ -46,25 +46,6 @@ def test_a_reference_topics_entry_heading_documents_its_code_name_up_to_the_next
     assert not defines("Call str.strip(chars) to trim a string.\n", "str.strip")
 
 
-MAPPING_DOC = (
-    "Mapping Types — dict\n********************\n\n"
-    "class dict(**kwargs)\n\n   Return a new dictionary.\n\n"
-    "   pop(key[, default])\n\n      Remove the key and return its value.\n\n"
-    "   popitem()\n\n      Remove and return a (key, value) pair from the dictionary.\n\n"
-    "      Pairs are returned in LIFO order.\n\n"
-    "   reversed(d)\n\n      Return a reverse iterator over the keys.\n"
-)
-
-
-def test_an_entry_heading_indented_inside_its_types_section_documents_its_code_name():
-    """A reference topic documents a type's methods as entries indented under the type (`   popitem()` under
-    "Mapping Types — dict"): such a heading defines the code name, and its documentation runs to the next entry
-    indented no deeper, its own indented paragraphs included."""
-    assert defines(MAPPING_DOC, "dict.popitem") and not defines(MAPPING_DOC, "dict.setdefault")
-    (own,) = _texts(MAPPING_DOC, own_sections(MAPPING_DOC, ["dict.popitem()"]))
-    assert own.startswith("   popitem()") and "LIFO order" in own and "reversed" not in own
-
-
 def test_each_docstring_is_a_section_named_by_its_signatures_last_name():
     got = [(name, EVENT_DOC[a:b].split("\n", 1)[0]) for name, a, b in signed_sections(EVENT_DOC)]
     assert got == [

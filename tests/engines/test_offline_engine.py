@@ -107,24 +107,6 @@ def test_plan_questions_are_questions_not_instructions():
     assert len(texts) == 2 and all(t.endswith("?") and not t.startswith("Find") for t in texts)
 
 
-def _research_terms(question: str) -> list[list[str]]:
-    return [q["search_terms"] for q in make_plan(question)["questions"] if q["kind"] == "research"]
-
-
-def test_plain_phrases_compared_within_what_the_question_names_are_asked_whole():
-    """Two lower-case phrases compared within something else the question names ("passive and active mode" of
-    ftplib's data transfers) are one research question, the question itself: searched apart, "passive" loses
-    ftplib. Compared names, code names, or phrases with nothing else around them stay one question each."""
-    whole = _research_terms("Using ftplib, how do I switch data transfers between passive and active mode?")
-    assert len(whole) == 1 and whole[0][0].startswith("Using ftplib")
-    assert _research_terms("What is the difference between break and continue in a loop?") == [
-        ["break", "break a loop"],
-        ["continue", "continue a loop"],
-    ]
-    assert len(_research_terms("What is the difference between re.match and re.search?")) == 2
-    assert len(_research_terms("What is the difference between Larkspur and Bellwether for scheduling?")) == 2
-
-
 def test_section_headings_read_as_topics():
     q = make_plan(COMPARE_QUESTION)["questions"][0]
     assert topic(q) == "fastq: retries and cancellation"

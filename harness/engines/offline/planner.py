@@ -19,7 +19,6 @@ import re
 from harness.contract.layout import PLAN
 from harness.contract.search import CORPUS, WEB
 from harness.engines.offline.ranking import keywords_named
-from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -59,18 +58,13 @@ _PAIR_PATTERNS = [
 ]
 
 
-def _code_candidates(question: str) -> list[str]:
+def candidates_in(question: str) -> list[str]:
+    """Named things the question compares: code names, quoted terms, or 'X vs Y' / 'between X and Y' phrases."""
     found: list[str] = []
     for m in re.finditer(_CODE, question):
         term = _clean(m.group(0))
         if term and term.lower() not in (c.lower() for c in found):
             found.append(term)
-    return found
-
-
-def candidates_in(question: str) -> list[str]:
-    """Named things the question compares: code names, quoted terms, or 'X vs Y' / 'between X and Y' phrases."""
-    found = _code_candidates(question)
     if len(found) >= 2:
         return found
     for pattern in _PAIR_PATTERNS:
@@ -78,17 +72,6 @@ def candidates_in(question: str) -> list[str]:
         if m:
             return [_clean(m.group(1)), _clean(m.group(2))]
     return found
-
-
-# Words that say a question compares, not what it is about.
-_COMPARING_WORDS = content_words("difference differences differ compare comparison versus between better choose")
-
-
-def _context(question: str, candidates: list[str], criteria: list[str]) -> set[str]:
-    """The question's content words outside its candidates, its criteria and its comparing words: what the
-    compared things belong to ("Using ftplib, ... between passive and active mode": ftplib, data transfers)."""
-    taken = set().union(*map(content_words, [*candidates, *criteria]))
-    return content_words(question) - taken - _COMPARING_WORDS
 
 
 def criteria_in(question: str, candidates: list[str]) -> list[str]:
@@ -147,12 +130,6 @@ def make_plan(
     candidates = candidates_in(question)
     comparing = len(candidates) >= 2 and bool(_COMPARE.search(question))
     criteria = criteria_in(question, candidates) if comparing else []
-    plain = all(c.islower() for c in candidates) and len(_code_candidates(question)) < 2
-    if comparing and plain and _context(question, candidates, criteria):
-        # Two plain lower-case phrases, not names ("passive and active mode"), of something else the question
-        # names: searched apart, each loses what it belongs to ("passive" alone is a widget's focus), so the
-        # question is asked whole. Named things compared ("Arthur's Magazine or First for Women") stay apart.
-        comparing, criteria = False, []
     questions = []
     if comparing:
         about = f" with respect to {', '.join(criteria)}" if criteria else ""

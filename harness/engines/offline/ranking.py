@@ -140,12 +140,11 @@ def keyword_title(kw: str, title: str) -> float:
 
 def _signature_pattern(name: str) -> str:
     """A line that documents the code name: a docstring's `def NAME(` / `class NAME` signature, or a reference
-    topic's entry heading, the whole line (`str.strip([chars])`, or indented inside its type's section: `   popitem()`
-    under "Mapping Types — dict")."""
+    topic's entry heading, the whole line (`str.strip([chars])`)."""
     name = name.removesuffix("()")
     last = name.rsplit(".", 1)[-1]
     owner = rf"(?:{re.escape(name.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\.)?" if "." in name else r"(?:\w+\.)?"
-    return rf"^(?:{SIGNATURE_START}{owner}{re.escape(last)}\b|[ \t]*{owner}{re.escape(last)}\([^\n]*\)$)"
+    return rf"^(?:{SIGNATURE_START}{owner}{re.escape(last)}\b|{owner}{re.escape(last)}\([^\n]*\)$)"
 
 
 _NEXT_SIGNATURE = re.compile(r"\n\n" + SIGNATURE_START + r"([\w.]+)")
@@ -158,9 +157,7 @@ def _section_end(text: str, start: int, end: int, name: str = "") -> int:
     blank line, one that is not a method of the class `name` documents (`def Event.set` is Event's), or, for a
     reference topic's entry, at the next line that starts unindented after a blank line."""
     if not SIGNED_NAME.match(text, start):
-        indent = len(text[start:end]) - len(text[start:end].lstrip(" "))
-        # the next entry: a line after a blank line indented no deeper than this entry's heading
-        nxt = (_NEXT_ENTRY if not indent else re.compile(rf"\n\n(?= {{0,{indent}}}\S)")).search(text, end)
+        nxt = _NEXT_ENTRY.search(text, end)
         return nxt.start() if nxt else len(text)
     for nxt in _NEXT_SIGNATURE.finditer(text, end):
         if not (name and nxt.group(1).startswith(name + ".")):
