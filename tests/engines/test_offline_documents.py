@@ -98,3 +98,12 @@ def test_a_title_the_question_writes_as_a_name_is_not_a_phrase_title():
     # "Women" is capitalized in the question: a name (title_match's part), not a phrase it says
     assert Ask.of("Was it first published as a magazine for Women?").titled("First for Women") < 1.0
     assert Ask.of("Which magazine was first published for women?").titled("First for Women") == 1.0
+
+
+def test_the_python_documentation_is_one_test_on_a_sources_record():
+    """Every documentation rule (meaning, deprecation, more of the best document, card replacement) asks the same
+    question of a source's record, hop 1 or hop 2: is its corpus a built-in one?"""
+    assert researcher._python_documentation({"corpus": "python-docs"})
+    assert researcher._python_documentation({"corpus": "python-docs+packages"})
+    assert not researcher._python_documentation({"corpus": "hotpot-paragraphs"})
+    assert not researcher._python_documentation({})

@@ -172,6 +172,15 @@ def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> i
     return s
 
 
+def _python_documentation(record: dict) -> bool:
+    """Is this source the Python documentation (a built-in corpus, `BUILTIN`)? The one test of where the rules that
+    read documentation apply: meaning by a module's opening (`semantic.closeness`), a deprecated module giving way
+    to its replacement, more of the best document in the answer (`_near_best`) and a continuing sentence's card
+    taking its antecedent's place. A docstring's sentences continue one another and a module's opening states its
+    subject; on encyclopedia paragraphs (HotpotQA) the same rules cost gold paragraphs (bench/README.md)."""
+    return record.get("corpus") in BUILTIN
+
+
 def _best_per_source(ranked: list, n: int = 1) -> list:
     """The first (best) n candidates of each source, in order."""
     count: dict[str, int] = {}
@@ -400,7 +409,7 @@ class OfflineResearcher:
         # more of its words. Only there: a module's opening states its subject; on encyclopedia paragraphs
         # (HotpotQA) the same rule cited fewer gold paragraphs (bench/README.md).
         titles = {hit.source_id: hit.title for _, hit in hop1}
-        documented = [sid for sid in by_doc if source(sid)[1].get("corpus") in BUILTIN]
+        documented = [sid for sid in by_doc if _python_documentation(source(sid)[1])]
         meaning = closeness(ask.text, {sid: f"{titles[sid]}\n{source(sid)[0][:ABOUT_CHARS]}" for sid in documented})
         seen_spans: set[tuple[str, int]] = set()
 
@@ -418,7 +427,7 @@ class OfflineResearcher:
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
-            superseded = SUPERSEDED if record.get("corpus") in BUILTIN and deprecated(text) else 0.0
+            superseded = SUPERSEDED if _python_documentation(record) and deprecated(text) else 0.0
             out = []
             spans = doc_sentences(hit.source_id, text)
             for s0, e in split_sentences(text, hit.start, hit.end):
@@ -488,8 +497,10 @@ class OfflineResearcher:
         chain = self._doc_chain(ask, candidates, hop1, sentences)
         candidates += [c for c in chain if c not in candidates]
         candidates.sort(key=lambda c: c.key)
+        # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
+        documentation = {c.source_id for c in candidates if _python_documentation(source(c.source_id)[1])}
         written, per_source, kinds = self._write_cards(
-            brief, ctx, candidates, subject | criteria, ask, chain, set(documented)
+            brief, ctx, candidates, subject | criteria, ask, chain, documentation
         )
         if not written:
             return AgentResult(
