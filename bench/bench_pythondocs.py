@@ -37,6 +37,7 @@ from bench_hotpot import body_of  # noqa: E402  (the same report body as the Hot
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "pythondocs_questions_v2.json"
+READABLE = ("tune", "")  # splits whose per-question misses are printed (a set without splits: all)
 
 
 # Typographic quotes and apostrophes as their straight forms: the documents write "class’s", a key phrase "class's".
@@ -173,8 +174,8 @@ def main(argv=None) -> int:
     ]
     for label, fn in rows:
         print(f"| {label} | " + " | ".join(fn(rs) for _, rs in groups) + " |")
-    for r in results:
-        if not r["gold_cited"] or r["self_citation"]:
+    for r in results:  # per-question lines for questions one may tune on only: never a test or holdout question's
+        if r["split"] in READABLE and (not r["gold_cited"] or r["self_citation"]):
             print(f"  missed: {r['question']} -> {', '.join(r['cited']) or 'nothing cited'} ({r['status']})")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
