@@ -91,41 +91,74 @@ def body_of(report: str) -> str:
     return "\n".join(out)
 
 
-def score_run(row: dict, layout: dict, run_dir: Path, status: str) -> dict:
+def cited_cards(run_dir: Path) -> list[dict]:
+    """The cards behind the claims the last draft's body cites: source id, the source record's corpus path, span
+    and quote ([] when the run wrote no draft). The one reading of "what the report cites" every bench scores."""
     from harness.contract.citations import parse_citations
 
+    drafts = sorted((run_dir / "drafts").glob("draft-*.md"), key=lambda p: int(p.stem.split("-")[1]))
+    if not drafts:
+        return []
+    claims = {c["claim_id"]: c for c in json.loads((run_dir / "claims.json").read_text())["claims"]}
+    keys = {k for cit in parse_citations(body_of(drafts[-1].read_text(encoding="utf-8"))) for k in cit.keys}
+    out = []
+    for key in sorted(keys):
+        claim = claims.get(key, {})
+        for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
+            card = json.loads((run_dir / "source-cards" / f"{card_id}.json").read_text())
+            record = json.loads((run_dir / "sources" / f"{card['source_id']}.json").read_text())
+            span = (card["span"]["start"], card["span"]["end"])
+            out.append(
+                {
+                    "source_id": card["source_id"],
+                    "path": record.get("path") or "",
+                    "span": span,
+                    "quote": card.get("quote", ""),
+                }
+            )
+    return out
+
+
+def citation_scores(row: dict, layout: dict, cited: list[dict]) -> dict:
+    """The figures of what a report cites (cards as `cited_cards` gives them): documents (any gold, every gold,
+    precision) and supporting facts (the paragraph sentences the cards' spans overlap: precision, recall, F1)."""
+    gold_titles = {t for t, _ in row["supporting_facts"]}
+    gold_facts = {(t, i) for t, i in row["supporting_facts"]}
+    cited_titles: set[str] = set()
+    facts: set[tuple[str, int]] = set()
+    for card in cited:
+        path = card["path"].rsplit("/", 1)[-1]
+        if path not in layout:
+            continue
+        title, spans = layout[path]
+        cited_titles.add(title)
+        s, e = card["span"]
+        facts |= {(title, k) for k, (a, b) in enumerate(spans) if a < e and s < b}
+    tp = len(facts & gold_facts)
+    p = tp / len(facts) if facts else 0.0
+    r = tp / len(gold_facts) if gold_facts else 0.0
+    return {
+        "any_gold_cited": bool(cited_titles & gold_titles),
+        "every_gold_cited": gold_titles <= cited_titles,
+        "citation_precision": len(cited_titles & gold_titles) / len(cited_titles) if cited_titles else 0.0,
+        "sp_p": p,
+        "sp_r": r,
+        "sp_f1": 2 * p * r / (p + r) if p + r else 0.0,
+        "cited": sorted(cited_titles),
+        "facts": sorted(facts),
+    }
+
+
+def score_run(row: dict, layout: dict, run_dir: Path, status: str) -> dict:
     gold_titles = {t for t, _ in row["supporting_facts"]}
     gold_facts = {(t, i) for t, i in row["supporting_facts"]}
     titles_present = {title for title, _ in layout.values()}
     answer = normalize_answer(row["answer"])
     yes_no = answer in ("yes", "no")
     report_path = run_dir / "final-report.md"
-    cited_paths: set[str] = set()
-    facts: set[tuple[str, int]] = set()
-    body = ""
-    if status == "completed" and report_path.is_file():
-        body = body_of(report_path.read_text(encoding="utf-8"))
-        drafts = sorted((run_dir / "drafts").glob("draft-*.md"), key=lambda p: int(p.stem.split("-")[1]))
-        draft = drafts[-1].read_text(encoding="utf-8")
-        claims = {c["claim_id"]: c for c in json.loads((run_dir / "claims.json").read_text())["claims"]}
-        keys = {k for cit in parse_citations(body_of(draft)) for k in cit.keys}
-        for key in keys:
-            claim = claims.get(key, {})
-            for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
-                card = json.loads((run_dir / "source-cards" / f"{card_id}.json").read_text())
-                record = json.loads((run_dir / "sources" / f"{card['source_id']}.json").read_text())
-                path = record.get("path") or ""
-                path = path.rsplit("/", 1)[-1]
-                if path not in layout:
-                    continue
-                cited_paths.add(path)
-                title, spans = layout[path]
-                s, e = card["span"]["start"], card["span"]["end"]
-                facts |= {(title, k) for k, (a, b) in enumerate(spans) if a < e and s < b}
-    cited_titles = {layout[p][0] for p in cited_paths}
-    tp = len(facts & gold_facts)
-    p = tp / len(facts) if facts else 0.0
-    r = tp / len(gold_facts) if gold_facts else 0.0
+    completed = status == "completed" and report_path.is_file()
+    body = body_of(report_path.read_text(encoding="utf-8")) if completed else ""
+    scores = citation_scores(row, layout, cited_cards(run_dir) if completed else [])
     ceiling_r = len({(t, i) for t, i in gold_facts if t in titles_present}) / len(gold_facts)
     return {
         "id": row["_id"],
@@ -133,12 +166,7 @@ def score_run(row: dict, layout: dict, run_dir: Path, status: str) -> dict:
         "status": status,
         "complete": gold_titles <= titles_present,
         "answer_in_body": None if yes_no else answer in normalize_answer(body),
-        "any_gold_cited": bool(cited_titles & gold_titles),
-        "every_gold_cited": gold_titles <= cited_titles,
-        "citation_precision": len(cited_titles & gold_titles) / len(cited_titles) if cited_titles else 0.0,
-        "sp_p": p,
-        "sp_r": r,
-        "sp_f1": 2 * p * r / (p + r) if p + r else 0.0,
+        **{k: v for k, v in scores.items() if k not in ("cited", "facts")},
         "ceiling": {
             "answer_in_body": None
             if yes_no
@@ -148,9 +176,9 @@ def score_run(row: dict, layout: dict, run_dir: Path, status: str) -> dict:
             "citation_precision": 1.0 if gold_titles & titles_present else 0.0,
             "sp_f1": 2 * ceiling_r / (1 + ceiling_r) if ceiling_r else 0.0,
         },
-        "cited": sorted(cited_titles),
+        "cited": scores["cited"],
         "gold": sorted(gold_titles),
-        "facts": sorted(facts),
+        "facts": scores["facts"],
     }
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_hotpot import body_of  # noqa: E402  (the same report body as the HotpotQA benchmark)
+from bench_hotpot import body_of, cited_cards  # noqa: E402  (the same report body as the HotpotQA benchmark)
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "pythondocs_questions_v2.json"
@@ -65,21 +65,8 @@ def own_distributions() -> set[str]:
 
 
 def cited_documents(run_dir: Path) -> set[str]:
-    from harness.contract.citations import parse_citations
-
-    drafts = sorted((run_dir / "drafts").glob("draft-*.md"), key=lambda p: int(p.stem.split("-")[1]))
-    if not drafts:
-        return set()
-    claims = {c["claim_id"]: c for c in json.loads((run_dir / "claims.json").read_text())["claims"]}
-    keys = {k for cit in parse_citations(body_of(drafts[-1].read_text(encoding="utf-8"))) for k in cit.keys}
-    paths = set()
-    for key in keys:
-        claim = claims.get(key, {})
-        for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
-            card = json.loads((run_dir / "source-cards" / f"{card_id}.json").read_text())
-            record = json.loads((run_dir / "sources" / f"{card['source_id']}.json").read_text())
-            paths.add(record.get("path") or "")
-    return paths
+    """Corpus paths of the documents the report's cited claims rest on."""
+    return {card["path"] for card in cited_cards(run_dir)}
 
 
 def retrieved_documents(run_dir: Path) -> set[str]:

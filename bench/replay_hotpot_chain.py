@@ -55,39 +55,13 @@ def _dump_one(row: dict) -> dict:
                 return {"row": row, "score": bh.score_run(row, layout, Path(tmp), "no_context"), "layout": layout}
             result = harness.run(row["question"].strip(), corpus=corpus, runs_dir=Path(tmp) / "runs", yes=True)
             score = bh.score_run(row, layout, result.run_dir, result.status)
-            cards = _cited_cards(result.run_dir, result.status)
-            body = ""
-            if (result.run_dir / "final-report.md").is_file():
-                body = bh.body_of((result.run_dir / "final-report.md").read_text(encoding="utf-8"))
+            report = result.run_dir / "final-report.md"
+            completed = result.status == "completed" and report.is_file()
+            cards = bh.cited_cards(result.run_dir) if completed else []
+            body = bh.body_of(report.read_text(encoding="utf-8")) if report.is_file() else ""
     finally:
         researcher.chain_sentences = original
     return {"row": row, "score": score, "layout": layout, "cards": cards, "body": body, **seen}
-
-
-def _cited_cards(run_dir: Path, status: str) -> list[dict]:
-    """The cards of the claims the body cites: source id, paragraph file, span, quote."""
-    from harness.contract.citations import parse_citations
-
-    if status != "completed" or not (run_dir / "final-report.md").is_file():
-        return []
-    drafts = sorted((run_dir / "drafts").glob("draft-*.md"), key=lambda p: int(p.stem.split("-")[1]))
-    draft = drafts[-1].read_text(encoding="utf-8")
-    claims = {c["claim_id"]: c for c in json.loads((run_dir / "claims.json").read_text())["claims"]}
-    out = []
-    for key in {k for cit in parse_citations(bh.body_of(draft)) for k in cit.keys}:
-        claim = claims.get(key, {})
-        for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
-            card = json.loads((run_dir / "source-cards" / f"{card_id}.json").read_text())
-            record = json.loads((run_dir / "sources" / f"{card['source_id']}.json").read_text())
-            out.append(
-                {
-                    "sid": card["source_id"],
-                    "path": (record.get("path") or "").rsplit("/", 1)[-1],
-                    "span": (card["span"]["start"], card["span"]["end"]),
-                    "quote": card.get("quote", ""),
-                }
-            )
-    return out
 
 
 def dump(args) -> int:
@@ -104,20 +78,12 @@ def dump(args) -> int:
     return 0
 
 
-def _facts(layout: dict, path: str, span: tuple[int, int]) -> set:
-    if path not in layout:
-        return set()
-    title, spans = layout[path]
-    s, e = span
-    return {(title, k) for k, (a, b) in enumerate(spans) if a < e and s < b}
-
-
 def rescore(item: dict, sentences: list) -> dict:
     """The item's scores with `sentences` as its chain in place of the run's."""
     row, layout = item["row"], item["layout"]
     if "pool" not in item:  # no chain of documents in this run: as measured
         return item["score"]
-    paths = {c["sid"]: c["path"] for c in item["cards"]}
+    paths = {c["source_id"]: c["path"] for c in item["cards"]}
     for sid, sents in item["pool"].items():
         paths.setdefault(sid, _path_of(layout, sents[0].title) if sents else "")
 
@@ -129,30 +95,17 @@ def rescore(item: dict, sentences: list) -> dict:
     added = [s for s in sentences if key(s) not in {key(o) for o in item["sentences"]}]
     # the run's cited cards less the chain sentences the variant drops, plus the ones it adds (a chain sentence
     # both keep stays as the run wrote it: cited or not)
-    cited = [c for c in item["cards"] if (c["sid"], *c["span"]) not in dropped] + [
-        {"sid": s.source_id, "path": paths[s.source_id], "span": key(s)[1:], "quote": s.lead + s.text} for s in added
+    cited = [c for c in item["cards"] if (c["source_id"], *c["span"]) not in dropped] + [
+        {"source_id": s.source_id, "path": paths[s.source_id], "span": key(s)[1:], "quote": s.lead + s.text}
+        for s in added
     ]
-    facts = set().union(*(_facts(layout, c["path"], c["span"]) for c in cited)) if cited else set()
-    gold_facts = {(t, i) for t, i in row["supporting_facts"]}
-    gold_titles = {t for t, _ in gold_facts}
-    cited_titles = {layout[c["path"]][0] for c in cited if c["path"] in layout}
-    tp = len(facts & gold_facts)
-    p = tp / len(facts) if facts else 0.0
-    r = tp / len(gold_facts) if gold_facts else 0.0
     answer = bh.normalize_answer(row["answer"])
     score = dict(item["score"])
     if score["answer_in_body"] is not None:
         quoted = bh.normalize_answer(" ".join(c["quote"] for c in item["cards"]))
         elsewhere = score["answer_in_body"] and answer not in quoted  # a table header, a heading
         score["answer_in_body"] = elsewhere or answer in bh.normalize_answer(" ".join(c["quote"] for c in cited))
-    score.update(
-        any_gold_cited=bool(cited_titles & gold_titles),
-        every_gold_cited=gold_titles <= cited_titles,
-        citation_precision=len(cited_titles & gold_titles) / len(cited_titles) if cited_titles else 0.0,
-        sp_p=p,
-        sp_r=r,
-        sp_f1=2 * p * r / (p + r) if p + r else 0.0,
-    )
+    score.update(bh.citation_scores(row, layout, cited))
     return score
 
 
