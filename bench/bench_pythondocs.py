@@ -86,6 +86,7 @@ def run_one(item: dict, runs_dir: Path, own: set[str], corpus: str = "python-doc
     body = body_of(report.read_text(encoding="utf-8")) if completed else ""
     cited = cited_documents(result.run_dir) if completed else set()
     gold = set(item["gold"])
+    literal = " ".join(body.lower().split())  # the body as the scorer before `plain` read it
     return {
         "question": item["question"],
         "status": result.status,
@@ -94,7 +95,7 @@ def run_one(item: dict, runs_dir: Path, own: set[str], corpus: str = "python-doc
         "citation_precision": len(cited & gold) / len(cited) if cited else 0.0,
         "answer_in_body": key_phrase_in(body, item["key_phrases"]),
         # the figure as scored before quotes were read `plain` (kept so a scorer change is not read as an engine's)
-        "answer_in_body_literal": any(k.lower() in " ".join(body.lower().split()) for k in item["key_phrases"]),
+        "answer_in_body_literal": any(k.lower() in literal for k in item["key_phrases"]),
         "self_citation": bool(cited & own),
         "cited": sorted(cited),
         "run_dir": str(result.run_dir),
