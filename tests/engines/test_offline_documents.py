@@ -120,23 +120,3 @@ def test_two_documents_of_the_python_documentation_never_make_a_chain():
     b = replace(candidate("b", 1.5, 0.0), title="gizmos", text="It returns the widget's count and frobnicate state.")
     assert {c.source_id for c in researcher._chain([a, b], ask)} == {"a", "b"}
     assert researcher._chain([a, b], ask, documented={"a", "b"}) == [a]
-
-
-def test_a_sentence_a_section_and_its_chapter_both_hold_is_quoted_from_the_section():
-    """`help()`'s topics overlap: `topics/try` is a section of `topics/compound`. The sentence both hold is the
-    section's, ranked where the chapter's copy ranked (`researcher._one_copy`); two documents that only share a
-    sentence (a subclass's copied docstring) keep both copies."""
-    sentence = "When a return statement is executed in the try suite, the finally clause is also executed."
-    section = f"The try statement\n\n{sentence}\n\nThe try statement specifies exception handlers for statements."
-    texts = {
-        "try": section,
-        "compound": f"Compound statements\n\nThey span lines.\n\n{section}\n\nThe with statement wraps a block.",
-        "copy": f"A subclass\n\n{sentence}\n\nIt adds nothing else to the protocol it copies its docstring from.",
-    }
-    chapter_copy = replace(candidate("compound", 2.0, 0.0), text=sentence)
-    section_copy = replace(candidate("try", 1.5, 1.0), text=sentence)
-    other = replace(candidate("compound", 1.2, 0.0), text="The with statement wraps a block.")
-    kept = researcher._one_copy([chapter_copy, section_copy, other], texts)
-    assert [(c.source_id, c.relevance) for c in kept] == [("try", 2.0), ("compound", 1.2)]
-    shared = replace(candidate("copy", 1.8, 0.0), text=sentence)
-    assert len(researcher._one_copy([section_copy, shared], texts)) == 2

@@ -30,9 +30,7 @@ The quote is copied from the stored snapshot with its offsets, so it verifies ve
 passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
 again; in the Python documentation, where a docstring's sentences continue one another, one
 whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
-card's place instead. In the Python documentation, a sentence that a section's page and its chapter's page both
-hold (`help()`'s topics overlap) is quoted from the section only (`_one_copy`), and two of its documents never
-make a two-document chain (`_chain`): one module or topic answers.
+card's place instead.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
 role's search budget runs out, the Researcher stops searching and writes cards from the hits it
@@ -100,7 +98,6 @@ BEST_PER_SOURCE = 6  # sentences of the best candidate's document in the answer 
 NEAR = 0.8  # this share of the best's relevance
 SIGNATURE_MAX = 200  # characters of a signature line quoted with its docstring's first sentence
 SIGNED_WORDS = 0.5  # share of words a docstring's first sentence needs (by its place it is prose: `Optional[X] is...`)
-SECTION_OF = 0.75  # share of a document's paragraphs another holds that makes it a section of that one (`_one_copy`)
 SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
@@ -224,42 +221,6 @@ def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
         c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
     ]
     return near[: max(0, BEST_PER_SOURCE - have)]
-
-
-def _section_of(part: str, whole: str) -> bool:
-    """Is the document `part` a section of the document `whole`: at least SECTION_OF of its paragraphs (of more
-    than 40 characters, whitespace read as one space) are paragraphs of `whole`'s text?"""
-    flat = " ".join(whole.split())
-    paras = [" ".join(p.split()) for p in part.split("\n\n") if len(p.strip()) > 40]
-    return len(part) < len(whole) and bool(paras) and sum(p in flat for p in paras) >= SECTION_OF * len(paras)
-
-
-def _one_copy(ranked: list, texts: dict[str, str]) -> list:
-    """A sentence that a section's document and its chapter's both hold, quoted from the section only, ranked where
-    its best copy ranked. The Python documentation's `help()` topics overlap (`topics/try` is a section of
-    `topics/compound`, `topics/augassign` of `topics/assignment`): the section's page is the one about the
-    sentence, and citing the chapter too costs a citation for nothing. Two documents that merely share a sentence
-    (a subclass's copied docstring) keep both copies. `texts`: the documents (the Python documentation's) this
-    applies to; candidates of other sources are kept as they are."""
-    copies: dict[str, list] = {}
-    for c in ranked:
-        if c.source_id in texts:
-            copies.setdefault(" ".join(c.text.split()), []).append(c)
-    sections: dict[tuple[str, str], bool] = {}
-
-    def section(a: str, b: str) -> bool:
-        if (a, b) not in sections:
-            sections[(a, b)] = a != b and _section_of(texts[a], texts[b])
-        return sections[(a, b)]
-
-    out = []
-    for c in ranked:
-        same = copies.get(" ".join(c.text.split()), []) if c.source_id in texts else []
-        if any(section(d.source_id, c.source_id) for d in same):
-            continue  # the chapter's copy: its section's page quotes it
-        chapters = [d for d in same if section(c.source_id, d.source_id)]
-        out.append(replace(c, relevance=max(d.relevance for d in [c, *chapters])) if chapters else c)
-    return sorted(out, key=lambda c: c.key)
 
 
 def _mentions(sentence: str, title: str) -> bool:
@@ -543,8 +504,6 @@ class OfflineResearcher:
         candidates.sort(key=lambda c: c.key)
         # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
         documentation = {c.source_id for c in candidates if _python_documentation(source(c.source_id)[1])}
-        if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
-            candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
         written, per_source, kinds = self._write_cards(
             brief, ctx, candidates, subject | criteria, ask, chain, documentation
         )
