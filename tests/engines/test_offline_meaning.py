@@ -41,16 +41,6 @@ def test_closeness_is_relative_to_the_texts_compared():
     assert closeness(MEDIAN, {}) == {}
 
 
-def test_a_spread_of_cosines_narrower_than_the_models_noise_is_not_stretched_to_zero_and_one(monkeypatch):
-    from harness.engines.offline import semantic
-
-    sims = {"near": 0.664, "nearer": 0.666, "far": 0.2}
-    monkeypatch.setattr(semantic, "similarity", lambda q, text: sims[text])
-    assert closeness(MEDIAN, {k: k for k in ("near", "nearer")}) == {"near": 0.0, "nearer": pytest.approx(0.02)}
-    got = closeness(MEDIAN, {k: k for k in sims})  # a spread wider than SPREAD: relative as before
-    assert got["nearer"] == 1.0 and got["far"] == 0.0
-
-
 @pytest.mark.parametrize("documentation", [True, False])
 def test_the_document_whose_subject_the_question_asks_about_is_cited(tmp_path, monkeypatch, documentation):
     """Meaning weighs in on the Python documentation only (the corpus names in `researcher.BUILTIN`): the folder

@@ -22,7 +22,6 @@ import numpy as np
 
 _MODEL = "l2_supercat"
 _DIM = 256
-SPREAD = 0.1  # the narrowest spread of cosines `closeness` stretches to 0..1 (retrieved documents' spread: 0.2-0.6)
 _lock = threading.Lock()
 
 
@@ -70,9 +69,7 @@ def similarity(a: str, b: str) -> float:
 
 def closeness(question: str, texts: dict[str, str]) -> dict[str, float]:
     """Each text's similarity to the question as a share of the spread among them: 1 the closest, 0 the farthest
-    (all 0 when they are equally close). Relative, so the scale of the model's cosines never matters; but a spread
-    narrower than SPREAD is read as SPREAD, so two texts whose cosines differ in the third place (0.660 and 0.664)
-    are not made 0 and 1."""
+    (all 0 when they are equally close). Relative, so the scale of the model's cosines never matters."""
     sims = {key: similarity(question, text) for key, text in texts.items()}
     hi, lo = max(sims.values(), default=0.0), min(sims.values(), default=0.0)
-    return {key: (v - lo) / max(hi - lo, SPREAD) if hi > lo else 0.0 for key, v in sims.items()}
+    return {key: (v - lo) / (hi - lo) if hi > lo else 0.0 for key, v in sims.items()}
