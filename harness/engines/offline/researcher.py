@@ -18,7 +18,8 @@ names by title, or the two the question names, chosen among all retrieved docume
 unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
 sentences. Otherwise (`_chain`) the best pair of sentences from two documents that name each
 other, or that the question names both, the second ranked against what the first leaves unsaid;
-or the best sentence alone when no second document adds enough.
+or the best sentence alone when no second document adds enough, and always in the Python
+documentation, where one module or topic answers and every document names others.
 
 The answering document's other sentences: besides its retrieved passages, the docstrings a question
 names are read whole (`_named_docstrings`: a code name's own documentation; in the best documents,
