@@ -3,6 +3,7 @@ half name (a module the question writes as a word that may be English) does not 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,15 @@ def test_the_python_documentation_is_one_test_on_a_sources_record():
     assert researcher._python_documentation({"corpus": "python-docs+packages"})
     assert not researcher._python_documentation({"corpus": "hotpot-paragraphs"})
     assert not researcher._python_documentation({})
+
+
+def test_two_documents_of_the_python_documentation_never_make_a_chain():
+    """Elsewhere a sentence naming another document's title links the two (a bridge); in the Python documentation,
+    which names its modules everywhere, the answer is the best sentence's one document (`researcher._chain`)."""
+    from harness.engines.offline.ranking import Ask
+
+    ask = Ask.of("What does the frobnicate call return for a widget?")
+    a = replace(candidate("a", 2.0, 0.0), title="gadgets", text="The frobnicate call on a widget is made by gizmos.")
+    b = replace(candidate("b", 1.5, 0.0), title="gizmos", text="It returns the widget's count and frobnicate state.")
+    assert {c.source_id for c in researcher._chain([a, b], ask)} == {"a", "b"}
+    assert researcher._chain([a, b], ask, documented={"a", "b"}) == [a]

@@ -18,7 +18,8 @@ names by title, or the two the question names, chosen among all retrieved docume
 unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
 sentences. Otherwise (`_chain`) the best pair of sentences from two documents that name each
 other, or that the question names both, the second ranked against what the first leaves unsaid;
-or the best sentence alone when no second document adds enough.
+or the best sentence alone when no second document adds enough, and always in the Python
+documentation, where one module or topic answers and every document names others.
 
 The answering document's other sentences: besides its retrieved passages, the docstrings a question
 names are read whole (`_named_docstrings`: a code name's own documentation; in the best documents,
@@ -240,7 +241,7 @@ def _start_docs(ranked: list, ask: Ask) -> list[str]:
     return out
 
 
-def _chain(ranked: list, ask: Ask) -> list:
+def _chain(ranked: list, ask: Ask, documented=frozenset()) -> list:
     """The links of the answer's chain: one sentence, or two from two documents, best first.
 
     A multi-hop answer takes two documents: one sentence answers part of the question, a sentence of another
@@ -249,13 +250,18 @@ def _chain(ranked: list, ask: Ask) -> list:
     LINK when one names the other's document (a bridge: "performed by Harry Connick Jr." and Harry Connick Jr.'s
     own page; half as much for a partial name). Only documents that name each other, or that the question
     names both, make a pair. A pair is the chain when its second sentence adds at least PAIR_MIN; else the best sentence
-    alone."""
+    alone (`_named_best`).
+
+    Two documents of the Python documentation (`documented`: their sources) never make a pair: one module or topic
+    answers, and the documentation names its modules and topics everywhere (`asyncio.runners` ↔
+    `asyncio.base_events`, a topic's "See also"), so a link says nothing of whether the second document holds the
+    rest of the answer; the second document of such a pair was most often one that does not answer (bench/README.md)."""
     if not ranked:
         return []
     by_doc: dict[str, list] = {}
     for c in ranked:
         by_doc.setdefault(c.source_id, []).append(c)
-    pool = [c for cands in by_doc.values() for c in cands[:PAIR_FROM]]
+    pool = [c for sid, cands in by_doc.items() if sid not in documented for c in cands[:PAIR_FROM]]
     words = {id(c): content_words(c.text) | content_words(c.title) for c in pool}
     names = {id(c): entities(c.text) for c in pool}
     asked = set(_start_docs(ranked, ask)) | {
@@ -598,7 +604,7 @@ class OfflineResearcher:
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
         the Python documentation its best document's close sentences (`_near_best`), have confidence "high"."""
-        chain = list(chain or _chain(candidates, ask))
+        chain = list(chain or _chain(candidates, ask, documented))
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
