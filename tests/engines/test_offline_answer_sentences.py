@@ -125,3 +125,24 @@ def test_more_of_the_best_document_is_quoted_in_the_python_documentation_only(tm
         assert len(quoted) >= 3 and "deleted as soon as it is closed" in summary
     else:
         assert len(quoted) <= 2
+
+
+def test_two_docstrings_alike_in_words_are_two_claims_as_their_signatures_name_two_functions():
+    from harness.engines.offline.analyst import _same_claim
+
+    def card(quote: str) -> dict:
+        return {"quote": quote}
+
+    atof = card("def atof(string, func=float)\nParses a string as a float according to the locale settings.")
+    delocalize = card("def delocalize(string)\nParses a string as a normalized number according to the locale settings.")
+    assert not _same_claim(atof, delocalize) and not _same_claim(delocalize, atof)
+    # a docstring's later sentence says something its first does not: not the first's near-duplicate
+    first = card("def quoteattr(data, entities={})\nEscape and quote an attribute value.")
+    later = card("Escape &, <, and > in a string of data, then quote it for use as an attribute value.")
+    assert not _same_claim(later, first)
+    # without signatures, alike sentences stay one claim
+    assert _same_claim(card("Parses a string as a float according to the locale settings."), atof) is False
+    assert _same_claim(
+        card("Parses a string as a float according to the locale settings."),
+        card("Parses the string as a float according to locale settings."),
+    )
