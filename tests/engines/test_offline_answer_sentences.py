@@ -134,7 +134,9 @@ def test_two_docstrings_alike_in_words_are_two_claims_as_their_signatures_name_t
         return {"quote": quote}
 
     atof = card("def atof(string, func=float)\nParses a string as a float according to the locale settings.")
-    delocalize = card("def delocalize(string)\nParses a string as a normalized number according to the locale settings.")
+    delocalize = card(
+        "def delocalize(string)\nParses a string as a normalized number according to the locale settings."
+    )
     assert not _same_claim(atof, delocalize) and not _same_claim(delocalize, atof)
     # a docstring's later sentence says something its first does not: not the first's near-duplicate
     first = card("def quoteattr(data, entities={})\nEscape and quote an attribute value.")
