@@ -3,6 +3,7 @@ a docstring's first sentence as its opening; more of the best document of the Py
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,24 @@ def test_two_docstrings_alike_in_words_are_two_claims_as_their_signatures_name_t
         card("Parses a string as a float according to the locale settings."),
         card("Parses the string as a float according to locale settings."),
     )
+
+
+def test_the_docstring_of_the_code_name_the_question_writes_joins_the_answer_whole():
+    """Its later sentence ("Raise a RuntimeError if there is none.") may score far below other docstrings' first
+    sentences, yet it is what the question asks about the function it names; the other close sentences follow."""
+
+    def cand(start: int, relevance: float, own: bool = False):
+        return researcher._Candidate(
+            relevance=relevance, rank=0, source_id="events", start=start, end=start + 10, kind="primary",
+            title="asyncio.events", flagged=False, hop=1, text=f"sentence {start}", own=own,
+        )  # fmt: skip
+
+    first = cand(100, 2.6, own=True)  # def get_running_loop() / Return the running event loop.
+    others = [cand(10 * n, 2.4 - 0.01 * n) for n in range(1, 9)]  # other docstrings' first sentences, all close
+    later = cand(130, 1.6, own=True)
+    ranked = sorted([first, *others, later], key=lambda c: c.key)
+    near = researcher._near_best(ranked, [first], {"events"})
+    assert near[0] is later and len(near) == researcher.BEST_PER_SOURCE - 1
+    # without a docstring the question names, only the close sentences
+    plain = [replace(c, own=False) for c in ranked]
+    assert all(c.relevance >= researcher.NEAR * 2.6 for c in researcher._near_best(plain, plain[:1], {"events"}))

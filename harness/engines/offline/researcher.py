@@ -211,15 +211,18 @@ def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
     """More of the answer, in the Python documentation: one sentence of a docstring or a reference topic rarely says
     it all (what a function returns, what it raises, when it applies). The best candidate's document's other
     sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of that document in all, join the answer
-    (a document's further sentences cost no citation precision). Only there (`documented`: its sources): an
+    (a document's further sentences cost no citation precision); the sentences of the docstring of a code name the
+    question writes come first, however they score (`_Candidate.own`: what it asked about that function). Only there (`documented`: its sources): an
     encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision."""
     if not ranked or ranked[0].source_id not in documented:
         return []
     top = ranked[0]
     have = sum(c.source_id == top.source_id for c in chain)
-    near = [
-        c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
-    ]
+    mine = [c for c in ranked if c.source_id == top.source_id and c not in chain]
+    # the docstring of a code name the question writes says what it asked about, all of it ("Return the running
+    # event loop." / "Raise a RuntimeError if there is none."): its sentences first, in their order
+    own = sorted((c for c in mine if c.own), key=lambda c: c.start)
+    near = own + [c for c in mine if not c.own and c.relevance >= NEAR * top.relevance]
     return near[: max(0, BEST_PER_SOURCE - have)]
 
 
@@ -323,6 +326,7 @@ class _Candidate:
     first: bool = False  # its document's opening sentence
     titled: float = 0.0  # its document is titled after (or defines) something the question (or the bridge) names
     lead: str = ""  # the sentence before it, quoted with it when it does not stand alone ("For instance, ...")
+    own: bool = False  # in the docstring of a code name the question writes (`ranking.own_sections`)
 
     @property
     def quote(self) -> tuple[str, int]:
@@ -461,7 +465,8 @@ class OfflineResearcher:
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
-                if any(a <= s < b for a, b in own):
+                in_own = any(a <= s < b for a, b in own)
+                if in_own:
                     relevance += OWN
                 relevance += MEANING * meaning.get(hit.source_id, 0.0)
                 relevance -= superseded
@@ -483,6 +488,7 @@ class OfflineResearcher:
                         first=s == opening,
                         titled=titled,
                         lead=text[lead:s],
+                        own=in_own,
                     )
                 )
             return out
