@@ -170,3 +170,28 @@ def test_the_docstring_of_the_code_name_the_question_writes_joins_the_answer_who
     # without a docstring the question names, only the close sentences
     plain = [replace(c, own=False) for c in ranked]
     assert all(c.relevance >= researcher.NEAR * 2.6 for c in researcher._near_best(plain, plain[:1], {"events"}))
+
+
+def test_a_card_quotes_the_next_sentence_when_it_points_back_at_its_own():
+    from harness.sources.sentences import split_sentences
+
+    def trail(text: str, sentence: str) -> str:
+        spans = split_sentences(text)
+        s = text.index(sentence)
+        return text[s : researcher._trail(text, spans, s, s + len(sentence), [])]
+
+    unary = (
+        'The unary "~" (invert) operator yields the bitwise inversion of its\ninteger argument.  The bitwise '
+        'inversion of "x" is defined as\n"-(x+1)".  It only applies to integral numbers.\n\nNext paragraph here.'
+    )
+    first = 'The unary "~" (invert) operator yields the bitwise inversion of its\ninteger argument.'
+    assert trail(unary, first).endswith('"-(x+1)".')  # it opens with the words this one ends on
+    underscore = (
+        "The interactive interpreter makes the result of the last evaluation available in the variable _.  "
+        '(It is stored in the\n   "builtins" module, alongside built-in functions like "print".)\n\nElsewhere.'
+    )
+    assert trail(underscore, underscore.split("  ")[0]).endswith('"print".)')  # a parenthesized aside pointing back
+    # a sentence that stands alone on another subject, or the next paragraph, is not quoted with it
+    other = "The unary minus operator yields the negation of its argument.  Integers have unlimited precision here."
+    assert trail(other, other.split("  ")[0]) == other.split("  ")[0]
+    assert trail(unary, "It only applies to integral numbers.") == "It only applies to integral numbers."
