@@ -244,8 +244,8 @@ def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
     have = sum(c.source_id == top.source_id for c in chain)
     mine = [c for c in ranked if c.source_id == top.source_id and c not in chain]
     # the docstring of a code name the question writes says what it asked about, all of it ("Return the running
-    # event loop." / "Raise a RuntimeError if there is none."): its sentences first, in their order
-    own = sorted((c for c in mine if c.own), key=lambda c: c.start)
+    # event loop." / "Raise a RuntimeError if there is none."): its sentences first, best first
+    own = [c for c in mine if c.own]
     near = own + [c for c in mine if not c.own and c.relevance >= NEAR * top.relevance]
     return near[: max(0, BEST_PER_SOURCE - have)]
 
