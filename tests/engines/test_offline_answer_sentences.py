@@ -3,7 +3,6 @@ a docstring's first sentence as its opening; more of the best document of the Py
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -126,72 +125,3 @@ def test_more_of_the_best_document_is_quoted_in_the_python_documentation_only(tm
         assert len(quoted) >= 3 and "deleted as soon as it is closed" in summary
     else:
         assert len(quoted) <= 2
-
-
-def test_two_docstrings_alike_in_words_are_two_claims_as_their_signatures_name_two_functions():
-    from harness.engines.offline.analyst import _same_claim
-
-    def card(quote: str) -> dict:
-        return {"quote": quote}
-
-    atof = card("def atof(string, func=float)\nParses a string as a float according to the locale settings.")
-    delocalize = card(
-        "def delocalize(string)\nParses a string as a normalized number according to the locale settings."
-    )
-    assert not _same_claim(atof, delocalize) and not _same_claim(delocalize, atof)
-    # a docstring's later sentence says something its first does not: not the first's near-duplicate
-    first = card("def quoteattr(data, entities={})\nEscape and quote an attribute value.")
-    later = card("Escape &, <, and > in a string of data, then quote it for use as an attribute value.")
-    assert not _same_claim(later, first)
-    # without signatures, alike sentences stay one claim
-    assert _same_claim(card("Parses a string as a float according to the locale settings."), atof) is False
-    assert _same_claim(
-        card("Parses a string as a float according to the locale settings."),
-        card("Parses the string as a float according to locale settings."),
-    )
-
-
-def test_the_docstring_of_the_code_name_the_question_writes_joins_the_answer_whole():
-    """Its later sentence ("Raise a RuntimeError if there is none.") may score far below other docstrings' first
-    sentences, yet it is what the question asks about the function it names; the other close sentences follow."""
-
-    def cand(start: int, relevance: float, own: bool = False):
-        return researcher._Candidate(
-            relevance=relevance, rank=0, source_id="events", start=start, end=start + 10, kind="primary",
-            title="asyncio.events", flagged=False, hop=1, text=f"sentence {start}", own=own,
-        )  # fmt: skip
-
-    first = cand(100, 2.6, own=True)  # def get_running_loop() / Return the running event loop.
-    others = [cand(10 * n, 2.4 - 0.01 * n) for n in range(1, 9)]  # other docstrings' first sentences, all close
-    later = cand(130, 1.6, own=True)
-    ranked = sorted([first, *others, later], key=lambda c: c.key)
-    near = researcher._near_best(ranked, [first], {"events"})
-    assert near[0] is later and len(near) == researcher.BEST_PER_SOURCE - 1
-    # without a docstring the question names, only the close sentences
-    plain = [replace(c, own=False) for c in ranked]
-    assert all(c.relevance >= researcher.NEAR * 2.6 for c in researcher._near_best(plain, plain[:1], {"events"}))
-
-
-def test_a_card_quotes_the_next_sentence_when_it_points_back_at_its_own():
-    from harness.sources.sentences import split_sentences
-
-    def trail(text: str, sentence: str) -> str:
-        spans = split_sentences(text)
-        s = text.index(sentence)
-        return text[s : researcher._trail(text, spans, s, s + len(sentence), [])]
-
-    unary = (
-        'The unary "~" (invert) operator yields the bitwise inversion of its\ninteger argument.  The bitwise '
-        'inversion of "x" is defined as\n"-(x+1)".  It only applies to integral numbers.\n\nNext paragraph here.'
-    )
-    first = 'The unary "~" (invert) operator yields the bitwise inversion of its\ninteger argument.'
-    assert trail(unary, first).endswith('"-(x+1)".')  # it opens with the words this one ends on
-    underscore = (
-        "The interactive interpreter makes the result of the last evaluation available in the variable _.  "
-        '(It is stored in the\n   "builtins" module, alongside built-in functions like "print".)\n\nElsewhere.'
-    )
-    assert trail(underscore, underscore.split("  ")[0]).endswith('"print".)')  # a parenthesized aside pointing back
-    # a sentence that stands alone on another subject, or the next paragraph, is not quoted with it
-    other = "The unary minus operator yields the negation of its argument.  Integers have unlimited precision here."
-    assert trail(other, other.split("  ")[0]) == other.split("  ")[0]
-    assert trail(unary, "It only applies to integral numbers.") == "It only applies to integral numbers."

@@ -2,8 +2,8 @@
 
 - Cards are ranked by how well their quotes answer the question (`ranking.Ask`, with the
   source's title as context), the Researcher's confidence, and how many sources agree.
-- Cards of one question whose quotes share most content words and name the same things (a
-  docstring's signature names its function; and agree on numbers and negation) are near-duplicates and form one claim: its statement is the best card's quote,
+- Cards of one question whose quotes share most content words and name the same things (and
+  agree on numbers and negation) are near-duplicates and form one claim: its statement is the best card's quote,
   the other cards stay on it as corroboration.
 - Claims are numbered best first within each question, so C1 is the first question's best.
 - Two claims of one question, from different sources, that talk about the same thing but
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 from harness.contract.quotes import normalize_ws
-from harness.engines.offline.ranking import SIGNED_NAME, Ask, entities
+from harness.engines.offline.ranking import Ask, entities
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
 from harness.runtime.interface import AgentResult, Brief
 
@@ -43,13 +43,8 @@ def _words(card: dict) -> set[str]:
 
 
 def _names(card: dict) -> set[str]:
-    """The words of the things the quote names, without numbers ("Larkspur 3.0" names Larkspur), and the name its
-    signature line documents: two docstrings' first sentences alike in words ("def atof(string) Parses a string as a
-    float according to the locale settings." / "def delocalize(string) Parses a string as a normalized number...")
-    say what two functions do, so they are two claims, and a docstring's later sentence is not its first."""
-    signed = SIGNED_NAME.match(card["quote"].lstrip())
-    named = " ".join(entities(card["quote"]) + ([signed.group(1)] if signed else []))
-    return {w for w in content_words(named) if not any(ch.isdigit() for ch in w)}
+    """The words of the things the quote names, without numbers ("Larkspur 3.0" names Larkspur)."""
+    return {w for w in content_words(" ".join(entities(card["quote"]))) if not any(ch.isdigit() for ch in w)}
 
 
 def _same_things(a: dict, b: dict) -> bool:

@@ -30,8 +30,7 @@ The quote is copied from the stored snapshot with its offsets, so it verifies ve
 passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
 again; in the Python documentation, where a docstring's sentences continue one another, one
 whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
-card's place instead, and a card quotes the next sentence of its paragraph when that one points back at it
-(`_trail`: "(It is stored in the builtins module...)").
+card's place instead.
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
 role's search budget runs out, the Researcher stops searching and writes cards from the hits it
@@ -173,29 +172,6 @@ def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> i
     return s
 
 
-def _trail(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
-    """Where the card of the sentence at s..e ends, in the Python documentation: at e, or at the end of the next
-    sentence of its paragraph when that one points back at it, by a pronoun or connective ("(It is stored in the
-    builtins module...)", "It only applies to...") or by opening with words this one ends on ("...yields the bitwise
-    inversion of its integer argument." / "The bitwise inversion of x is defined as -(x+1)."): it says more of the
-    same thing, and alone it is no answer (the screen drops it, or `stands_alone` does)."""
-    at = bisect.bisect_left(spans, (e, e))
-    if at >= len(spans):
-        return e
-    ns, ne = spans[at]
-    if "\n\n" in text[e:ns] or ne - s > 2 * MAX_CHARS or any(ns < fe and fs < ne for fs, fe in flagged):
-        return e
-    nxt = text[ns:ne].strip()
-    inner = nxt[1:-1] if nxt.startswith("(") and nxt.endswith((")", ").")) else nxt
-    if not is_prose(inner.rstrip(".").rstrip(")") + "."):
-        return e
-    if not stands_alone(nxt):
-        return ne
-    opening = re.match(r"(?:The|An?)\s+(\w+\s+\w+)", nxt)
-    before = " ".join(text[s:e].lower().split())
-    return ne if opening and f" {opening.group(1).lower()} " in f" {before} " else e
-
-
 def _python_documentation(record: dict) -> bool:
     """Is this source the Python documentation (a built-in corpus, `BUILTIN`)? The one test of where the rules that
     read documentation apply: meaning by a module's opening (`semantic.closeness`), a deprecated module giving way
@@ -235,18 +211,15 @@ def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
     """More of the answer, in the Python documentation: one sentence of a docstring or a reference topic rarely says
     it all (what a function returns, what it raises, when it applies). The best candidate's document's other
     sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of that document in all, join the answer
-    (a document's further sentences cost no citation precision); the sentences of the docstring of a code name the
-    question writes come first, however they score (`_Candidate.own`: what it asked about that function). Only there (`documented`: its sources): an
+    (a document's further sentences cost no citation precision). Only there (`documented`: its sources): an
     encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision."""
     if not ranked or ranked[0].source_id not in documented:
         return []
     top = ranked[0]
     have = sum(c.source_id == top.source_id for c in chain)
-    mine = [c for c in ranked if c.source_id == top.source_id and c not in chain]
-    # the docstring of a code name the question writes says what it asked about, all of it ("Return the running
-    # event loop." / "Raise a RuntimeError if there is none."): its sentences first, best first
-    own = [c for c in mine if c.own]
-    near = own + [c for c in mine if not c.own and c.relevance >= NEAR * top.relevance]
+    near = [
+        c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
+    ]
     return near[: max(0, BEST_PER_SOURCE - have)]
 
 
@@ -318,7 +291,7 @@ def _chain(ranked: list, ask: Ask) -> list:
 
 def _span(cand) -> tuple[int, int]:
     """Where a candidate's card quotes its source: from its antecedent (if any) to its end."""
-    return cand.quote[1], cand.end + len(cand.trail)
+    return cand.quote[1], cand.end
 
 
 def _within(inner, outer) -> bool:
@@ -350,13 +323,11 @@ class _Candidate:
     first: bool = False  # its document's opening sentence
     titled: float = 0.0  # its document is titled after (or defines) something the question (or the bridge) names
     lead: str = ""  # the sentence before it, quoted with it when it does not stand alone ("For instance, ...")
-    trail: str = ""  # the next sentence, quoted with it when it points back at this one (`_trail`)
-    own: bool = False  # in the docstring of a code name the question writes (`ranking.own_sections`)
 
     @property
     def quote(self) -> tuple[str, int]:
         """The card's quote and its start: the sentence, after its antecedent when it has one."""
-        return self.lead + self.text + self.trail, self.start - len(self.lead)
+        return self.lead + self.text, self.start - len(self.lead)
 
     @property
     def key(self) -> tuple:
@@ -456,8 +427,7 @@ class OfflineResearcher:
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
-            documentation = _python_documentation(record)
-            superseded = SUPERSEDED if documentation and deprecated(text) else 0.0
+            superseded = SUPERSEDED if _python_documentation(record) and deprecated(text) else 0.0
             out = []
             spans = doc_sentences(hit.source_id, text)
             for s0, e in split_sentences(text, hit.start, hit.end):
@@ -491,8 +461,7 @@ class OfflineResearcher:
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
-                in_own = any(a <= s < b for a, b in own)
-                if in_own:
+                if any(a <= s < b for a, b in own):
                     relevance += OWN
                 relevance += MEANING * meaning.get(hit.source_id, 0.0)
                 relevance -= superseded
@@ -514,8 +483,6 @@ class OfflineResearcher:
                         first=s == opening,
                         titled=titled,
                         lead=text[lead:s],
-                        trail=text[e : _trail(text, spans, s, e, flagged)] if documentation else "",
-                        own=in_own,
                     )
                 )
             return out
