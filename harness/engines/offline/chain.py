@@ -8,7 +8,8 @@ sentences:
 - a document's score is its best sentence's (`Ask.score`) plus how much of the question its whole text covers,
   plus a little when the question names its title;
 - a pair (A, B) is A's score plus B's against the rest of the question (`Ask.rest`: what A does not already
-  say), plus LINK when A names B's title (half for a partial name) and a little when the question names B;
+  say), plus LINK when A names B's title (`_links_to`: A writes the title out, or one of its named things holds
+  it; half for a partial name, or one pieced together from several names) and a little when the question names B;
   only pairs that link, or that the question names both, count;
 - a third document joins when its pair with one of the two scores within MARGIN of the best pair (citing
   one document more is cheaper than missing the one that answers), when a chain document leads to it (names
@@ -74,6 +75,22 @@ def _names_title(title: str, names: list[str]) -> float:
     return 0.5 * max((title_match(n, title) for n in names), default=0.0)
 
 
+def _links_to(title: str, text: str, names: list[str]) -> float:
+    """How fully a document (its text, its named things `names`) names another by its title, as a hyperlink would:
+    1 when the text writes the title out (its parenthetical left out, capitalized as the title is: "Chicago,
+    Milwaukee, St. Paul and Pacific Railroad", which the name finder splits at its commas) or one named thing holds
+    all the title's words; 0.5 when several named things hold them only together (a long page's names cover a short
+    title by accident: "John Smith" from "John Lennon" and "Will Smith") or for a partial name, else 0.
+    Stricter than `_names_title` for the question: a question's few names are all about what it asks."""
+    bare = re.sub(r"\s*\([^)]*\)", "", title).strip()
+    if bare and content_words(bare) and re.search(r"(?<!\w)" + re.escape(bare) + r"(?!\w)", text):
+        return 1.0
+    words = title_words(title)
+    if words and any(words <= content_words(n) for n in names):
+        return 1.0
+    return min(_names_title(title, names), 0.5)
+
+
 def about_names(ask: Ask) -> bool:
     """Is the question about named things (a person, a work, a place: a capitalized or quoted name, not an acronym,
     and not one every retrieved document holds), rather than about code (a code name or a Python statement it
@@ -123,7 +140,7 @@ def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
         for b in docs:
             if b.sid == a.sid:
                 continue
-            linked = _names_title(b.title, names[a.sid])
+            linked = _links_to(b.title, a.text, names[a.sid])
             if not linked and not (in_question[a.sid] >= 1 and in_question[b.sid] >= 1):
                 continue  # two documents that do not lead to each other, not both named by the question
             score = alone[a.sid] + _best(rest, b) + COVER * rest.coverage(b.words) + LINK * linked
