@@ -165,6 +165,9 @@ def test_a_document_links_to_a_title_it_writes_out_not_to_one_its_several_names_
     assert _links_to("Will Smith (actor)", text, names) == 1.0  # one named thing holds the title
     assert _links_to("John Smith", text, names) == 0.5  # only two names together: a partial name
     assert _links_to("Paul Simon", text, names) == 0.0
+    # a title with a lower-case word no name holds, written out; a title's word written in lower case is no link
+    assert _links_to("Anzac Day clash", "He debuted in the Anzac Day clash of 2015.", ["Anzac Day"]) == 1.0
+    assert _links_to("Elephant (2003 film)", "An elephant walked by.", []) == 0.0
 
 
 def test_a_title_pieced_together_from_a_documents_names_is_not_its_bridge():
@@ -181,3 +184,15 @@ def test_a_title_pieced_together_from_a_documents_names_is_not_its_bridge():
     chain = chain_docs(ask, pool)
     # both pages say where their subject was born; the tour's page names John Smith only by pieces of two names
     assert chain[:2] == ["Abbey Road Studio Tour", "Yoko Ono"]
+
+
+def test_a_question_that_writes_a_title_out_names_that_document():
+    docs = {
+        "Anzac Day clash": ["The Anzac Day clash is an Australian rules football match first played in 1995."],
+        "Boxing Day Test": ["The Boxing Day Test is a cricket match first played in 1950."],
+        "Anzac Day": ["Anzac Day is a national day of remembrance in Australia and New Zealand."],
+    }
+    pool = pool_of(docs)
+    ask = ask_for("Which was first played earlier, the Anzac Day clash or the Boxing Day Test?", pool)
+    # "clash" is in no name the question writes, but the question writes the title out: a comparison of the two
+    assert sorted(chain_docs(ask, pool)[:2]) == ["Anzac Day clash", "Boxing Day Test"]
