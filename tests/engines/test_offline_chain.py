@@ -154,3 +154,45 @@ def test_a_second_best_sentence_comes_only_when_it_adds_a_question_word():
         texts = [s.text for s in chain_sentences(ask, pool, chain_docs(ask, pool))]
         assert DOCS["Shirley Temple"][1] in texts
         assert (second in texts) is joins
+
+
+def test_a_document_links_to_a_title_it_writes_out_not_to_one_its_several_names_piece_together():
+    from harness.engines.offline.chain import _links_to
+
+    text = "The town was a station stop on the Chicago, Milwaukee, St. Paul and Pacific Railroad. John Lennon met Will Smith."
+    names = ["Chicago", "Milwaukee", "St. Paul and Pacific Railroad", "John Lennon", "Will Smith"]
+    assert _links_to("Chicago, Milwaukee, St. Paul and Pacific Railroad", text, names) == 1.0  # written out
+    assert _links_to("Will Smith (actor)", text, names) == 1.0  # one named thing holds the title
+    assert _links_to("John Smith", text, names) == 0.5  # only two names together: a partial name
+    assert _links_to("Paul Simon", text, names) == 0.0
+    # a title with a lower-case word no name holds, written out; a title's word written in lower case is no link
+    assert _links_to("Anzac Day clash", "He debuted in the Anzac Day clash of 2015.", ["Anzac Day"]) == 1.0
+    assert _links_to("Elephant (2003 film)", "An elephant walked by.", []) == 0.0
+
+
+def test_a_title_pieced_together_from_a_documents_names_is_not_its_bridge():
+    docs = {
+        "Abbey Road Studio Tour": [
+            "Abbey Road Studio Tour is a 2004 documentary presented by John Lennon and Will Smith.",
+            "The tour was guided by Yoko Ono, who showed the studio's recording rooms.",
+        ],
+        "Yoko Ono": ["Yoko Ono is a Japanese artist, born in Tokyo in 1933."],
+        "John Smith": ["John Smith is an English footballer, born in Leeds in 1933."],
+    }
+    pool = pool_of(docs)
+    ask = ask_for("Where was the guide of Abbey Road Studio Tour born?", pool)
+    chain = chain_docs(ask, pool)
+    # both pages say where their subject was born; the tour's page names John Smith only by pieces of two names
+    assert chain[:2] == ["Abbey Road Studio Tour", "Yoko Ono"]
+
+
+def test_a_question_that_writes_a_title_out_names_that_document():
+    docs = {
+        "Anzac Day clash": ["The Anzac Day clash is an Australian rules football match first played in 1995."],
+        "Boxing Day Test": ["The Boxing Day Test is a cricket match first played in 1950."],
+        "Anzac Day": ["Anzac Day is a national day of remembrance in Australia and New Zealand."],
+    }
+    pool = pool_of(docs)
+    ask = ask_for("Which was first played earlier, the Anzac Day clash or the Boxing Day Test?", pool)
+    # "clash" is in no name the question writes, but the question writes the title out: a comparison of the two
+    assert sorted(chain_docs(ask, pool)[:2]) == ["Anzac Day clash", "Boxing Day Test"]

@@ -8,17 +8,19 @@ sentences:
 - a document's score is its best sentence's (`Ask.score`) plus how much of the question its whole text covers,
   plus a little when the question names its title;
 - a pair (A, B) is A's score plus B's against the rest of the question (`Ask.rest`: what A does not already
-  say), plus LINK when A names B's title (half for a partial name) and a little when the question names B;
+  say), plus LINK when A names B's title (`_links_to`: A writes the title out, or one of its named things holds
+  it; half for a partial name, or one pieced together from several names) and a little when the question names B;
   only pairs that link, or that the question names both, count;
 - a third document joins when its pair with one of the two scores within MARGIN of the best pair (citing
   one document more is cheaper than missing the one that answers), when a chain document leads to it (names
   its title); one that only names a chain document must come within SIBLING of the best pair: a page that
   mentions the answer's page is mostly a sibling of it (another film of the same actor), not a missing hop;
-- from each chain document come its best sentence (a sentence naming another chain document counts more: it
-  is the bridge), its opening sentence (it says what the document is about: who, when, where), unless the
-  question names that document and the opening adds none of the question's words the best sentence lacks
-  (the question already says what it is), and its second best when that scores at least SECOND of the best
-  and adds question words the best lacks (a second sentence saying the same words again is not a second fact).
+- from each chain document come its best sentence (a sentence naming another chain document, as `_links_to`
+  reads a link, counts more: it is the bridge), its opening sentence (it says what the document is about: who,
+  when, where), unless the question names that document (`_asked`: writes its title out, or its names hold
+  it) and the opening adds none of the question's words the best sentence lacks (the question already says
+  what it is), and its second best when that scores at least SECOND of the best and adds question words the
+  best lacks (a second sentence saying the same words again is not a second fact).
 
 All lexical and deterministic; the Researcher writes the chain's sentences as its high-confidence cards.
 """
@@ -74,6 +76,35 @@ def _names_title(title: str, names: list[str]) -> float:
     return 0.5 * max((title_match(n, title) for n in names), default=0.0)
 
 
+def _links_to(title: str, text: str, names: list[str]) -> float:
+    """How fully a document (its text, its named things `names`) names another by its title, as a hyperlink would:
+    1 when the text writes the title out (its parenthetical left out, capitalized as the title is: "Chicago,
+    Milwaukee, St. Paul and Pacific Railroad", which the name finder splits at its commas) or one named thing holds
+    all the title's words; 0.5 when several named things hold them only together (a long page's names cover a short
+    title by accident: "John Smith" from "John Lennon" and "Will Smith") or for a partial name, else 0.
+    Stricter than the question's naming (`_asked`): a question's few names are all about what it asks."""
+    if _writes(title, text):
+        return 1.0
+    words = title_words(title)
+    if words and any(words <= content_words(n) for n in names):
+        return 1.0
+    return min(_names_title(title, names), 0.5)
+
+
+def _writes(title: str, text: str) -> bool:
+    """Does the text write the title out, its parenthetical left out and capitalized as the title is ("Anzac Day
+    clash", "Chicago, Milwaukee, St. Paul and Pacific Railroad")? Not the title's words in lower case: "an
+    elephant" does not name "Elephant (2003 film)"."""
+    bare = re.sub(r"\s*\([^)]*\)", "", title).strip()
+    return bool(content_words(bare)) and re.search(r"(?<!\w)" + re.escape(bare) + r"(?!\w)", text) is not None
+
+
+def _asked(title: str, ask: Ask) -> float:
+    """How fully the question names a document by its title: 1 when it writes the title out, else `_names_title`
+    against its names (which may piece the title together: a question's few names are all about what it asks)."""
+    return 1.0 if _writes(title, ask.text) else _names_title(title, _proper(ask.names))
+
+
 def about_names(ask: Ask) -> bool:
     """Is the question about named things (a person, a work, a place: a capitalized or quoted name, not an acronym,
     and not one every retrieved document holds), rather than about code (a code name or a Python statement it
@@ -112,8 +143,7 @@ def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
     if len(docs) < 2:
         return []
     names = {d.sid: _proper(entities(d.text)) for d in docs}
-    asked = _proper(ask.names)
-    in_question = {d.sid: _names_title(d.title, asked) for d in docs}
+    in_question = {d.sid: _asked(d.title, ask) for d in docs}
     alone = {
         d.sid: _best(ask, d) + COVER * ask.coverage(d.words) + NAMED * in_question[d.sid] - _index(d) for d in docs
     }
@@ -123,7 +153,7 @@ def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
         for b in docs:
             if b.sid == a.sid:
                 continue
-            linked = _names_title(b.title, names[a.sid])
+            linked = _links_to(b.title, a.text, names[a.sid])
             if not linked and not (in_question[a.sid] >= 1 and in_question[b.sid] >= 1):
                 continue  # two documents that do not lead to each other, not both named by the question
             score = alone[a.sid] + _best(rest, b) + COVER * rest.coverage(b.words) + LINK * linked
@@ -159,14 +189,13 @@ def chain_sentences(ask: Ask, pool: dict[str, Sequence[Sentence]], chain: list[s
         return []
     first_words = content_words(" ".join(s.text for s in pool[chain[0]])) | content_words(pool[chain[0]][0].title)
     titles = {sid: pool[sid][0].title for sid in chain}
-    asked = _proper(ask.names)
     out: list = []
     for i, sid in enumerate(chain):
         a = ask if i == 0 else ask.rest(first_words)
         others = [t for s, t in titles.items() if s != sid]
 
         def score(s, a=a, others=others) -> float:
-            bridge = any(_names_title(t, entities(s.text)) >= 1 for t in others)
+            bridge = any(_links_to(t, s.text, entities(s.text)) >= 1 for t in others)
             return a.score(s.text, s.title, first=s.first) + BRIDGE * bridge
 
         ranked = sorted(pool[sid], key=lambda s: -score(s))  # stable: ties keep document order
@@ -176,7 +205,7 @@ def chain_sentences(ask: Ask, pool: dict[str, Sequence[Sentence]], chain: list[s
         picked = [best]
         opening = next((s for s in pool[sid] if s.first), None)
         if opening is not None and opening not in picked:
-            if not _names_title(titles[sid], asked) or _adds(a, opening, best):
+            if not _asked(titles[sid], ask) or _adds(a, opening, best):
                 picked.append(opening)
         if len(ranked) > 1 and ranked[1] not in picked and score(ranked[1]) >= SECOND * score(best):
             if _adds(a, ranked[1], best):
