@@ -252,7 +252,7 @@ def _chain(ranked: list, ask: Ask, documented=frozenset()) -> list:
     names both, make a pair. A pair is the chain when its second sentence adds at least PAIR_MIN; else the best sentence
     alone (`_named_best`).
 
-    Two documents of the Python documentation (`documented`: their sources) never make a pair: one module or topic
+    A document of the Python documentation (`documented`: their sources) is in no pair: one module or topic
     answers, and the documentation names its modules and topics everywhere (`asyncio.runners` ↔
     `asyncio.base_events`, a topic's "See also"), so a link says nothing of whether the second document holds the
     rest of the answer; the second document of such a pair was most often one that does not answer (bench/README.md)."""
