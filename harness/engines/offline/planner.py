@@ -118,21 +118,6 @@ def context_of(question: str, candidates: list[str], criteria: list[str]) -> str
     return " ".join(dict.fromkeys(words))
 
 
-# A value the question quotes as an example: one token in lower case holding a mark no word holds, a path, a format,
-# an escape ('/etc/passwd', '%d'); not a quoted word or title ("nonlocal", "Kick-Ass", "M*A*S*H", "Be Our Guest?").
-_VALUE = re.compile(r"""(?<![\w'"])['"“‘][^\sA-Z'"”’]*[^\w\s'"”’-][^\sA-Z'"”’]*['"”’](?![\w])""")
-
-
-def without_values(question: str) -> str:
-    """The question less the values it quotes as examples ("Why does joining '/usr' with '/etc/passwd' give just
-    '/etc/passwd'?" → "joining give just"), as its content words: their pieces ("usr", "etc", "passwd") are rare words that
-    match any document quoting a like value, while the question is about what is done to them. "" when it quotes
-    none."""
-    if not _VALUE.search(question):
-        return ""
-    return " ".join(w for w in re.findall(r"[\w'’-]+", _VALUE.sub(" ", question)) if content_words(w))
-
-
 def _statement_query(kw: str) -> str:
     """A search for a Python statement: its name and its grammar rules in the language reference (`if_stmt`,
     `try1_stmt`, `lambda_expr`), since the keyword itself ("if", "with") is a stopword no index keeps."""
@@ -207,10 +192,7 @@ def make_plan(
                 "critical": True,
                 "criteria": [],
                 "search_terms": _terms(
-                    question.strip().rstrip("?"),
-                    *candidates,
-                    *map(_statement_query, keywords_named(question)),
-                    without_values(question),
+                    question.strip().rstrip("?"), *candidates, *map(_statement_query, keywords_named(question))
                 ),
             }
         )
