@@ -1,7 +1,12 @@
 """Offline Planner: a rule-based decomposition of the question into research questions.
 
 A comparison ("How do X and Y differ in A and B?", "X vs Y for A") gets one research
-question per candidate, each carrying the criteria the question names. Any other
+question per candidate, each carrying the criteria the question names. Two plain phrases compared ("Using ftplib,
+how do I switch data transfers between passive and active mode?") are read as the question means them ("passive
+mode", "active mode": the article dropped, the shared head noun given to both) and keep the subject they are about:
+each branch's question carries the question's other words ("What do the sources say about passive mode (ftplib
+switch data transfers)?"), so its searches and its ranking stay within that subject; a phrase like "passive mode"
+means nothing alone, while a name or a code name identifies its own document. Any other
 question becomes one research question: the question itself, searched for with what it names (code
 names, and a Python statement or keyword it asks about: "the with statement" → "with statement").
 A deliverable question closes the plan and says what the report delivers (the Writer answers in the
