@@ -107,6 +107,41 @@ def test_plan_questions_are_questions_not_instructions():
     assert len(texts) == 2 and all(t.endswith("?") and not t.startswith("Find") for t in texts)
 
 
+# Two plain phrases compared within a subject the question names: "passive mode" means the subject's passive mode.
+MODE_DOCS = {
+    "frobnik.md": "# frobnik\n\nThe frobnik client sends its data transfers over a second connection. "
+    "Call set_pasv(True) to make data transfers use passive mode, the default.\n"
+    "Call set_pasv(False) to switch data transfers to active mode, where the server connects back.\n",
+    "antenna.md": "# Antennas\n\nA passive antenna has no amplifier and draws no power in passive mode. "
+    "An active antenna amplifies the signal, and active mode drains the battery of the active antenna.\n",
+}
+MODE_QUESTION = "Using frobnik, how do I switch data transfers between passive and active mode?"
+
+
+def test_two_plain_phrases_compared_keep_the_subject_they_are_about():
+    research = [q for q in make_plan(MODE_QUESTION)["questions"] if q["kind"] == "research"]
+    # one branch per phrase, as the question means it ("passive" shares "mode"), each within the question's subject
+    assert [q["search_terms"][0] for q in research] == ["passive mode", "active mode"]
+    assert all("frobnik" in q["text"] and "data transfers" in q["text"] for q in research)
+    assert all(not q["text"].startswith("Answer the question") for q in research)
+    # an "In pdb," before the phrases is their subject, not a criterion; named candidates are not rewritten
+    pdb = make_plan("In frobnik, what is the difference between the next and step commands?")
+    assert pdb["criteria"] == [] and [q["search_terms"][0] for q in pdb["questions"][:2]] == [
+        "next commands",
+        "step commands",
+    ]
+    assert "(frobnik)" in pdb["questions"][0]["text"]
+    named = make_plan(COMPARE_QUESTION)["questions"][0]
+    assert named["text"] == "What do the sources say about fastq with respect to retries, cancellation?"
+
+
+def test_a_branch_of_plain_phrases_cites_the_subjects_document(tmp_path):
+    corpus = write_docs(tmp_path / "corpus", MODE_DOCS)
+    run_dir = run(corpus, tmp_path / "runs", MODE_QUESTION)
+    assert validate_workspace(run_dir) == []
+    assert cited_titles(run_dir) == {"frobnik"}
+
+
 def test_section_headings_read_as_topics():
     q = make_plan(COMPARE_QUESTION)["questions"][0]
     assert topic(q) == "fastq: retries and cancellation"

@@ -1,7 +1,12 @@
 """Offline Planner: a rule-based decomposition of the question into research questions.
 
 A comparison ("How do X and Y differ in A and B?", "X vs Y for A") gets one research
-question per candidate, each carrying the criteria the question names. Any other
+question per candidate, each carrying the criteria the question names. Two plain phrases compared ("Using ftplib,
+how do I switch data transfers between passive and active mode?") are read as the question means them ("passive
+mode", "active mode": the article dropped, the shared head noun given to both) and keep the subject they are about:
+each branch's question carries the question's other words ("What do the sources say about passive mode (ftplib
+switch data transfers)?"), so its searches and its ranking stay within that subject; a phrase like "passive mode"
+means nothing alone, while a name or a code name identifies its own document. Any other
 question becomes one research question: the question itself, searched for with what it names (code
 names, and a Python statement or keyword it asks about: "the with statement" → "with statement").
 A deliverable question closes the plan and says what the report delivers (the Writer answers in the
@@ -19,6 +24,7 @@ import re
 from harness.contract.layout import PLAN
 from harness.contract.search import CORPUS, WEB
 from harness.engines.offline.ranking import keywords_named
+from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -86,6 +92,37 @@ def criteria_in(question: str, candidates: list[str]) -> list[str]:
     return [p for p in parts if len(p) > 2][:4]
 
 
+_DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.I)
+
+
+def plain(term: str) -> bool:
+    """A plain phrase: lower-case words only, no name and no code ("passive mode", "closing it"; not "re.match")."""
+    return bool(re.fullmatch(r"[a-z][a-z'-]*(?: [a-z][a-z'-]*)*", term))
+
+
+def plain_candidates(candidates: list[str]) -> list[str]:
+    """Two plain phrases as the question means them: without a leading article ("the next" → "next"), and sharing
+    the head noun the last one carries when the others are one word ("passive and active mode" → "passive mode",
+    "active mode")."""
+    cands = [_DETERMINER.sub("", c) for c in candidates]
+    head = cands[-1].split()
+    if len(head) >= 2 and all(len(c.split()) == 1 for c in cands[:-1]):
+        cands = [f"{c} {head[-1]}" for c in cands[:-1]] + cands[-1:]
+    return cands
+
+
+def context_of(question: str, candidates: list[str], criteria: list[str]) -> str:
+    """What a comparison of plain phrases is about besides them: the question's words outside the candidates and
+    criteria, less question and comparison words ("Using ftplib, how do I switch data transfers between passive
+    and active mode?" → "ftplib switch data transfers"). A plain phrase means something only within its subject:
+    "passive mode" of ftplib, not of any other module."""
+    text = question
+    for part in sorted([*candidates, *criteria], key=len, reverse=True):
+        text = re.sub(re.escape(part), " ", text, flags=re.I)
+    words = [w for w in re.findall(r"[\w.'’-]+", text) if content_words(w)]
+    return " ".join(dict.fromkeys(words))
+
+
 def _statement_query(kw: str) -> str:
     """A search for a Python statement: its name and its grammar rules in the language reference (`if_stmt`,
     `try1_stmt`, `lambda_expr`), since the keyword itself ("if", "with") is a stopword no index keeps."""
@@ -132,11 +169,21 @@ def make_plan(
     criteria = criteria_in(question, candidates) if comparing else []
     questions = []
     if comparing:
+        context = ""
+        if all(map(plain, candidates)):
+            # the criteria of plain phrases are what follows them ("... break and continue in a loop"): an "In pdb,"
+            # before them is their subject, not a criterion
+            raw = candidates
+            last = max(question.lower().rfind(c.lower()) + len(c) for c in raw)
+            criteria = criteria_in(question[last:], [])
+            candidates = plain_candidates(candidates)
+            context = context_of(question, raw, criteria)
         about = f" with respect to {', '.join(criteria)}" if criteria else ""
+        within = f" ({context})" if context else ""
         for cand in candidates[:6]:
             questions.append(
                 {
-                    "text": f"What do the sources say about {cand}{about}?",
+                    "text": f"What do the sources say about {cand}{about}{within}?",
                     "critical": True,
                     "criteria": criteria,
                     "search_terms": _terms(cand, *(f"{cand} {c}" for c in criteria)),
