@@ -125,3 +125,20 @@ def test_more_of_the_best_document_is_quoted_in_the_python_documentation_only(tm
         assert len(quoted) >= 3 and "deleted as soon as it is closed" in summary
     else:
         assert len(quoted) <= 2
+
+
+def test_a_heading_over_its_underline_is_never_quoted(tmp_path):
+    """A reference topic opens with its title over a line of `*` (reST): it names the section and states nothing,
+    so it is no claim, however many words it has (it was quoted as one: "Unary arithmetic and bitwise operations
+    ****"), and the topic's opening sentence is the first sentence after it."""
+    heading = "Unary arithmetic and bitwise operations\n***************************************"
+    assert not researcher.is_prose(heading)
+    assert not researcher.is_prose("Statistics for relations between two inputs\n-------------------------------")
+    assert researcher.is_prose("The unary minus operator yields the negation of its numeric argument.")
+    doc = f"{heading}\n\nThe unary minus operator yields the negation of its numeric argument.\n"
+    assert doc[researcher._opening_sentence(doc) :].startswith("The unary minus")
+    corpus = write_docs(tmp_path / "corpus", {"unary.md": doc})
+    summary = _summary(
+        run(corpus, tmp_path / "runs", "What does the unary minus operator yield for bitwise operations?")
+    )
+    assert "negation of its numeric argument" in summary and "****" not in summary

@@ -103,13 +103,18 @@ SUPERSEDED = 1.0  # taken from every sentence of a module whose document says im
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
+# A heading's underline (reST, Markdown setext): a line of one mark repeated, under the title it underlines.
+_UNDERLINE = re.compile(r"^[ \t]*([=\-*~^#+])\1{2,}[ \t]*$", re.M)
 
 
 def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bool:
-    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words)."""
+    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words), and
+    not a heading (a title over its underline of `*`, `=`, `-`, ...: it names a section, it states nothing)."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
+    if _UNDERLINE.search(sentence):
+        return False  # a heading and its underline ("Unary arithmetic and bitwise operations" / "*****"): a title
     if not re.match(r"[A-Za-z`\"“]", stripped) or re.search(r"#\d", stripped):
         return False  # list markers, changelog entries, issue numbers
     if sentence.rstrip().endswith(":"):
