@@ -142,3 +142,44 @@ def test_a_heading_over_its_underline_is_never_quoted(tmp_path):
         run(corpus, tmp_path / "runs", "What does the unary minus operator yield for bitwise operations?")
     )
     assert "negation of its numeric argument" in summary and "****" not in summary
+
+
+INVERT_DOC = (
+    "Unary operations\n****************\n\n"
+    'The unary "-" (minus) operator yields the negation of its numeric argument.\n\n'
+    'The unary "~" (invert) operator yields the bitwise inversion of its integer\nargument.  The bitwise inversion '
+    'of "x" is defined as "-(x+1)".  It only applies to integral numbers.\n\n'
+    "In all cases, if the argument does not have the proper type, a TypeError is raised.\n"
+)
+PLANTS_DOC = "# plants\n\nTomatoes need full sun and regular watering in the summer months.\n"
+
+
+@pytest.mark.parametrize("documentation", [True, False])
+def test_an_answer_card_of_the_python_documentation_quotes_the_rest_of_its_paragraph(
+    tmp_path, monkeypatch, documentation
+):
+    """A paragraph of the documentation makes one point: the operator's definition, then its specifics. The answer's
+    sentence ("...yields the bitwise inversion of its integer argument.") shares the question's words, the one that
+    says what the value is ("-(x+1)") shares none, so only the paragraph brings it. Elsewhere (an encyclopedia's
+    paragraph holds several facts) a card quotes its sentence alone."""
+    corpus = write_docs(tmp_path / "corpus", {"unary.md": INVERT_DOC, "plants.md": PLANTS_DOC})
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    summary = _summary(run(corpus, tmp_path / "runs", "What value does the invert operator yield for an integer?"))
+    assert "yields the bitwise inversion of its integer argument" in summary
+    assert ('"-(x+1)"' in summary and "It only applies to integral numbers" in summary) == documentation
+
+
+def test_the_rest_of_a_paragraph_stops_at_its_end_at_code_and_at_the_cap():
+    text = "The first point is said here in words.  The second point is said in words too.\n\n" + "Another one.\n"
+    spans = researcher.split_sentences(text)
+    s, e = spans[0]
+    assert text[e : researcher._rest(text, spans, s, e, [])].strip() == "The second point is said in words too."
+    s, e = spans[1]
+    assert researcher._rest(text, spans, s, e, []) == e  # the paragraph ends there
+    code = "It returns the loop that is running now.  >>> loop = get_loop()\n"
+    spans = researcher.split_sentences(code)
+    assert researcher._rest(code, spans, *spans[0], []) == spans[0][1]  # code is no part of the point
+    long = "A short sentence of words here.  " + "Words and more words follow in this long sentence. " * 30
+    spans = researcher.split_sentences(long)
+    assert researcher._rest(long, spans, *spans[0], []) < len(long.rstrip())  # PARAGRAPH_MAX characters at most
