@@ -183,3 +183,31 @@ def test_the_rest_of_a_paragraph_stops_at_its_end_at_code_and_at_the_cap():
     long = "A short sentence of words here.  " + "Words and more words follow in this long sentence. " * 30
     spans = researcher.split_sentences(long)
     assert researcher._rest(long, spans, *spans[0], []) < len(long.rstrip())  # PARAGRAPH_MAX characters at most
+
+
+ENCODE_DOC = (
+    "# quoprimime\n\nQuoted-printable content transfer encoding.\n\n"
+    "def body_encode(body, maxlinelen=76)\nEncode a body with quoted-printable, wrapping lines at maxlinelen "
+    "characters.\n\nEach line of encoded text will end with the eol string given.\n\n"
+    "Smaller values than 4 will generate a ValueError.\n\n"
+    "def header_length(bytearray)\nReturn a header quoted-printable encoding length.\n"
+)
+
+
+@pytest.mark.parametrize("documentation", [True, False])
+def test_a_docstrings_first_sentence_card_quotes_the_rest_of_its_docstring(tmp_path, monkeypatch, documentation):
+    """A docstring documents one name: its summary line, then the paragraphs that say the rest (PEP 257). So the
+    card of its first sentence, quoted with its signature, goes on through the docstring's later paragraphs (to the
+    next signature), where a plain paragraph's card stops at the blank line."""
+    corpus = write_docs(tmp_path / "corpus", {"quoprimime.md": ENCODE_DOC, "plants.md": PLANTS_DOC})
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    summary = _summary(run(corpus, tmp_path / "runs", "How do I encode a body with quoted-printable wrapping lines?"))
+    assert "`body_encode(body, maxlinelen=76)`: Encode a body with quoted-printable" in summary
+    assert ("Smaller values than 4 will generate a ValueError" in summary) == documentation
+    text = ENCODE_DOC
+    spans = researcher.split_sentences(text)
+    s, e = next(span for span in spans if text[span[0] :].startswith("def body_encode"))
+    end = dict((a, b) for _, a, b in researcher.signed_sections(text))[s]
+    assert text[researcher._rest(text, spans, s, e, [], end) :].lstrip().startswith("def header_length")
+    assert researcher._rest(text, spans, s, e, []) == e  # without its docstring's end: the paragraph's

@@ -27,7 +27,8 @@ each function whose name holds the question's words); in the Python documentatio
 that score close to its best join the answer (`_near_best`), as a docstring's later sentences say
 what its first leaves out (what it returns, raises, when it applies); and each answer card quotes the
 rest of its sentence's paragraph (`_rest`: a paragraph makes one point, the definition and then its
-specifics), counted as the cards it holds, so the cards of other documents are the same as without it.
+specifics; a docstring's first sentence, the rest of its docstring, which documents one name), counted
+as the cards it holds, so the cards of other documents are the same as without it.
 
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim. Each
 passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
@@ -181,15 +182,22 @@ def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> i
     return s
 
 
-def _rest(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
+def _rest(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged, until: int = 0) -> int:
     """Where an answer card of the Python documentation ends: at the end of its paragraph, the documentation's unit
     of one point ("The unary "~" (invert) operator yields the bitwise inversion of its integer argument." goes on
     "The bitwise inversion of "x" is defined as "-(x+1)"."; a docstring's "Return the running event loop." goes on
     "Raise a RuntimeError if there is none."). The following sentences of the same paragraph join while each is
-    unflagged prose (a parenthesized one too) and the card stays within PARAGRAPH_MAX characters; e when none."""
+    unflagged prose (a parenthesized one too) and the card stays within PARAGRAPH_MAX characters; e when none.
+    Before `until` (a docstring's end, for its first sentence) a blank line does not end it: a docstring documents
+    one name, its summary line first and then the paragraphs that say the rest ("The minimum maxlinelen is 4...")."""
     end = e
     for ns, ne in spans[bisect.bisect_left(spans, (e, e)) :]:
-        if "\n\n" in text[end:ns] or ne - s > PARAGRAPH_MAX or any(ns < fe and fs < ne for fs, fe in flagged):
+        if (
+            "\n\n" in text[end:ns]
+            and ns >= until
+            or ne - s > PARAGRAPH_MAX
+            or any(ns < fe and fs < ne for fs, fe in flagged)
+        ):
             break
         nxt = text[ns:ne].strip()
         if nxt.startswith("(") and nxt.endswith((")", ").", ".)")):
@@ -402,6 +410,14 @@ class OfflineResearcher:
                 sentence_spans[sid] = split_sentences(text)
             return sentence_spans[sid]
 
+        docstring_ends: dict[str, dict[int, int]] = {}
+
+        def docstrings(sid: str, text: str) -> dict[int, int]:
+            """Where each docstring (from its signature line) ends, by where it starts."""
+            if sid not in docstring_ends:
+                docstring_ends[sid] = {a: b for _, a, b in signed_sections(text)}
+            return docstring_ends[sid]
+
         stopped: list[BudgetExhausted] = []
         find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
 
@@ -519,7 +535,9 @@ class OfflineResearcher:
                         first=s == opening,
                         titled=titled,
                         lead=text[lead:s],
-                        rest=text[e : _rest(text, spans, s, e, flagged)] if documentation else "",
+                        rest=text[e : _rest(text, spans, s, e, flagged, docstrings(hit.source_id, text).get(lead, 0))]
+                        if documentation
+                        else "",
                     )
                 )
             return out
