@@ -125,3 +125,89 @@ def test_more_of_the_best_document_is_quoted_in_the_python_documentation_only(tm
         assert len(quoted) >= 3 and "deleted as soon as it is closed" in summary
     else:
         assert len(quoted) <= 2
+
+
+def test_a_heading_over_its_underline_is_never_quoted(tmp_path):
+    """A reference topic opens with its title over a line of `*` (reST): it names the section and states nothing,
+    so it is no claim, however many words it has (it was quoted as one: "Unary arithmetic and bitwise operations
+    ****"), and the topic's opening sentence is the first sentence after it."""
+    heading = "Unary arithmetic and bitwise operations\n***************************************"
+    assert not researcher.is_prose(heading)
+    assert not researcher.is_prose("Statistics for relations between two inputs\n-------------------------------")
+    assert researcher.is_prose("The unary minus operator yields the negation of its numeric argument.")
+    doc = f"{heading}\n\nThe unary minus operator yields the negation of its numeric argument.\n"
+    assert doc[researcher._opening_sentence(doc) :].startswith("The unary minus")
+    corpus = write_docs(tmp_path / "corpus", {"unary.md": doc})
+    summary = _summary(
+        run(corpus, tmp_path / "runs", "What does the unary minus operator yield for bitwise operations?")
+    )
+    assert "negation of its numeric argument" in summary and "****" not in summary
+
+
+INVERT_DOC = (
+    "Unary operations\n****************\n\n"
+    'The unary "-" (minus) operator yields the negation of its numeric argument.\n\n'
+    'The unary "~" (invert) operator yields the bitwise inversion of its integer\nargument.  The bitwise inversion '
+    'of "x" is defined as "-(x+1)".  It only applies to integral numbers.\n\n'
+    "In all cases, if the argument does not have the proper type, a TypeError is raised.\n"
+)
+PLANTS_DOC = "# plants\n\nTomatoes need full sun and regular watering in the summer months.\n"
+
+
+@pytest.mark.parametrize("documentation", [True, False])
+def test_an_answer_card_of_the_python_documentation_quotes_the_rest_of_its_paragraph(
+    tmp_path, monkeypatch, documentation
+):
+    """A paragraph of the documentation makes one point: the operator's definition, then its specifics. The answer's
+    sentence ("...yields the bitwise inversion of its integer argument.") shares the question's words, the one that
+    says what the value is ("-(x+1)") shares none, so only the paragraph brings it. Elsewhere (an encyclopedia's
+    paragraph holds several facts) a card quotes its sentence alone."""
+    corpus = write_docs(tmp_path / "corpus", {"unary.md": INVERT_DOC, "plants.md": PLANTS_DOC})
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    summary = _summary(run(corpus, tmp_path / "runs", "What value does the invert operator yield for an integer?"))
+    assert "yields the bitwise inversion of its integer argument" in summary
+    assert ('"-(x+1)"' in summary and "It only applies to integral numbers" in summary) == documentation
+
+
+def test_the_rest_of_a_paragraph_stops_at_its_end_at_code_and_at_the_cap():
+    text = "The first point is said here in words.  The second point is said in words too.\n\n" + "Another one.\n"
+    spans = researcher.split_sentences(text)
+    s, e = spans[0]
+    assert text[e : researcher._rest(text, spans, s, e, [])].strip() == "The second point is said in words too."
+    s, e = spans[1]
+    assert researcher._rest(text, spans, s, e, []) == e  # the paragraph ends there
+    code = "It returns the loop that is running now.  >>> loop = get_loop()\n"
+    spans = researcher.split_sentences(code)
+    assert researcher._rest(code, spans, *spans[0], []) == spans[0][1]  # code is no part of the point
+    long = "A short sentence of words here.  " + "Words and more words follow in this long sentence. " * 30
+    spans = researcher.split_sentences(long)
+    assert researcher._rest(long, spans, *spans[0], []) < len(long.rstrip())  # PARAGRAPH_MAX characters at most
+
+
+ENCODE_DOC = (
+    "# quoprimime\n\nQuoted-printable content transfer encoding.\n\n"
+    "def body_encode(body, maxlinelen=76)\nEncode a body with quoted-printable, wrapping lines at maxlinelen "
+    "characters.\n\nEach line of encoded text will end with the eol string given.\n\n"
+    "Smaller values than 4 will generate a ValueError.\n\n"
+    "def header_length(bytearray)\nReturn a header quoted-printable encoding length.\n"
+)
+
+
+@pytest.mark.parametrize("documentation", [True, False])
+def test_a_docstrings_first_sentence_card_quotes_the_rest_of_its_docstring(tmp_path, monkeypatch, documentation):
+    """A docstring documents one name: its summary line, then the paragraphs that say the rest (PEP 257). So the
+    card of its first sentence, quoted with its signature, goes on through the docstring's later paragraphs (to the
+    next signature), where a plain paragraph's card stops at the blank line."""
+    corpus = write_docs(tmp_path / "corpus", {"quoprimime.md": ENCODE_DOC, "plants.md": PLANTS_DOC})
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    summary = _summary(run(corpus, tmp_path / "runs", "How do I encode a body with quoted-printable wrapping lines?"))
+    assert "`body_encode(body, maxlinelen=76)`: Encode a body with quoted-printable" in summary
+    assert ("Smaller values than 4 will generate a ValueError" in summary) == documentation
+    text = ENCODE_DOC
+    spans = researcher.split_sentences(text)
+    s, e = next(span for span in spans if text[span[0] :].startswith("def body_encode"))
+    end = dict((a, b) for _, a, b in researcher.signed_sections(text))[s]
+    assert text[researcher._rest(text, spans, s, e, [], end) :].lstrip().startswith("def header_length")
+    assert researcher._rest(text, spans, s, e, []) == e  # without its docstring's end: the paragraph's

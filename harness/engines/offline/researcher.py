@@ -25,7 +25,10 @@ The answering document's other sentences: besides its retrieved passages, the do
 names are read whole (`_named_docstrings`: a code name's own documentation; in the best documents,
 each function whose name holds the question's words); in the Python documentation, its sentences
 that score close to its best join the answer (`_near_best`), as a docstring's later sentences say
-what its first leaves out (what it returns, raises, when it applies).
+what its first leaves out (what it returns, raises, when it applies); and each answer card quotes the
+rest of its sentence's paragraph (`_rest`: a paragraph makes one point, the definition and then its
+specifics; a docstring's first sentence, the rest of its docstring, which documents one name), counted
+as the cards it holds, so the cards of other documents are the same as without it.
 
 The quote is copied from the stored snapshot with its offsets, so it verifies verbatim. Each
 passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
@@ -99,17 +102,23 @@ BEST_PER_SOURCE = 6  # sentences of the best candidate's document in the answer 
 NEAR = 0.8  # this share of the best's relevance
 SIGNATURE_MAX = 200  # characters of a signature line quoted with its docstring's first sentence
 SIGNED_WORDS = 0.5  # share of words a docstring's first sentence needs (by its place it is prose: `Optional[X] is...`)
+PARAGRAPH_MAX = 2 * MAX_CHARS  # characters an answer card may quote when it continues to its paragraph's end (`_rest`)
 SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
 )
+# A heading's underline (reST, Markdown setext): a line of one mark repeated, under the title it underlines.
+_UNDERLINE = re.compile(r"^[ \t]*([=\-*~^#+])\1{2,}[ \t]*$", re.M)
 
 
 def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bool:
-    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words)."""
+    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words), and
+    not a heading (a title over its underline of `*`, `=`, `-`, ...: it names a section, it states nothing)."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
+    if _UNDERLINE.search(sentence):
+        return False  # a heading and its underline ("Unary arithmetic and bitwise operations" / "*****"): a title
     if not re.match(r"[A-Za-z`\"“]", stripped) or re.search(r"#\d", stripped):
         return False  # list markers, changelog entries, issue numbers
     if sentence.rstrip().endswith(":"):
@@ -171,6 +180,32 @@ def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> i
         if stands_alone(text[bs:be]):
             return start
     return s
+
+
+def _rest(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged, until: int = 0) -> int:
+    """Where an answer card of the Python documentation ends: at the end of its paragraph, the documentation's unit
+    of one point ("The unary "~" (invert) operator yields the bitwise inversion of its integer argument." goes on
+    "The bitwise inversion of "x" is defined as "-(x+1)"."; a docstring's "Return the running event loop." goes on
+    "Raise a RuntimeError if there is none."). The following sentences of the same paragraph join while each is
+    unflagged prose (a parenthesized one too) and the card stays within PARAGRAPH_MAX characters; e when none.
+    Before `until` (a docstring's end, for its first sentence) a blank line does not end it: a docstring documents
+    one name, its summary line first and then the paragraphs that say the rest ("The minimum maxlinelen is 4...")."""
+    end = e
+    for ns, ne in spans[bisect.bisect_left(spans, (e, e)) :]:
+        if (
+            "\n\n" in text[end:ns]
+            and ns >= until
+            or ne - s > PARAGRAPH_MAX
+            or any(ns < fe and fs < ne for fs, fe in flagged)
+        ):
+            break
+        nxt = text[ns:ne].strip()
+        if nxt.startswith("(") and nxt.endswith((")", ").", ".)")):
+            nxt = nxt[1:].rstrip(".").rstrip(")") + "."  # a parenthesized aside is read as the sentence it holds
+        if not is_prose(nxt):
+            break
+        end = ne
+    return end
 
 
 def _python_documentation(record: dict) -> bool:
@@ -297,7 +332,7 @@ def _chain(ranked: list, ask: Ask, documented=frozenset()) -> list:
 
 def _span(cand) -> tuple[int, int]:
     """Where a candidate's card quotes its source: from its antecedent (if any) to its end."""
-    return cand.quote[1], cand.end
+    return cand.quote[1], cand.end + len(cand.trail)
 
 
 def _within(inner, outer) -> bool:
@@ -329,11 +364,13 @@ class _Candidate:
     first: bool = False  # its document's opening sentence
     titled: float = 0.0  # its document is titled after (or defines) something the question (or the bridge) names
     lead: str = ""  # the sentence before it, quoted with it when it does not stand alone ("For instance, ...")
+    rest: str = ""  # the rest of its paragraph (the Python documentation: `_rest`), quoted by an answer card
+    trail: str = ""  # what its card quotes after it: its `rest` when it is an answer card
 
     @property
     def quote(self) -> tuple[str, int]:
         """The card's quote and its start: the sentence, after its antecedent when it has one."""
-        return self.lead + self.text, self.start - len(self.lead)
+        return self.lead + self.text + self.trail, self.start - len(self.lead)
 
     @property
     def key(self) -> tuple:
@@ -372,6 +409,14 @@ class OfflineResearcher:
             if sid not in sentence_spans:
                 sentence_spans[sid] = split_sentences(text)
             return sentence_spans[sid]
+
+        docstring_ends: dict[str, dict[int, int]] = {}
+
+        def docstrings(sid: str, text: str) -> dict[int, int]:
+            """Where each docstring (from its signature line) ends, by where it starts."""
+            if sid not in docstring_ends:
+                docstring_ends[sid] = {a: b for _, a, b in signed_sections(text)}
+            return docstring_ends[sid]
 
         stopped: list[BudgetExhausted] = []
         find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
@@ -433,7 +478,8 @@ class OfflineResearcher:
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
-            superseded = SUPERSEDED if _python_documentation(record) and deprecated(text) else 0.0
+            documentation = _python_documentation(record)
+            superseded = SUPERSEDED if documentation and deprecated(text) else 0.0
             out = []
             spans = doc_sentences(hit.source_id, text)
             for s0, e in split_sentences(text, hit.start, hit.end):
@@ -489,6 +535,9 @@ class OfflineResearcher:
                         first=s == opening,
                         titled=titled,
                         lead=text[lead:s],
+                        rest=text[e : _rest(text, spans, s, e, flagged, docstrings(hit.source_id, text).get(lead, 0))]
+                        if documentation
+                        else "",
                     )
                 )
             return out
@@ -603,14 +652,26 @@ class OfflineResearcher:
     ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
-        the Python documentation its best document's close sentences (`_near_best`), have confidence "high"."""
+        the Python documentation its best document's close sentences (`_near_best`), have confidence "high". In the
+        Python documentation each of those answer cards that stands alone quotes the rest of its paragraph (`_rest`)."""
         chain = list(chain or _chain(candidates, ask, documented))
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
+
+        absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
         chain = chain + _near_best(candidates, chain, documented)
+        # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
+        # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
+        chain = [
+            replace(c, trail=c.rest) if c.source_id in documented and c.rest and stands_alone(c.quote[0]) else c
+            for c in chain
+        ]
         for cand in chain + [c for c in candidates if c not in chain]:
             if any(_within(cand, c) for c in chosen):
+                # an answer sentence quoted as part of another's paragraph still counts as one of the cards written,
+                # so quoting a paragraph whole makes no room for other documents' cards
+                absorbed += cand in chain and any(_within(cand, c) and cand.start >= c.end for c in chosen)
                 continue  # one card per passage: a quote inside a chosen card's says nothing more
             held = next((c for c in chosen if _within(c, cand)), None)
             if held is not None and cand.source_id in documented:
@@ -622,7 +683,10 @@ class OfflineResearcher:
                 continue
             if cand in chain:
                 pass  # the chain is written whole
-            elif len(chosen) >= max(MAX_CARDS, len(chain)) or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE:
+            elif (
+                len(chosen) + absorbed >= max(MAX_CARDS, len(chain))
+                or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE
+            ):
                 continue
             if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
                 continue
