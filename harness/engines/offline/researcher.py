@@ -31,7 +31,9 @@ The quote is copied from the stored snapshot with its offsets, so it verifies ve
 passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
 again; in the Python documentation, where a docstring's sentences continue one another, one
 whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
-card's place instead.
+card's place instead. There too, a sentence that a `help()` topic's section and its chapter both hold is
+quoted from one copy only (`_one_copy`), and what a document is about in meaning is judged on its title, its
+opening and the names it documents (`_about`).
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
 role's search budget runs out, the Researcher stops searching and writes cards from the hits it
@@ -471,8 +473,8 @@ class OfflineResearcher:
         ask.weigh([" ".join(texts) for texts in by_doc.values()])
         # What each document of the Python documentation is about, in meaning (`semantic.closeness`): "compute the
         # median of some numbers" is the statistics module's subject even where another module's sentence shares
-        # more of its words. Only there: a module's opening states its subject; on encyclopedia paragraphs
-        # (HotpotQA) the same rule cited fewer gold paragraphs (bench/README.md).
+        # more of its words. Only there: a module's opening and the names it documents state its subject (`_about`);
+        # on encyclopedia paragraphs (HotpotQA) the same rule cited fewer gold paragraphs (bench/README.md).
         titles = {hit.source_id: hit.title for _, hit in hop1}
         documented = [sid for sid in by_doc if _python_documentation(source(sid)[1])]
         meaning = closeness(ask.text, {sid: _about(titles[sid], source(sid)[0]) for sid in documented})
