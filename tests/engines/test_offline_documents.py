@@ -120,3 +120,55 @@ def test_two_documents_of_the_python_documentation_never_make_a_chain():
     b = replace(candidate("b", 1.5, 0.0), title="gizmos", text="It returns the widget's count and frobnicate state.")
     assert {c.source_id for c in researcher._chain([a, b], ask)} == {"a", "b"}
     assert researcher._chain([a, b], ask, documented={"a", "b"}) == [a]
+
+
+def test_a_sentence_a_section_and_its_chapter_both_hold_is_quoted_from_one_copy():
+    """`help()`'s topics overlap: `topics/try` is a section of `topics/compound`. A sentence both hold is quoted
+    from the section, unless the chapter's own sentences (the section does not hold them) rank above every sentence
+    of the section: then from the chapter (`researcher._one_copy`). Each copy keeps its score; two documents that
+    only share a sentence (a subclass's copied docstring) keep both copies."""
+    sentence = "When a return statement is executed in the try suite, the finally clause is also executed."
+    section = f"The try statement\n\n{sentence}\n\nThe try statement specifies exception handlers for statements."
+    texts = {
+        "try": section,
+        "compound": f"Compound statements\n\nThey span lines.\n\n{section}\n\nThe with statement wraps a block.",
+        "copy": f"A subclass\n\n{sentence}\n\nIt adds nothing else to the protocol it copies its docstring from.",
+    }
+    chapter_copy = replace(candidate("compound", 2.0, 0.0), text=sentence)
+    section_copy = replace(candidate("try", 1.5, 1.0), text=sentence)
+    own = replace(candidate("compound", 1.2, 0.0), text="The with statement wraps a block.")
+    kept = researcher._one_copy([chapter_copy, section_copy, own], texts)
+    assert [(c.source_id, c.relevance) for c in kept] == [("try", 1.5), ("compound", 1.2)]
+    # the chapter's own sentence ranks above all of the section's: the question asks about more of the chapter
+    own = replace(own, relevance=1.8)
+    kept = researcher._one_copy([chapter_copy, own, section_copy], texts)
+    assert [(c.source_id, c.relevance) for c in kept] == [("compound", 2.0), ("compound", 1.8)]
+    shared = replace(candidate("copy", 1.8, 0.0), text=sentence)
+    assert len(researcher._one_copy([section_copy, shared], texts)) == 2
+    assert researcher._section_of(texts["try"], texts["compound"])
+    assert not researcher._section_of(texts["compound"], texts["try"])
+    assert not researcher._section_of(texts["copy"], texts["compound"])
+
+
+def test_a_documents_meaning_is_judged_on_its_opening_and_the_names_it_documents(monkeypatch):
+    """A module that opens with one generic line ("Package exception classes.") says what it offers in the names of
+    the classes it documents (`researcher._about`); private names are left out, and a document without signature
+    lines (a reference topic) is its title and opening alone."""
+    from harness.engines.offline.semantic import closeness
+
+    monkeypatch.setattr(researcher, "ABOUT_CHARS", 30)  # the opening alone: the docstrings below are cut off
+    question = "Which defect is recorded when a multipart message has no boundary parameter?"
+    errors = (
+        "Package exception classes.\n\nclass NoBoundaryInMultipartDefect(MessageDefect)\nThe message had no "
+        "boundary.\n\ndef _helper(x)\nInternal.\n"
+    )
+    other = "Message objects of the mail package.\n\nclass Message\nA message.\n"
+    about = researcher._about("errors", errors)
+    assert about.endswith("\nNoBoundaryInMultipartDefect") and "_helper" not in about.split("\n")[-1]
+    assert (
+        researcher._about("topic", "The try statement specifies handlers.") == "topic\nThe try statement specifies ha"
+    )
+    openings = {"errors": f"errors\n{errors[:30]}", "other": f"other\n{other[:30]}"}
+    assert closeness(question, openings) == {"errors": 0.0, "other": 1.0}
+    abouts = {"errors": about, "other": researcher._about("other", other)}
+    assert closeness(question, abouts) == {"errors": 1.0, "other": 0.0}

@@ -34,7 +34,9 @@ The quote is copied from the stored snapshot with its offsets, so it verifies ve
 passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
 again; in the Python documentation, where a docstring's sentences continue one another, one
 whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
-card's place instead.
+card's place instead. There too, a sentence that a `help()` topic's section and its chapter both hold is
+quoted from one copy only (`_one_copy`), and what a document is about in meaning is judged on its title, its
+opening and the names it documents (`_about`).
 Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
 role's search budget runs out, the Researcher stops searching and writes cards from the hits it
@@ -96,13 +98,14 @@ OWN = 0.4  # added to a sentence of the docstring of a code name the question wr
 DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
-ABOUT_CHARS = 600  # a document's title and opening, what its meaning is judged on (a module's docstring starts it)
+ABOUT_CHARS = 600  # a document's opening, and at most as much of the names it documents: what its meaning is judged on
 ANSWER_DOCS = 2  # best documents whose docstrings named after the question's words are read whole
 BEST_PER_SOURCE = 6  # sentences of the best candidate's document in the answer (`_near_best`), each at least
 NEAR = 0.8  # this share of the best's relevance
 SIGNATURE_MAX = 200  # characters of a signature line quoted with its docstring's first sentence
 SIGNED_WORDS = 0.5  # share of words a docstring's first sentence needs (by its place it is prose: `Optional[X] is...`)
 PARAGRAPH_MAX = 2 * MAX_CHARS  # characters an answer card may quote when it continues to its paragraph's end (`_rest`)
+SECTION_OF = 0.75  # share of a document's paragraphs another holds that makes it a section of that one (`_one_copy`)
 SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
 _CODE_START = re.compile(
     r"^(?:async\s+with|async\s+def\s|with\s+\w+\(|def\s|class\s|import\s|from\s+\S+\s+import|>>>|\$|@|[\w.]+\s*=|#)"
@@ -257,6 +260,64 @@ def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
         c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
     ]
     return near[: max(0, BEST_PER_SOURCE - have)]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _section_of(part: str, whole: str) -> bool:
+    """Is the document `part` a section of the document `whole`: at least SECTION_OF of its paragraphs (of more
+    than 40 characters, whitespace read as one space) are paragraphs of `whole`'s text?"""
+    if len(part) >= len(whole):
+        return False
+    paras = [_flat(p) for p in part.split("\n\n") if len(p.strip()) > 40]
+    allowed = (1 - SECTION_OF) * len(paras)  # paragraphs the whole may lack
+    flat, missing = _flat(whole), 0
+    for p in paras:
+        missing += p not in flat
+        if missing > allowed:
+            return False
+    return bool(paras)
+
+
+def _one_copy(ranked: list, texts: dict[str, str]) -> list:
+    """A sentence that a section's document and its chapter's both hold is quoted from one copy only. The Python
+    documentation's `help()` topics overlap (`topics/try` is a section of `topics/compound`, `topics/augassign` of
+    `topics/assignment`), and citing both costs a citation for nothing. The copy kept is the section's, the page
+    about that sentence, unless the chapter's own sentences (those the section does not hold) rank above every
+    sentence of the section: then the question is about more of the chapter than the section says, and the
+    chapter's copy is kept. Each kept copy keeps its own score. Two documents that merely share a sentence (a
+    subclass's copied docstring) keep both copies. `texts`: the documents (the Python documentation's) this applies
+    to; candidates of other sources are kept as they are."""
+    best: dict[str, list] = {}
+    for c in ranked:
+        if c.source_id in texts:
+            best.setdefault(c.source_id, []).append(c)
+    flats = {sid: _flat(texts[sid]) for sid in best}
+    drop: dict[str, set[str]] = {}  # source id -> the shared sentences (flattened) its copy of is not quoted
+    for sec in best:
+        for ch in best:
+            if sec == ch or not _section_of(texts[sec], texts[ch]):
+                continue
+            own = [c for c in best[ch] if _flat(c.text) not in flats[sec]]
+            loser = sec if own and own[0].relevance > best[sec][0].relevance else ch
+            keeper = ch if loser == sec else sec
+            shared = {_flat(c.text) for c in best[keeper] if _flat(c.text) in flats[loser]}
+            drop.setdefault(loser, set()).update(shared)
+    return [c for c in ranked if _flat(c.text) not in drop.get(c.source_id, ())]
+
+
+def _about(title: str, text: str) -> str:
+    """What a document of the Python documentation is about, as its meaning is judged (`semantic.closeness`): its
+    title, its opening (a module's docstring starts it) and the names of the functions and classes it documents, up
+    to ABOUT_CHARS characters each. A module's names say what it offers where its opening is one generic line:
+    `email.errors` opens "email package exception classes." and documents `NoBoundaryInMultipartDefect`, what a
+    question about a multipart message without a boundary asks for. Private names (`_helper`, `__init__`) are left
+    out; a reference topic has no signature lines, so its opening alone."""
+    about = f"{title}\n{text[:ABOUT_CHARS]}"
+    names = dict.fromkeys(name for name, _, _ in signed_sections(text) if not name.startswith("_"))
+    return f"{about}\n{' '.join(names)[:ABOUT_CHARS]}" if names else about
 
 
 def _mentions(sentence: str, title: str) -> bool:
@@ -457,11 +518,11 @@ class OfflineResearcher:
         ask.weigh([" ".join(texts) for texts in by_doc.values()])
         # What each document of the Python documentation is about, in meaning (`semantic.closeness`): "compute the
         # median of some numbers" is the statistics module's subject even where another module's sentence shares
-        # more of its words. Only there: a module's opening states its subject; on encyclopedia paragraphs
-        # (HotpotQA) the same rule cited fewer gold paragraphs (bench/README.md).
+        # more of its words. Only there: a module's opening and the names it documents state its subject (`_about`);
+        # on encyclopedia paragraphs (HotpotQA) the same rule cited fewer gold paragraphs (bench/README.md).
         titles = {hit.source_id: hit.title for _, hit in hop1}
         documented = [sid for sid in by_doc if _python_documentation(source(sid)[1])]
-        meaning = closeness(ask.text, {sid: f"{titles[sid]}\n{source(sid)[0][:ABOUT_CHARS]}" for sid in documented})
+        meaning = closeness(ask.text, {sid: _about(titles[sid], source(sid)[0]) for sid in documented})
         seen_spans: set[tuple[str, int]] = set()
 
         def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "", seen=seen_spans) -> list[_Candidate]:
@@ -554,6 +615,8 @@ class OfflineResearcher:
         candidates.sort(key=lambda c: c.key)
         # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
         documentation = {c.source_id for c in candidates if _python_documentation(source(c.source_id)[1])}
+        if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
+            candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
         written, per_source, kinds = self._write_cards(
             brief, ctx, candidates, subject | criteria, ask, chain, documentation
         )
