@@ -3,6 +3,7 @@ a docstring's first sentence as its opening; more of the best document of the Py
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -168,6 +169,31 @@ def test_an_answer_card_of_the_python_documentation_quotes_the_rest_of_its_parag
     summary = _summary(run(corpus, tmp_path / "runs", "What value does the invert operator yield for an integer?"))
     assert "yields the bitwise inversion of its integer argument" in summary
     assert ('"-(x+1)"' in summary and "It only applies to integral numbers" in summary) == documentation
+
+
+SOCKET_DOC = (
+    "# sockets\n\nLow-level networking interface for sockets and file descriptors.\n\n"
+    "def fromfd(fd, family, type, proto=0)\nfromfd(fd, family, type[, proto]) -> socket object\n\nCreate a socket object from a duplicate of the given file\ndescriptor.  "
+    "The remaining arguments are the same as for socket().\n\n"
+    "def socketpair(family=None, type=None, proto=0)\nCreate a pair of connected socket objects.\n"
+)
+
+
+def test_an_answer_card_quotes_its_paragraphs_rest_only_when_the_reviewers_screen_passes_it(tmp_path, monkeypatch):
+    """Alone, out of its document, a docstring's imperative summary followed by more text can read as a request to
+    the injection screen the Reviewer runs on each cited card's quote; the sentence alone does not. The card then
+    quotes the sentence alone, and the run completes."""
+    from harness.sources.injection import find_injections
+
+    longer = "Create a socket object from a duplicate of the given file\ndescriptor.  The remaining arguments are the same as for socket()."
+    assert find_injections(longer) and not find_injections(longer.split("  ")[0])  # the screen, as it reads them
+    corpus = write_docs(tmp_path / "corpus", {"sockets.md": SOCKET_DOC})
+    monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    run_dir = run(corpus, tmp_path / "runs", "How do I create a socket object from a duplicate file descriptor?")
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "completed"
+    quotes = [json.loads(p.read_text())["quote"] for p in (run_dir / "source-cards").glob("*.json")]
+    assert any("duplicate of the given file" in q for q in quotes)
+    assert not any(find_injections(q) for q in quotes)
 
 
 def test_the_rest_of_a_paragraph_stops_at_its_end_at_code_and_at_the_cap():

@@ -148,6 +148,30 @@ def test_a_title_the_checks_read_as_an_instruction_is_rewritten(tmp_path):
     assert "Shirley Temple" in text.split("## Summary", 1)[1]
 
 
+def test_a_claim_whose_evidence_the_checks_reject_on_no_draft_line_is_left_out_everywhere(tmp_path):
+    """The Reviewer screens each cited claim's cards, which the report's Evidence section prints: such a defect
+    (an `injection_echo` of a card's quote) names the claim and no line of the draft. The claim is left out of every
+    place, and nothing else is: the run ends `completed`, not `needs_human` over the Writer's own draft."""
+    run_dir = _run(tmp_path, *CONNECTIVE)
+    plan = json.loads((run_dir / "plan.json").read_text())
+    claims = json.loads((run_dir / "claims.json").read_text())["claims"]
+    cards = {p.stem: json.loads(p.read_text()) for p in (run_dir / "source-cards").glob("*.json")}
+    first = render_draft(plan, claims, cards, {})
+    cited = [k for line in first.splitlines() for c in parse_citations(line) for k in c.keys]
+    assert cited
+    bad = cited[0]
+
+    def check(text: str) -> list[dict]:
+        """The card of `bad` quotes instruction-like text: a defect on line 0, as `check_draft` reports it."""
+        if any(bad in c.keys for line in text.splitlines() for c in parse_citations(line)):
+            return [{"code": "injection_echo", "severity": "error", "location": {"line": 0}, "refs": {"claims": [bad]}}]
+        return []
+
+    text = checked_draft(plan, claims, cards, {}, check)
+    assert check(text) == []
+    assert set(cited) - {bad} <= {k for line in text.splitlines() for c in parse_citations(line) for k in c.keys}
+
+
 def _claim(cid: str, statement: str) -> dict:
     return {"claim_id": cid, "statement": statement, "status": "verified", "question_id": "Q1"}
 

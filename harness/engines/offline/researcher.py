@@ -72,7 +72,7 @@ from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.corpus import BUILTIN
-from harness.sources.injection import flagged_spans
+from harness.sources.injection import find_injections, flagged_spans
 from harness.sources.pythondocs import deprecated
 from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
@@ -726,8 +726,17 @@ class OfflineResearcher:
         chain = chain + _near_best(candidates, chain, documented)
         # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
         # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
+        # The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
+        # card's quote alone (`find_injections`): out of its document's context, a docstring's imperative summary
+        # followed by more text ("Create a socket object from a duplicate of the given file descriptor.  The
+        # remaining arguments are...") can read as a request, and the run would end `needs_human` over its own card.
         chain = [
-            replace(c, trail=c.rest) if c.source_id in documented and c.rest and stands_alone(c.quote[0]) else c
+            replace(c, trail=c.rest)
+            if c.source_id in documented
+            and c.rest
+            and stands_alone(c.quote[0])
+            and (find_injections(c.quote[0]) or not find_injections(c.quote[0] + c.rest))
+            else c
             for c in chain
         ]
         for cand in chain + [c for c in candidates if c not in chain]:

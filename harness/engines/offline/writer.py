@@ -46,6 +46,7 @@ CHAIN_MAX = 7  # claims of the answer's chain (high-confidence cards) a Summary 
 CHECK_ROUNDS = 6  # render, check, drop what failed: at most this many times
 ANY = "*"  # in a drop set: every claim of that place
 TITLE = "# title"  # in a drop set: the report's title line
+EVERYWHERE = "*everywhere"  # in a drop set: a claim left out of every place (its defect names no line of the draft)
 NOT_FOUND = "*not found in the corpus*"
 _SCAFFOLD = re.compile(
     r"^(?:find what the sources say (?:about|to answer:?)|what do the sources say (?:about|on)|answer the question:?)\s+",
@@ -252,7 +253,7 @@ def render_draft(
     """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there."""
 
     def skip(place: str) -> set[str]:
-        out = {cid for where, cid in drop if where == place}
+        out = {cid for where, cid in drop if where in (place, EVERYWHERE)}
         return out | {c["claim_id"] for c in claims} if ANY in out else out
 
     research = [q for q in plan["questions"] if q["kind"] == "research"]
@@ -390,12 +391,16 @@ def place_of(draft: str, line: int) -> str:
 
 def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
     """(place, claim id) for each error defect the draft's checks found: the claims it names, or else those cited
-    on its line."""
+    on its line. A defect on no line of the draft that names claims (their cards' quotes or their statements, which
+    the report's Evidence section prints) leaves those claims out EVERYWHERE."""
     lines = draft.split("\n")
     out: set[tuple[str, str]] = set()
     for d in defects:
         line = d.get("location", {}).get("line")
-        if d.get("severity") != "error" or not isinstance(line, int) or not 0 < line <= len(lines):
+        if d.get("severity") != "error":
+            continue
+        if not isinstance(line, int) or not 0 < line <= len(lines):
+            out |= {(EVERYWHERE, cid) for cid in d.get("refs", {}).get("claims") or []}
             continue
         if lines[line - 1].startswith("# "):
             out.add((TITLE, ANY))  # the title (the question) read as an instruction: the title is rewritten
@@ -415,7 +420,8 @@ def checked_draft(plan, claims, cards, branches, check) -> str:
         if not more:
             break
         # A place rejected a second time is dropped whole (a table row then reads "not found"), so the loop ends.
-        again = {place for place, _ in more} & {place for place, _ in drop}
+        # (A claim left out everywhere is left out alone: no place is whole.)
+        again = ({place for place, _ in more} & {place for place, _ in drop}) - {EVERYWHERE}
         drop |= more | {(place, ANY) for place in again}
         text = render_draft(plan, claims, cards, branches, drop)
     return text
