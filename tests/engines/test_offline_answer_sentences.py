@@ -250,7 +250,7 @@ def test_emphasis_opens_prose_and_a_list_items_mark_does_not():
 
 OBJECTS_DOC = (
     "Objects, values and types\n*************************\n\n"
-    "Every object has an identity, a type and a value.  The \"id()\" function returns an integer representing its\n"
+    'Every object has an identity, a type and a value.  The "id()" function returns an integer representing its\n'
     "identity.\n\n"
     '**CPython implementation detail:** For CPython, "id(x)" is the memory\naddress where "x" is stored.\n\n'
     "An object's type determines the operations that the object supports.\n"
