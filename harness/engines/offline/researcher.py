@@ -138,13 +138,6 @@ def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bo
     return len(tokens) >= min_tokens and len(words) >= words_share * len(tokens)
 
 
-def _calls(sentence: str, code: list[str]) -> bool:
-    """Does the sentence write a call of a code name the question writes, by its last name ("the .save() method
-    won't save session cookies" for `FileCookieJar.save()`)? Such a sentence is about it as its own docstring is."""
-    lasts = {n.rsplit(".", 1)[-1] for n in code}
-    return any(re.search(r"(?<![\w])\.?" + re.escape(last) + r"\(\)", sentence) for last in lasts)
-
-
 def _subject_term(term: str) -> str:
     """The specific part of a dotted name (asyncio.TaskGroup → TaskGroup): the package alone is too broad."""
     term = term.strip().strip("`").removesuffix("()")
@@ -589,7 +582,7 @@ class OfflineResearcher:
                 if screen:
                     relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
                 relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
-                if any(a <= s < b for a, b in own) or documentation and _calls(text[s:e], ask.code):
+                if any(a <= s < b for a, b in own):
                     relevance += OWN
                 relevance += MEANING * meaning.get(hit.source_id, 0.0)
                 relevance -= superseded
