@@ -120,7 +120,8 @@ _QUOTED_VALUE = re.compile(r"'[^'\s]{1,40}'|\"[^\"\s]{1,40}\"")
 
 def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bool:
     """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words), and
-    not a heading (a title over its underline of `*`, `=`, `-`, ...: it names a section, it states nothing)."""
+    not a heading (a title over its underline of `*`, `=`, `-`, ...: it names a section, it states nothing). It may
+    open with emphasis (`**CPython implementation detail:** For CPython, ...`, `*path* is ...`), not a list mark."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
@@ -197,7 +198,8 @@ def _rest(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged, unti
     of one point ("The unary "~" (invert) operator yields the bitwise inversion of its integer argument." goes on
     "The bitwise inversion of "x" is defined as "-(x+1)"."; a docstring's "Return the running event loop." goes on
     "Raise a RuntimeError if there is none."). The following sentences of the same paragraph join while each is
-    unflagged prose (a parenthesized one too) and the card stays within PARAGRAPH_MAX characters; e when none.
+    unflagged prose (a parenthesized one too; quoted values read as words: "True values are 'y', 'yes', ...") and the
+    card stays within PARAGRAPH_MAX characters; e when none.
     Before `until` (a docstring's end, for its first sentence) a blank line does not end it: a docstring documents
     one name, its summary line first and then the paragraphs that say the rest ("The minimum maxlinelen is 4...")."""
     end = e
