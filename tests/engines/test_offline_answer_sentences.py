@@ -237,3 +237,51 @@ def test_a_docstrings_first_sentence_card_quotes_the_rest_of_its_docstring(tmp_p
     end = dict((a, b) for _, a, b in researcher.signed_sections(text))[s]
     assert text[researcher._rest(text, spans, s, e, [], end) :].lstrip().startswith("def header_length")
     assert researcher._rest(text, spans, s, e, []) == e  # without its docstring's end: the paragraph's
+
+
+def test_emphasis_opens_prose_and_a_list_items_mark_does_not():
+    """reST emphasis at a sentence's start ("**CPython implementation detail:**", "*path* is ...") opens prose; the
+    sentence was never a candidate, though it states the answer. A star and a space opens a list item."""
+    assert researcher.is_prose('**CPython implementation detail:** For CPython, "id(x)" is the memory address.')
+    assert researcher.is_prose("*path* is a path-like object naming the file to open.")
+    assert not researcher.is_prose("* If the argument is a list item, it is not a sentence of prose.")
+    assert not researcher.is_prose("*****")
+
+
+OBJECTS_DOC = (
+    "Objects, values and types\n*************************\n\n"
+    'Every object has an identity, a type and a value.  The "id()" function returns an integer representing its\n'
+    "identity.\n\n"
+    '**CPython implementation detail:** For CPython, "id(x)" is the memory\naddress where "x" is stored.\n\n'
+    "An object's type determines the operations that the object supports.\n"
+)
+
+
+def test_an_implementation_detail_note_is_quoted_as_an_answer(tmp_path):
+    """The note that answers opens with its emphasized label: it is quoted like any sentence of prose."""
+    corpus = write_docs(tmp_path / "corpus", {"objects.md": OBJECTS_DOC})
+    summary = _summary(run(corpus, tmp_path / "runs", "In CPython, what does id() of an object correspond to?"))
+    assert '"id(x)" is the memory address where "x" is stored' in summary
+
+
+BOOL_DOC = (
+    "# util\n\nMiscellaneous utility functions.\n\n"
+    "def strtobool(val)\nConvert a string representation of truth to true (1) or false (0).\n\n"
+    "True values are 'y', 'yes', 't', 'true', 'on', and '1'; false values\nare 'n', 'no', 'f', 'false', 'off', "
+    "and '0'.  Raises ValueError if\n'val' is anything else.\n\n"
+    "def get_platform()\nReturn a string that identifies the current platform.\n"
+)
+
+
+def test_a_docstrings_rest_goes_on_through_a_sentence_of_quoted_values():
+    """A sentence that lists quoted values ('y', 'yes', ...) is prose about them, not code: the card of the
+    docstring's first sentence goes on through it (it stopped there, as most of its tokens are not words)."""
+    text = BOOL_DOC
+    spans = researcher.split_sentences(text)
+    s, e = next(span for span in spans if text[span[0] :].startswith("def strtobool"))
+    end = dict((a, b) for _, a, b in researcher.signed_sections(text))[s]
+    rest = text[e : researcher._rest(text, spans, s, e, [], end)]
+    assert "True values are 'y', 'yes'" in rest and "Raises ValueError" in rest and "get_platform" not in rest
+    code = "It takes one argument.  x = f('a', 'b', 'c', 'd', 'e', 'f', 'g')\n"
+    spans = researcher.split_sentences(code)
+    assert researcher._rest(code, spans, *spans[0], []) == spans[0][1]  # code with quoted values is still code

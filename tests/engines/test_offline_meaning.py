@@ -64,7 +64,12 @@ def test_the_document_whose_subject_the_question_asks_about_is_cited(tmp_path, m
             "`Path.joinpath(self, *args)`: Combine this path.",
         ),
         ("def f(a=(1, 2), b={1: [2]}) -> dict[str, int] Does x.", "`f(a=(1, 2), b={1: [2]})`: Does x."),
-        ("class Event Class implementing event objects.", "`Event`: Class implementing event objects."),
+        ("class Event Class implementing event objects.", "`class Event`: Class implementing event objects."),
+        # a class keeps its keyword: its bases are not a call's arguments
+        (
+            "class CancelledError(BaseException) The Future or Task was cancelled.",
+            "`class CancelledError(BaseException)`: The Future or Task was cancelled.",
+        ),
         ("Plain prose stays as it is.", "Plain prose stays as it is."),
         ("def broken(a, b Unbalanced stays as it is.", "def broken(a, b Unbalanced stays as it is."),
     ],

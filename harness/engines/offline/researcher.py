@@ -112,17 +112,25 @@ _CODE_START = re.compile(
 )
 # A heading's underline (reST, Markdown setext): a line of one mark repeated, under the title it underlines.
 _UNDERLINE = re.compile(r"^[ \t]*([=\-*~^#+])\1{2,}[ \t]*$", re.M)
+# Emphasis at a sentence's start (reST, Markdown): one or two stars before a word, not a list item's "* ".
+_EMPHASIS = re.compile(r"^\*{1,2}(?=[^\s*])")
+# A value quoted in prose ('yes', "0x", '1'): one token, no space inside its quotes.
+_QUOTED_VALUE = re.compile(r"'[^'\s]{1,40}'|\"[^\"\s]{1,40}\"")
 
 
 def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bool:
     """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words), and
-    not a heading (a title over its underline of `*`, `=`, `-`, ...: it names a section, it states nothing)."""
+    not a heading (a title over its underline of `*`, `=`, `-`, ...: it names a section, it states nothing). It may
+    open with emphasis (`**CPython implementation detail:** For CPython, ...`, `*path* is ...`), not a list mark."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
     if _UNDERLINE.search(sentence):
         return False  # a heading and its underline ("Unary arithmetic and bitwise operations" / "*****"): a title
-    if not re.match(r"[A-Za-z`\"“]", stripped) or re.search(r"#\d", stripped):
+    # Emphasis opens prose ("*path* is a ...", "**CPython implementation detail:** For CPython, ..."); a mark and a
+    # space opens a list item ("* If the ...").
+    opening = _EMPHASIS.sub("", stripped)
+    if not re.match(r"[A-Za-z`\"“]", opening) or re.search(r"#\d", stripped):
         return False  # list markers, changelog entries, issue numbers
     if sentence.rstrip().endswith(":"):
         return False
@@ -190,7 +198,8 @@ def _rest(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged, unti
     of one point ("The unary "~" (invert) operator yields the bitwise inversion of its integer argument." goes on
     "The bitwise inversion of "x" is defined as "-(x+1)"."; a docstring's "Return the running event loop." goes on
     "Raise a RuntimeError if there is none."). The following sentences of the same paragraph join while each is
-    unflagged prose (a parenthesized one too) and the card stays within PARAGRAPH_MAX characters; e when none.
+    unflagged prose (a parenthesized one too; quoted values read as words: "True values are 'y', 'yes', ...") and the
+    card stays within PARAGRAPH_MAX characters; e when none.
     Before `until` (a docstring's end, for its first sentence) a blank line does not end it: a docstring documents
     one name, its summary line first and then the paragraphs that say the rest ("The minimum maxlinelen is 4...")."""
     end = e
@@ -205,7 +214,8 @@ def _rest(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged, unti
         nxt = text[ns:ne].strip()
         if nxt.startswith("(") and nxt.endswith((")", ").", ".)")):
             nxt = nxt[1:].rstrip(".").rstrip(")") + "."  # a parenthesized aside is read as the sentence it holds
-        if not is_prose(nxt):
+        # a quoted value is a word of the sentence that names it ("True values are 'y', 'yes', ... and '1'")
+        if not is_prose(_QUOTED_VALUE.sub("value", nxt)):
             break
         end = ne
     return end

@@ -82,7 +82,9 @@ def _balanced(text: str, i: int) -> int:
 
 def _unsigned(text: str) -> str:
     """A docstring's sentence quoted with its signature line ("def b64encode(s, altchars=None) Encode the...") as
-    prose that names what it documents ("`b64encode(s, altchars=None)`: Encode the..."); any other text as it is."""
+    prose that names what it documents ("`b64encode(s, altchars=None)`: Encode the..."); any other text as it is.
+    A class keeps its keyword ("`class CancelledError(BaseException)`: ..."): without it, the names in brackets,
+    its bases, read as a call's arguments, and which class it derives from is often the answer."""
     m = SIGNED_NAME.match(text)
     if not m:
         return text
@@ -91,7 +93,8 @@ def _unsigned(text: str) -> str:
     if rest.startswith("-> "):
         after = _balanced(rest, 3)  # a return annotation, left out
         rest = rest[after:].lstrip() if after > 0 else ""
-    return f"`{text[m.start(1) : end]}`: {rest}" if rest else text
+    name = text[m.start() if text.startswith("class ") else m.start(1) : end]
+    return f"`{name}`: {rest}" if rest else text
 
 
 def _cite(statement: str, claim_id: str) -> str:
