@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from harness.evidence.lexical import content_words
+from harness.sources.index import operators_in, productions
 from harness.sources.pythondocs import SIGNATURE_START
 
 TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
@@ -334,6 +335,7 @@ class Ask:
     keywords: list[str] = field(default_factory=list)  # Python statements it asks about
     code: list[str] = field(default_factory=list)  # code names it writes
     tokens: set[str] = field(default_factory=set)  # its identifier-like words, lower case (module names)
+    operators: list[str] = field(default_factory=list)  # operators it writes as operators (`&`, `x >> n`)
 
     @classmethod
     def of(cls, question: str, extra: str = "") -> Ask:
@@ -345,12 +347,16 @@ class Ask:
             keywords=keywords_named(question),
             code=code_names(question),
             tokens={t.lower() for t in re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", question)},
+            operators=operators_in(question),
         )
 
     def rest(self, covered: set[str]) -> Ask:
         """The question less the words `covered` (what a bridge sentence already answers): what a bridge's own
         document still has to say. Same answer type, same weights."""
-        return Ask(self.text, self.words - covered, self.kind, self.names, self.weights, self.keywords, self.code)
+        return Ask(
+            self.text, self.words - covered, self.kind, self.names, self.weights, self.keywords, self.code,
+            operators=self.operators,
+        )
 
     def weigh(self, passages: list[str]) -> None:
         """Weight each question word by its rarity among the retrieved passages (smoothed idf)."""
@@ -400,8 +406,15 @@ class Ask:
         return content_words(" ".join(raw)) & self.words
 
     def named_in(self, text: str) -> float:
-        """1 when the document defines a code name the question writes (`class WeakValueDictionary`), else 0."""
-        return 1.0 if any(defines(text, n) for n in self.code) else 0.0
+        """1 when the document defines a code name the question writes (`class WeakValueDictionary`); else the share
+        of the operators the question writes whose grammar production the document holds (`and_expr ::= ... "&"
+        ...` defines `&`: the reference topic of the operator); else 0."""
+        if any(defines(text, n) for n in self.code):
+            return 1.0
+        if not self.operators:
+            return 0.0
+        quoted = {op for _, ops in productions(text) for op in ops}
+        return len(quoted & set(self.operators)) / len(self.operators)
 
     def score(
         self,
