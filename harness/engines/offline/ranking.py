@@ -354,7 +354,13 @@ class Ask:
         """The question less the words `covered` (what a bridge sentence already answers): what a bridge's own
         document still has to say. Same answer type, same weights."""
         return Ask(
-            self.text, self.words - covered, self.kind, self.names, self.weights, self.keywords, self.code,
+            self.text,
+            self.words - covered,
+            self.kind,
+            self.names,
+            self.weights,
+            self.keywords,
+            self.code,
             operators=self.operators,
         )
 
