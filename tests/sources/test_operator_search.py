@@ -57,3 +57,17 @@ def test_a_query_that_writes_an_operator_finds_the_rules_that_quote_it(tmp_path)
     assert plain.search("What kinds of operands does the & operator accept?", 3) == plain.search(
         "What kinds of operands does the operator accept?", 3
     )
+
+
+def test_an_operator_several_grammars_quote_names_none_of_them_fully():
+    from harness.engines.offline.ranking import Ask
+
+    blend = GRAMMAR_DOCS["blend.md"]
+    star = 'Calls\n\n   call_args ::= "(" ["*" name] ")"\n'
+    times = 'Products\n\n   times_expr ::= unit | times_expr "*" unit\n'
+    one = Ask.of("What does the `&` operator accept?")
+    one.place_operators([blend, star, times])
+    assert one.named_in(blend) == 1.0 and one.named_in(times) == 0.0
+    shared = Ask.of("What does the `*` operator do?")
+    shared.place_operators([blend, star, times])
+    assert shared.named_in(star) == shared.named_in(times) == 0.5 and shared.named_in(blend) == 0.0
