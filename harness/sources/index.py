@@ -5,20 +5,12 @@ Cache layout (under the cache folder):
   changed documents are split and tokenized again.
 - ``index/<corpus fingerprint>/``: the bm25s matrices plus the passage table, re-used
   as long as no document changed.
-
-An operator a query writes (`&`, `>>`, `~`: "What do the &, ^ and | operators accept?", "x >> n") is marks no
-token keeps, so the search also looks for the names of the grammar rules that quote it (`and_expr ::= shift_expr |
-and_expr "&" shift_expr` in the language reference): the corpus's own productions say which rules an operator
-belongs to (`operator_rules`). A mark counts as an operator where the query writes it as one: in backticks, between
-two operands (`x >> n`, `x += 1`), or in a query that says "operator"; a dash between words is prose. A corpus
-without grammar productions (a folder, HotpotQA's paragraphs) searches exactly as before.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import threading
 from dataclasses import dataclass
@@ -77,53 +69,6 @@ def _doc_tokens(text: str, text_sha: str, use_cache: bool) -> tuple[list[tuple[i
     return spans, tokens
 
 
-# A grammar production (`and_expr ::= shift_expr | and_expr "&" shift_expr`) and the operators it quotes: marks only,
-# no bracket or punctuation (`(`, `,`, `:` delimit; they operate on nothing).
-_PRODUCTION = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]+::=(.*)$", re.M)
-_QUOTED_OPERATOR = re.compile(r'"([-+*/%@&|^~<>=!]{1,3})"')
-# A run of operator marks standing alone in a query: in backticks, or between spaces, commas and the query's ends.
-_OPERATOR = re.compile(r"(?:(?<=`)|(?<![^\s,(]))([-+*/%@&|^~<>=!]{1,3})(?=`|[\s,?.)]|$)")
-_OPERAND = re.compile(r"^(?:[A-Za-z_]\w?|\d+(?:\.\d+)?)$")  # `x`, `n`, `1`: what an operator is written between
-_SAYS_OPERATOR = re.compile(r"\boperators?\b", re.I)
-
-
-def productions(text: str) -> list[tuple[str, list[str]]]:
-    """The grammar productions a text writes, each as its rule's name and the operators it quotes
-    (`and_expr ::= shift_expr | and_expr "&" shift_expr` → `("and_expr", ["&"])`)."""
-    if "::=" not in text:
-        return []
-    return [(m.group(1), _QUOTED_OPERATOR.findall(m.group(2))) for m in _PRODUCTION.finditer(text)]
-
-
-def operator_rules(corpus: Corpus) -> dict[str, list[str]]:
-    """Each operator the corpus's grammar productions quote, and the names of the rules that quote it, in order
-    (`"&"` → `and_expr`; `">>"` → `shift_expr`): empty for a corpus without productions."""
-    rules: dict[str, list[str]] = {}
-    for doc in corpus.documents:
-        for name, ops in productions(doc.text):
-            for op in ops:
-                names = rules.setdefault(op, [])
-                if name not in names:
-                    names.append(name)
-    return rules
-
-
-def operators_in(query: str) -> list[str]:
-    """The operators a query writes as operators: in backticks ("the `~` operator"), between two operands
-    ("x >> n", "x += 1"), or anywhere in a query that says "operator" ("the &, ^ and | operators"); not a dash
-    between words ("normalization - are they the same?")."""
-    says = bool(_SAYS_OPERATOR.search(query))
-    found = []
-    for m in _OPERATOR.finditer(query):
-        before = query[: m.start()].rstrip("` ").split()
-        after = query[m.end() :].lstrip("` ").split()
-        quoted = query[m.start() - 1 : m.start()] == "`" and query[m.end() : m.end() + 1] == "`"
-        between = bool(before and after and _OPERAND.match(before[-1]) and _OPERAND.match(after[0].rstrip(",?.")))
-        if (quoted or between or says) and m.group(1) not in found:
-            found.append(m.group(1))
-    return found
-
-
 class CorpusIndex:
     """Search a corpus's passages by BM25. Build with `CorpusIndex.build(corpus)`."""
 
@@ -132,7 +77,6 @@ class CorpusIndex:
         self.retriever = retriever
         self.passages = passages  # shape (n, 3): doc index, start, end
         self.rebuilt_docs = rebuilt_docs  # documents tokenized in this build (0 when the index was re-used)
-        self._operators: dict[str, list[str]] | None = None  # `operator_rules(corpus)`, read at the first search
 
     @classmethod
     def build(cls, corpus: Corpus, *, use_cache: bool = True) -> CorpusIndex:
@@ -173,20 +117,9 @@ class CorpusIndex:
     def __len__(self) -> int:
         return len(self.passages)
 
-    def _with_rules(self, query: str) -> str:
-        """The query and the grammar rules that quote each operator it writes (`operator_rules`)."""
-        ops = operators_in(query)
-        if not ops:
-            return query
-        if self._operators is None:
-            self._operators = operator_rules(self.corpus)
-        names = [n for op in ops for n in self._operators.get(op, [])]
-        return " ".join([query, *dict.fromkeys(names)])
-
     def search(self, query: str, k: int = 5) -> list[Hit]:
         """Top-k passages for `query`, best first; ties broken by position so results are deterministic."""
         vocab = self.retriever.vocab_dict
-        query = self._with_rules(query)
         token_ids = [vocab[t] for t in tokenize(query) if t in vocab]
         if not token_ids or k <= 0 or not len(self.passages):
             return []

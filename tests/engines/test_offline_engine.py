@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from fakes.workspaces import normalized_artifacts, write_docs
-from harness.engines.offline.chain import about_names
 from harness.engines.offline.planner import make_plan
 from harness.engines.offline.ranking import DATE, NUMBER, OTHER, PERSON, PLACE, YESNO, Ask, answer_type, entities
 from harness.engines.offline.writer import CHAIN_MAX, NOT_FOUND, render_draft, topic
@@ -141,34 +140,6 @@ def test_a_branch_of_plain_phrases_cites_the_subjects_document(tmp_path):
     run_dir = run(corpus, tmp_path / "runs", MODE_QUESTION)
     assert validate_workspace(run_dir) == []
     assert cited_titles(run_dir) == {"frobnik"}
-
-
-# An operator the question writes: no token keeps "&", so only the grammar production that quotes it says which
-# document defines it; the other documents share all of the question's words.
-OPERATOR_DOCS = {
-    "blend.md": '# Zed reference: Blending operations\n\n   blend_expr ::= mix_expr | blend_expr "&" mix_expr\n\n'
-    'The "&" operator yields the blend of its two arguments, which must be glyphs or define a blend method.\n',
-    "kinds.md": "# Zed reference: Value types\n\nZed operators accept many kinds of operands: numbers, strings and "
-    "lists are the kinds of operands most Zed operators accept.\n",
-    "zed.md": "# Zed reference: Values\n\nZed is a small language. Each Zed operator accepts operands of some kinds and rejects "
-    "operands of other kinds.\n",
-}
-OPERATOR_QUESTION = "What kinds of operands does the & operator accept in Zed?"
-
-
-def test_a_question_that_writes_an_operator_cites_the_document_whose_grammar_defines_it(tmp_path):
-    assert Ask.of(OPERATOR_QUESTION).operators == ["&"]
-    run_dir = run(write_docs(tmp_path / "corpus", OPERATOR_DOCS), tmp_path / "runs", OPERATOR_QUESTION)
-    assert validate_workspace(run_dir) == []
-    assert "Zed reference: Blending operations" in cited_titles(run_dir)
-
-
-def test_a_question_that_writes_an_operator_is_about_code_not_named_things():
-    named = Ask.of("What does the blend operation do in Zed Lang?")
-    operator = Ask.of("What does the & operator do in Zed Lang?")
-    for ask in (named, operator):
-        ask.weigh(["Zed Lang has values.", "Blending mixes glyphs.", "Release notes."])
-    assert about_names(named) and not about_names(operator)
 
 
 def test_section_headings_read_as_topics():

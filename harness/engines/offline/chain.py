@@ -108,10 +108,10 @@ def _asked(title: str, ask: Ask) -> float:
 def about_names(ask: Ask) -> bool:
     """Is the question about named things (a person, a work, a place: a capitalized or quoted name, not an acronym,
     and not one every retrieved document holds), rather than about code (a code name or a Python statement it
-    writes, or an operator: "the &, ^ and | operators ... in Python")? Documentation cross-references its modules by
-    code name everywhere; such a reference is not a bridge to the answer. Call it after `Ask.weigh`."""
-    if ask.keywords or ask.operators or any("_" in c or ("." in c and re.search(r"[a-z]", c)) for c in ask.code):
-        return False  # a Python statement, an operator, or a code name ("asyncio.run", "move_to_end"; not "I.X")
+    writes)? Documentation cross-references its modules by code name everywhere; such a reference is not a bridge
+    to the answer. Call it after `Ask.weigh`."""
+    if ask.keywords or any("_" in c or ("." in c and re.search(r"[a-z]", c)) for c in ask.code):
+        return False  # a Python statement, or a code name ("asyncio.run", "move_to_end"; not a title's "I.X")
     for name in ask.names:
         if _CODE_REF.fullmatch(name) or not re.search(r"[A-Z][a-z]", name):
             continue  # code, an acronym ("URL", "SMTP"), a number

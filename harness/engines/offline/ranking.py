@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from harness.evidence.lexical import content_words
-from harness.sources.index import operators_in, productions
 from harness.sources.pythondocs import SIGNATURE_START
 
 TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
@@ -335,9 +334,6 @@ class Ask:
     keywords: list[str] = field(default_factory=list)  # Python statements it asks about
     code: list[str] = field(default_factory=list)  # code names it writes
     tokens: set[str] = field(default_factory=set)  # its identifier-like words, lower case (module names)
-    operators: list[str] = field(default_factory=list)  # operators it writes as operators (`&`, `x >> n`)
-    operator_docs: dict[str, int] = field(default_factory=dict)  # retrieved documents whose grammar quotes each
-    operator_best: tuple[float, int] = (0.0, 0)  # the best `operator_share` among them, and how many have it
 
     @classmethod
     def of(cls, question: str, extra: str = "") -> Ask:
@@ -349,22 +345,12 @@ class Ask:
             keywords=keywords_named(question),
             code=code_names(question),
             tokens={t.lower() for t in re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", question)},
-            operators=operators_in(question),
         )
 
     def rest(self, covered: set[str]) -> Ask:
         """The question less the words `covered` (what a bridge sentence already answers): what a bridge's own
         document still has to say. Same answer type, same weights."""
-        return Ask(
-            self.text,
-            self.words - covered,
-            self.kind,
-            self.names,
-            self.weights,
-            self.keywords,
-            self.code,
-            operators=self.operators,
-        )
+        return Ask(self.text, self.words - covered, self.kind, self.names, self.weights, self.keywords, self.code)
 
     def weigh(self, passages: list[str]) -> None:
         """Weight each question word by its rarity among the retrieved passages (smoothed idf)."""
@@ -414,32 +400,8 @@ class Ask:
         return content_words(" ".join(raw)) & self.words
 
     def named_in(self, text: str) -> float:
-        """1 when the document defines a code name the question writes (`class WeakValueDictionary`); else how fully
-        its grammar defines the operators the question writes (`operator_share`), 1 for the one retrieved document
-        that defines them best (`and_expr ::= ... "&" ...` defines `&`: the reference topic of the operator); else 0."""
-        if any(defines(text, n) for n in self.code):
-            return 1.0
-        if not self.operators:
-            return 0.0
-        share = self.operator_share(text)
-        return 1.0 if share and share == self.operator_best[0] and self.operator_best[1] == 1 else share
-
-    def operator_share(self, text: str) -> float:
-        """How fully the document's grammar productions define the operators the question writes: each operator it
-        quotes counts 1 / the number of retrieved documents whose grammar quotes it (`"*"` is quoted by a dozen
-        rules, for arguments and patterns too: it names none of them), averaged over the question's operators."""
-        quoted = {op for _, ops in productions(text) for op in ops}
-        hits = [1 / self.operator_docs.get(op, 1) for op in self.operators if op in quoted]
-        return sum(hits) / len(self.operators)
-
-    def place_operators(self, texts: list[str]) -> None:
-        """Count, for each operator the question writes, the documents (`texts`: the retrieved ones) whose grammar
-        quotes it, and note the best `operator_share` and how many documents have it (`named_in`)."""
-        quoted = [{op for _, ops in productions(t) for op in ops} for t in texts]
-        self.operator_docs = {op: max(1, sum(op in q for q in quoted)) for op in self.operators}
-        shares = [self.operator_share(t) for t in texts]
-        best = max(shares, default=0.0)
-        self.operator_best = (best, shares.count(best))
+        """1 when the document defines a code name the question writes (`class WeakValueDictionary`), else 0."""
+        return 1.0 if any(defines(text, n) for n in self.code) else 0.0
 
     def score(
         self,

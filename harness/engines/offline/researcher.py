@@ -516,7 +516,6 @@ class OfflineResearcher:
         for _, hit in hop1:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
         ask.weigh([" ".join(texts) for texts in by_doc.values()])
-        ask.place_operators([source(sid)[0] for sid in by_doc] if ask.operators else [])
         # What each document of the Python documentation is about, in meaning (`semantic.closeness`): "compute the
         # median of some numbers" is the statistics module's subject even where another module's sentence shares
         # more of its words. Only there: a module's opening and the names it documents state its subject (`_about`);
