@@ -172,3 +172,25 @@ def test_a_documents_meaning_is_judged_on_its_opening_and_the_names_it_documents
     assert closeness(question, openings) == {"errors": 0.0, "other": 1.0}
     abouts = {"errors": about, "other": researcher._about("other", other)}
     assert closeness(question, abouts) == {"errors": 1.0, "other": 0.0}
+
+
+BRIDGE_DOCS = {
+    "kiss.md": "# Kiss and Tell (1945 film)\n\nKiss and Tell is a 1945 American comedy film directed by Richard Wallace.\n\n"
+    "The film stars Shirley Temple as Corliss Archer, a teenage girl in a small town.\n",
+    "temple.md": "# Shirley Temple\n\nShirley Temple Black was an American child star, singer and dancer.\n\n"
+    "As an adult she held the government position of United States ambassador to Ghana.\n",
+}
+BRIDGE_QUESTION = "What government position did the actress who starred as Corliss Archer in Kiss and Tell hold?"
+
+
+@pytest.mark.parametrize("documentation", [False, True])
+def test_documents_of_the_python_documentation_make_no_chain_of_documents(tmp_path: Path, monkeypatch, documentation):
+    """A question with a capitalized name ("Python", "Unicode", a class name) is about named things, and elsewhere
+    its answer may be a chain of documents that lead to one another (`chain.chain_docs`: a film's page and its
+    star's). In the Python documentation, which names its modules and topics everywhere, no two documents make that
+    chain either: the answer is one document's (`researcher._doc_chain` leaves them out of its pool)."""
+    corpus = write_docs(tmp_path / "corpus", BRIDGE_DOCS)
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    answer = answer_of(run(corpus, tmp_path / "runs", BRIDGE_QUESTION))
+    assert len(answer) == (1 if documentation else 2)
