@@ -230,3 +230,29 @@ def test_a_question_that_writes_an_operator_names_the_topic_whose_grammar_define
     assert both.named_in(bitwise) == 1.0
     assert both.named_in(formats) == 0.0  # "^" (a continuation line of its rule) but not "&"
     assert Ask.of("What does ^ mean in a format spec?").named_in(formats) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "within"),
+    [
+        ("With poplib, why do other mail clients see the mailbox as locked?", "poplib"),
+        ("In the mailbox module, what does remove() do?", "mailbox"),
+        ("In email.headerregistry, what kind of datetime is it?", "email.headerregistry"),
+        ("In CPython, what does id() correspond to?", ""),  # a name, not a module written as code
+        ("Why do clients see the mailbox as locked with poplib?", ""),  # not what the question opens with
+    ],
+)
+def test_a_module_the_question_opens_by_naming_is_named_in_full(question, within):
+    """A module written as a word is half a name (it may be English: "see the mailbox as locked"); the module a
+    question opens by naming, as what it asks within ("With poplib, ..."), is named in full, it and its
+    submodules, so its document leads the answer (`_named_best`) over a document of another word it writes."""
+    from harness.engines.offline.ranking import Ask
+
+    ask = Ask.of(question)
+    assert ask.within == within
+    if within:
+        assert ask.titled(f"Python standard library: {within}") == 1.0
+        assert ask.titled(f"Python standard library: {within}.sub") == 1.0
+        assert ask.titled(f"Python standard library: {within}lib") < 1.0
+    if "mailbox" in question:
+        assert ask.titled("Python standard library: mailbox") == (1.0 if within == "mailbox" else 0.5)

@@ -13,7 +13,8 @@ means. Everything is lexical and deterministic:
   mentions but the question does not is a *bridge* the Researcher searches for next;
 - for code documentation, what a question names is also a *Python keyword* it asks about ("the
   with statement", "yield"), matched to a title whose specific part (after its last ": ") is that
-  statement; a *module* it names as a plain word ("with gzip"); a *code name* (`bisect.insort`,
+  statement; a *module* it names as a plain word ("with gzip"; in full when it opens by naming it, "With poplib,
+  ..."); a *code name* (`bisect.insort`,
   `WeakValueDictionary`) that a document defines (a `class NAME` / `def NAME(` signature line); and an *operator*
   it writes (`x >> n`), which the reference topic whose grammar rule holds it defines.
 """
@@ -124,6 +125,18 @@ def grammar(text: str) -> str:
             continue
         lines.append(line)
     return "\n".join(lines)
+
+
+# A question that opens by naming the module it asks within ("With poplib, ...", "In the mailbox module, ...").
+_MODULE_FIRST = re.compile(
+    r"^(?i:with|in|using)\s+(?i:the\s+)?`?([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)`?(?:\s+module)?\s*,"
+)
+
+
+def module_first(question: str) -> str:
+    """The module a question opens by naming, before its first comma ("With poplib, why ..." → "poplib"), or ""."""
+    m = _MODULE_FIRST.match(question.strip())
+    return m.group(1) if m else ""
 
 
 def keywords_named(question: str) -> list[str]:
@@ -363,6 +376,7 @@ class Ask:
     code: list[str] = field(default_factory=list)  # code names it writes
     tokens: set[str] = field(default_factory=set)  # its identifier-like words, lower case (module names)
     operators: list[str] = field(default_factory=list)  # operators it writes (`>>`, `&`)
+    within: str = ""  # the module it opens by naming ("With poplib, ...")
 
     @classmethod
     def of(cls, question: str, extra: str = "") -> Ask:
@@ -375,6 +389,7 @@ class Ask:
             code=code_names(question),
             tokens={t.lower() for t in re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", question)},
             operators=operators_named(question),
+            within=module_first(question),
         )
 
     def rest(self, covered: set[str]) -> Ask:
@@ -400,7 +415,8 @@ class Ask:
         """How well the document's title names something the question names (or one of `names`): 0, 0.5 or 1.
 
         Besides named things: a Python statement the question asks about ("with statement"), and a module the
-        question writes as a word ("... with gzip" ~ "...: gzip"; half, as a word like "copy" may be English)."""
+        question writes as a word ("... with gzip" ~ "...: gzip"; half, as a word like "copy" may be English), in
+        full when the question opens by naming it as what it asks within ("With poplib, ..."; its submodules too)."""
         best = max((title_match(n, title) for n in (self.names if names is None else names)), default=0.0)
         if names is None and title:
             best = max(best, *(keyword_title(kw, title) for kw in self.keywords), 0.0)
@@ -409,6 +425,8 @@ class Ask:
                 spec in self.tokens or spec.split(".")[0] in self.tokens
             ):
                 best = max(best, 0.5)
+            if self.within and (spec + ".").startswith(self.within + "."):
+                best = 1.0  # the module the question asks within, named first: in full, it and its submodules
             if phrase_title(title, self.lower_words):
                 best = 1.0
         return best
