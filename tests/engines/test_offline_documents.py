@@ -256,3 +256,18 @@ def test_a_module_the_question_opens_by_naming_is_named_in_full(question, within
         assert ask.titled(f"Python standard library: {within}lib") < 1.0
     if "mailbox" in question:
         assert ask.titled("Python standard library: mailbox") == (1.0 if within == "mailbox" else 0.5)
+
+
+def test_a_name_written_as_a_class_is_named_names_the_document_that_defines_that_class():
+    """`POP3`, `MIMEText`, `HMAC`: a capital after the first letter is how a class is named, and a document with a
+    `class POP3` line documents it (`Ask.named_in`), though `code_names` reads only dotted, snake_case or
+    Camel-inside names as code. A plain capitalized word ("Ellipsis") is English too: `class Ellipsis` in another
+    module does not make that module the one the question names."""
+    from harness.engines.offline.ranking import Ask
+
+    poplib = "poplib\n\nA POP3 client class.\n\nclass POP3\nThis class supports the minimal command set.\n"
+    ast = "ast\n\nclass Ellipsis(Constant)\nDeprecated AST node class. Use ast.Constant instead\n"
+    assert Ask.of("How do I fetch the headers of a message from a POP3 server?").named_in(poplib) == 1.0
+    assert Ask.of("How do I fetch the headers of a message from a POP server?").named_in(poplib) == 0.0
+    assert Ask.of("Can I make a new Ellipsis object by calling type(Ellipsis)()?").named_in(ast) == 0.0
+    assert Ask.of("What subtype does MIMEMultipart produce?").class_like == ["MIMEMultipart"]

@@ -450,10 +450,20 @@ class Ask:
     def named_in(self, text: str) -> float:
         """1 when the document defines a code name the question writes (`class WeakValueDictionary`), or when its
         grammar rules define every operator the question writes (`x >> n`: `shift_expr ::= ... ">>" ...`, the
-        reference topic on shifting operations; an operator is the code name of an expression), else 0."""
+        reference topic on shifting operations; an operator is the code name of an expression), or when it defines a
+        class the question names as classes are named (`POP3`: `class POP3`, `class_like`), else 0."""
         if self.operators and all(f'"{op}"' in grammar(text) for op in self.operators):
             return 1.0
+        if any(re.search(rf"^class {re.escape(n)}\b", text, re.M) for n in self.class_like):
+            return 1.0
         return 1.0 if any(defines(text, n) for n in self.code) else 0.0
+
+    @cached_property
+    def class_like(self) -> list[str]:
+        """The names the question writes as a class is named, that `code_names` does not read as code: a capital
+        after the first letter (`POP3`, `MIMEText`, `HMAC`), one word. A document that defines a class of that name
+        (`class POP3`) documents it; a plain capitalized word ("Ellipsis", "Protocol") is English too."""
+        return [n for n in self.names if re.fullmatch(r"[A-Z]\w*[A-Z0-9]\w*", n) and n not in self.code]
 
     def score(
         self,
