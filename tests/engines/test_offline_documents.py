@@ -172,3 +172,102 @@ def test_a_documents_meaning_is_judged_on_its_opening_and_the_names_it_documents
     assert closeness(question, openings) == {"errors": 0.0, "other": 1.0}
     abouts = {"errors": about, "other": researcher._about("other", other)}
     assert closeness(question, abouts) == {"errors": 1.0, "other": 0.0}
+
+
+BRIDGE_DOCS = {
+    "kiss.md": "# Kiss and Tell (1945 film)\n\nKiss and Tell is a 1945 American comedy film directed by Richard Wallace.\n\n"
+    "The film stars Shirley Temple as Corliss Archer, a teenage girl in a small town.\n",
+    "temple.md": "# Shirley Temple\n\nShirley Temple Black was an American child star, singer and dancer.\n\n"
+    "As an adult she held the government position of United States ambassador to Ghana.\n",
+}
+BRIDGE_QUESTION = "What government position did the actress who starred as Corliss Archer in Kiss and Tell hold?"
+
+
+@pytest.mark.parametrize("documentation", [False, True])
+def test_documents_of_the_python_documentation_make_no_chain_of_documents(tmp_path: Path, monkeypatch, documentation):
+    """A question with a capitalized name ("Python", "Unicode", a class name) is about named things, and elsewhere
+    its answer may be a chain of documents that lead to one another (`chain.chain_docs`: a film's page and its
+    star's). In the Python documentation, which names its modules and topics everywhere, no two documents make that
+    chain either: the answer is one document's (`researcher._doc_chain` leaves them out of its pool)."""
+    corpus = write_docs(tmp_path / "corpus", BRIDGE_DOCS)
+    if documentation:
+        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    answer = answer_of(run(corpus, tmp_path / "runs", BRIDGE_QUESTION))
+    assert len(answer) == (1 if documentation else 2)
+
+
+@pytest.mark.parametrize(
+    ("question", "ops"),
+    [
+        ("What does x >> n compute for an integer x?", [">>"]),
+        ("What kinds of operands do the &, ^ and | operators accept?", ["&", "^", "|"]),
+        ("What value does the `~` operator produce?", ["~"]),
+        ("What does splitdrive return for a UNC path like //host/share?", []),  # a path, not an operator
+        ("Why does joining '/usr' with '/etc/passwd' give '/etc/passwd'?", []),
+        ("Are they equal after normalization - are they the same name?", []),  # a dash in prose
+        ("Can headers hold raw UTF-8 instead of =?utf-8?...?= words?", []),
+    ],
+)
+def test_the_operators_a_question_writes(question, ops):
+    from harness.engines.offline.ranking import operators_named
+
+    assert operators_named(question) == ops
+
+
+def test_a_question_that_writes_an_operator_names_the_topic_whose_grammar_defines_it():
+    """An operator is the code name of an expression: the reference topic whose grammar rule holds it is that name's
+    own documentation, as a `def NAME(` line is a function's (`Ask.named_in`, which `_named_best` reads as a full
+    name). Every operator the question writes must be there: "^" alone is also a format spec's alignment mark."""
+    from harness.engines.offline.ranking import Ask
+
+    shifting = 'Shifting operations\n\n   shift_expr ::= a_expr | shift_expr ("<<" | ">>") a_expr\n\nThey shift bits.'
+    bitwise = 'Bitwise\n\n   and_expr ::= shift_expr | and_expr "&" shift_expr\n   xor_expr ::= and_expr | xor_expr "^" and_expr\n'
+    formats = 'Format spec\n\n   align ::= "<" | ">" | "="\n             | "^"\n\nThe ">>" in prose is not grammar.'
+    shift = Ask.of("What does x >> n compute for an integer x?")
+    assert shift.named_in(shifting) == 1.0
+    assert shift.named_in(formats) == 0.0  # ">>" quoted in a sentence, not in a grammar rule
+    both = Ask.of("What do the & and ^ operators accept?")
+    assert both.named_in(bitwise) == 1.0
+    assert both.named_in(formats) == 0.0  # "^" (a continuation line of its rule) but not "&"
+    assert Ask.of("What does ^ mean in a format spec?").named_in(formats) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "within"),
+    [
+        ("With poplib, why do other mail clients see the mailbox as locked?", "poplib"),
+        ("In the mailbox module, what does remove() do?", "mailbox"),
+        ("In email.headerregistry, what kind of datetime is it?", "email.headerregistry"),
+        ("In CPython, what does id() correspond to?", ""),  # a name, not a module written as code
+        ("Why do clients see the mailbox as locked with poplib?", ""),  # not what the question opens with
+    ],
+)
+def test_a_module_the_question_opens_by_naming_is_named_in_full(question, within):
+    """A module written as a word is half a name (it may be English: "see the mailbox as locked"); the module a
+    question opens by naming, as what it asks within ("With poplib, ..."), is named in full, it and its
+    submodules, so its document leads the answer (`_named_best`) over a document of another word it writes."""
+    from harness.engines.offline.ranking import Ask
+
+    ask = Ask.of(question)
+    assert ask.within == within
+    if within:
+        assert ask.titled(f"Python standard library: {within}") == 1.0
+        assert ask.titled(f"Python standard library: {within}.sub") == 1.0
+        assert ask.titled(f"Python standard library: {within}lib") < 1.0
+    if "mailbox" in question:
+        assert ask.titled("Python standard library: mailbox") == (1.0 if within == "mailbox" else 0.5)
+
+
+def test_a_name_written_as_a_class_is_named_names_the_document_that_defines_that_class():
+    """`POP3`, `MIMEText`, `HMAC`: a capital after the first letter is how a class is named, and a document with a
+    `class POP3` line documents it (`Ask.named_in`), though `code_names` reads only dotted, snake_case or
+    Camel-inside names as code. A plain capitalized word ("Ellipsis") is English too: `class Ellipsis` in another
+    module does not make that module the one the question names."""
+    from harness.engines.offline.ranking import Ask
+
+    poplib = "poplib\n\nA POP3 client class.\n\nclass POP3\nThis class supports the minimal command set.\n"
+    ast = "ast\n\nclass Ellipsis(Constant)\nDeprecated AST node class. Use ast.Constant instead\n"
+    assert Ask.of("How do I fetch the headers of a message from a POP3 server?").named_in(poplib) == 1.0
+    assert Ask.of("How do I fetch the headers of a message from a POP server?").named_in(poplib) == 0.0
+    assert Ask.of("Can I make a new Ellipsis object by calling type(Ellipsis)()?").named_in(ast) == 0.0
+    assert Ask.of("What subtype does MIMEMultipart produce?").class_like == ["MIMEMultipart"]

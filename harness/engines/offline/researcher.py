@@ -16,7 +16,8 @@ The answer's chain (the cards written with confidence "high"): for a question ab
 the documents that lead to one another (`chain.py`: the one the question describes and the one it
 names by title, or the two the question names, chosen among all retrieved documents' sentences,
 unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
-sentences. Otherwise (`_chain`) the best pair of sentences from two documents that name each
+sentences; never documents of the Python documentation, which name one another everywhere (a
+capitalized "Python" or class name makes a question about named things there too). Otherwise (`_chain`) the best pair of sentences from two documents that name each
 other, or that the question names both, the second ranked against what the first leaves unsaid;
 or the best sentence alone when no second document adds enough, and always in the Python
 documentation, where one module or topic answers and every document names others.
@@ -620,11 +621,12 @@ class OfflineResearcher:
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
         candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
         candidates.sort(key=lambda c: c.key)
-        chain = self._doc_chain(ask, candidates, hop1, sentences)
+        # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
+        quotable = {hit.source_id for _, hit in hop1} | {c.source_id for c in candidates}
+        documentation = {sid for sid in quotable if _python_documentation(source(sid)[1])}
+        chain = self._doc_chain(ask, candidates, hop1, sentences, documentation)
         candidates += [c for c in chain if c not in candidates]
         candidates.sort(key=lambda c: c.key)
-        # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
-        documentation = {c.source_id for c in candidates if _python_documentation(source(c.source_id)[1])}
         if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
             candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
         written, per_source, kinds = self._write_cards(
@@ -698,22 +700,33 @@ class OfflineResearcher:
         return out
 
     @staticmethod
-    def _doc_chain(ask: Ask, candidates: list[_Candidate], hop1: list, sentences) -> list[_Candidate]:
+    def _doc_chain(
+        ask: Ask, candidates: list[_Candidate], hop1: list, sentences, documented=frozenset()
+    ) -> list[_Candidate]:
         """The answer's chain chosen among documents (`chain.chain_docs`): every prose sentence of each retrieved
         document's passages, unscreened (a bridge's own page need not repeat the question's words), and the chain
         documents' answer-bearing sentences (`chain.chain_sentences`); [] when no two documents lead to each
         other or the question is not about named things (checked first: the pool is not built for nothing). A
-        sentence already a candidate keeps its candidate."""
+        sentence already a candidate keeps its candidate.
+
+        Documents of the Python documentation (`documented`: their sources) are left out of the pool, as they are
+        of `_chain`'s pairs: its modules and topics name one another everywhere, so a link between two of them says
+        nothing of whether the second answers, and a question that writes "Python", "Unicode" or a class name
+        (`MIMEMultipart`) is about named things by `about_names`. Such chains cited a reference topic with a
+        one-word title beside the answer (`Comparisons`: "Python" names half its title, "Python reference:
+        Comparisons") on 6 of 45 v4 tune questions (bench/README.md)."""
         if not about_names(ask):
             return []
         known = {(c.source_id, c.start): c for c in candidates}
         pool: dict[str, list[_Candidate]] = {}
         seen: set[tuple[str, int]] = set()
         for rank, hit in hop1:
+            if hit.source_id in documented:
+                continue
             for c in sentences(hit, rank, 1, screen=False, seen=seen):
                 pool.setdefault(c.source_id, []).append(known.get((c.source_id, c.start), c))
         for c in candidates:
-            if c.hop == 2:
+            if c.hop == 2 and c.source_id not in documented:
                 pool.setdefault(c.source_id, []).append(c)
         for cands in pool.values():
             cands.sort(key=lambda c: c.start)
