@@ -197,42 +197,6 @@ def test_documents_of_the_python_documentation_make_no_chain_of_documents(tmp_pa
 
 
 @pytest.mark.parametrize(
-    ("question", "ops"),
-    [
-        ("What does x >> n compute for an integer x?", [">>"]),
-        ("What kinds of operands do the &, ^ and | operators accept?", ["&", "^", "|"]),
-        ("What value does the `~` operator produce?", ["~"]),
-        ("What does splitdrive return for a UNC path like //host/share?", []),  # a path, not an operator
-        ("Why does joining '/usr' with '/etc/passwd' give '/etc/passwd'?", []),
-        ("Are they equal after normalization - are they the same name?", []),  # a dash in prose
-        ("Can headers hold raw UTF-8 instead of =?utf-8?...?= words?", []),
-    ],
-)
-def test_the_operators_a_question_writes(question, ops):
-    from harness.engines.offline.ranking import operators_named
-
-    assert operators_named(question) == ops
-
-
-def test_a_question_that_writes_an_operator_names_the_topic_whose_grammar_defines_it():
-    """An operator is the code name of an expression: the reference topic whose grammar rule holds it is that name's
-    own documentation, as a `def NAME(` line is a function's (`Ask.named_in`, which `_named_best` reads as a full
-    name). Every operator the question writes must be there: "^" alone is also a format spec's alignment mark."""
-    from harness.engines.offline.ranking import Ask
-
-    shifting = 'Shifting operations\n\n   shift_expr ::= a_expr | shift_expr ("<<" | ">>") a_expr\n\nThey shift bits.'
-    bitwise = 'Bitwise\n\n   and_expr ::= shift_expr | and_expr "&" shift_expr\n   xor_expr ::= and_expr | xor_expr "^" and_expr\n'
-    formats = 'Format spec\n\n   align ::= "<" | ">" | "="\n             | "^"\n\nThe ">>" in prose is not grammar.'
-    shift = Ask.of("What does x >> n compute for an integer x?")
-    assert shift.named_in(shifting) == 1.0
-    assert shift.named_in(formats) == 0.0  # ">>" quoted in a sentence, not in a grammar rule
-    both = Ask.of("What do the & and ^ operators accept?")
-    assert both.named_in(bitwise) == 1.0
-    assert both.named_in(formats) == 0.0  # "^" (a continuation line of its rule) but not "&"
-    assert Ask.of("What does ^ mean in a format spec?").named_in(formats) == 1.0
-
-
-@pytest.mark.parametrize(
     ("question", "within"),
     [
         ("With poplib, why do other mail clients see the mailbox as locked?", "poplib"),
@@ -256,18 +220,3 @@ def test_a_module_the_question_opens_by_naming_is_named_in_full(question, within
         assert ask.titled(f"Python standard library: {within}lib") < 1.0
     if "mailbox" in question:
         assert ask.titled("Python standard library: mailbox") == (1.0 if within == "mailbox" else 0.5)
-
-
-def test_a_name_written_as_a_class_is_named_names_the_document_that_defines_that_class():
-    """`POP3`, `MIMEText`, `HMAC`: a capital after the first letter is how a class is named, and a document with a
-    `class POP3` line documents it (`Ask.named_in`), though `code_names` reads only dotted, snake_case or
-    Camel-inside names as code. A plain capitalized word ("Ellipsis") is English too: `class Ellipsis` in another
-    module does not make that module the one the question names."""
-    from harness.engines.offline.ranking import Ask
-
-    poplib = "poplib\n\nA POP3 client class.\n\nclass POP3\nThis class supports the minimal command set.\n"
-    ast = "ast\n\nclass Ellipsis(Constant)\nDeprecated AST node class. Use ast.Constant instead\n"
-    assert Ask.of("How do I fetch the headers of a message from a POP3 server?").named_in(poplib) == 1.0
-    assert Ask.of("How do I fetch the headers of a message from a POP server?").named_in(poplib) == 0.0
-    assert Ask.of("Can I make a new Ellipsis object by calling type(Ellipsis)()?").named_in(ast) == 0.0
-    assert Ask.of("What subtype does MIMEMultipart produce?").class_like == ["MIMEMultipart"]

@@ -14,9 +14,8 @@ means. Everything is lexical and deterministic:
 - for code documentation, what a question names is also a *Python keyword* it asks about ("the
   with statement", "yield"), matched to a title whose specific part (after its last ": ") is that
   statement; a *module* it names as a plain word ("with gzip"; in full when it opens by naming it, "With poplib,
-  ..."); a *code name* (`bisect.insort`,
-  `WeakValueDictionary`) that a document defines (a `class NAME` / `def NAME(` signature line); and an *operator*
-  it writes (`x >> n`), which the reference topic whose grammar rule holds it defines.
+  ..."); and a *code name* (`bisect.insort`,
+  `WeakValueDictionary`) that a document defines (a `class NAME` / `def NAME(` signature line).
 """
 
 from __future__ import annotations
@@ -98,33 +97,6 @@ _CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*
 # quotes the signature with the docstring's first sentence), SIGNATURE_LINE matches a whole line that is one.
 SIGNED_NAME = re.compile(SIGNATURE_START + r"([A-Za-z_][\w.]*)")
 SIGNATURE_LINE = re.compile(SIGNED_NAME.pattern + r"(?:\(.*\))?(?: -> .+)?$")
-
-
-# An operator the question writes ("x >> n", "the &, ^ and | operators", "the `~` operator"): one to three operator
-# marks between spaces, quotes or parentheses (not a path's "//host" or "'/usr'"). Not a lone "=", ":" or "!" (prose and
-# assignment, not an expression's operator), nor "-" (a dash in prose).
-_OPERATOR = re.compile(r"(?:^|(?<=[\s`'\"(]))([+*/%@&|^~<>=!:]{1,3})(?=[\s`'\",)?]|$)")
-_NOT_OPERATORS = frozenset({"=", ":", "!"})
-
-
-def operators_named(question: str) -> list[str]:
-    """The operators the question writes, in order (`>>`, `&`, `**`)."""
-    ops = (m.group(1) for m in _OPERATOR.finditer(question))
-    return list(dict.fromkeys(op for op in ops if op not in _NOT_OPERATORS))
-
-
-def grammar(text: str) -> str:
-    """The grammar rules a reference topic states: each line with a production (`shift_expr ::= a_expr | shift_expr
-    ("<<" | ">>") a_expr`) and its continuation lines (indented, opening with "|")."""
-    lines, inside = [], False
-    for line in text.splitlines():
-        if "::=" in line:
-            inside = True
-        elif not (inside and line[:1].isspace() and line.lstrip().startswith("|")):
-            inside = False
-            continue
-        lines.append(line)
-    return "\n".join(lines)
 
 
 # A question that opens by naming the module it asks within ("With poplib, ...", "In the mailbox module, ...").
@@ -375,7 +347,6 @@ class Ask:
     keywords: list[str] = field(default_factory=list)  # Python statements it asks about
     code: list[str] = field(default_factory=list)  # code names it writes
     tokens: set[str] = field(default_factory=set)  # its identifier-like words, lower case (module names)
-    operators: list[str] = field(default_factory=list)  # operators it writes (`>>`, `&`)
     within: str = ""  # the module it opens by naming ("With poplib, ...")
 
     @classmethod
@@ -388,7 +359,6 @@ class Ask:
             keywords=keywords_named(question),
             code=code_names(question),
             tokens={t.lower() for t in re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", question)},
-            operators=operators_named(question),
             within=module_first(question),
         )
 
@@ -448,22 +418,8 @@ class Ask:
         return content_words(" ".join(raw)) & self.words
 
     def named_in(self, text: str) -> float:
-        """1 when the document defines a code name the question writes (`class WeakValueDictionary`), or when its
-        grammar rules define every operator the question writes (`x >> n`: `shift_expr ::= ... ">>" ...`, the
-        reference topic on shifting operations; an operator is the code name of an expression), or when it defines a
-        class the question names as classes are named (`POP3`: `class POP3`, `class_like`), else 0."""
-        if self.operators and all(f'"{op}"' in grammar(text) for op in self.operators):
-            return 1.0
-        if any(re.search(rf"^class {re.escape(n)}\b", text, re.M) for n in self.class_like):
-            return 1.0
+        """1 when the document defines a code name the question writes (`class WeakValueDictionary`), else 0."""
         return 1.0 if any(defines(text, n) for n in self.code) else 0.0
-
-    @cached_property
-    def class_like(self) -> list[str]:
-        """The names the question writes as a class is named, that `code_names` does not read as code: a capital
-        after the first letter (`POP3`, `MIMEText`, `HMAC`), one word. A document that defines a class of that name
-        (`class POP3`) documents it; a plain capitalized word ("Ellipsis", "Protocol") is English too."""
-        return [n for n in self.names if re.fullmatch(r"[A-Z]\w*[A-Z0-9]\w*", n) and n not in self.code]
 
     def score(
         self,
