@@ -17,8 +17,9 @@ the documents that lead to one another (`chain.py`: the one the question describ
 names by title, or the two the question names, chosen among all retrieved documents' sentences,
 unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
 sentences; never documents of the Python documentation, which name one another everywhere (a
-capitalized "Python" or class name makes a question about named things there too). Otherwise (`_chain`) the best pair of sentences from two documents that name each
-other, or that the question names both, the second ranked against what the first leaves unsaid;
+capitalized "Python" or class name makes a question about named things there too). Otherwise
+(`_chain`) the best pair of sentences from two documents that name each other, or that the
+question names both, the second ranked against what the first leaves unsaid;
 or the best sentence alone when no second document adds enough, and always in the Python
 documentation, where one module or topic answers and every document names others.
 
@@ -277,14 +278,15 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def _section_of(part: str, whole: str) -> bool:
+def _section_of(part: str, whole: str, flat: str = "") -> bool:
     """Is the document `part` a section of the document `whole`: at least SECTION_OF of its paragraphs (of more
-    than 40 characters, whitespace read as one space) are paragraphs of `whole`'s text?"""
+    than 40 characters, whitespace read as one space) are paragraphs of `whole`'s text? `flat`: `whole` as `_flat`
+    reads it, when the caller has it already."""
     if len(part) >= len(whole):
         return False
     paras = [_flat(p) for p in part.split("\n\n") if len(p.strip()) > 40]
     allowed = (1 - SECTION_OF) * len(paras)  # paragraphs the whole may lack
-    flat, missing = _flat(whole), 0
+    flat, missing = flat or _flat(whole), 0
     for p in paras:
         missing += p not in flat
         if missing > allowed:
@@ -309,7 +311,7 @@ def _one_copy(ranked: list, texts: dict[str, str]) -> list:
     drop: dict[str, set[str]] = {}  # source id -> the shared sentences (flattened) its copy of is not quoted
     for sec in best:
         for ch in best:
-            if sec == ch or not _section_of(texts[sec], texts[ch]):
+            if sec == ch or not _section_of(texts[sec], texts[ch], flats[ch]):
                 continue
             own = [c for c in best[ch] if _flat(c.text) not in flats[sec]]
             loser = sec if own and own[0].relevance > best[sec][0].relevance else ch
