@@ -75,6 +75,19 @@ def test_only_a_full_name_outranks_a_better_sentence_of_another_document():
     assert researcher._named_best([]) == []
 
 
+def test_more_of_the_answer_comes_from_the_document_the_question_names_by_a_definition():
+    """`_near_best` adds the close sentences of one document to the answer: the best candidate's, or, when the
+    chain holds a document the question names by a definition (it defines a code name the question writes) or
+    opens by naming ("With poplib, ..."), that document's, so the answer is not split across two documents."""
+    a1, a2 = candidate("a", 2.0, 0.0), candidate("a", 1.7, 0.0)
+    b1, b2 = candidate("b", 1.9, 1.0), candidate("b", 1.6, 1.0)
+    ranked, chain = [a1, b1, a2, b2], [b1]
+    assert researcher._near_best(ranked, chain, {"a", "b"}) == [a1, a2]
+    assert researcher._near_best(ranked, chain, {"a", "b"}, defined={"b"}) == [b2]
+    assert researcher._near_best(ranked, chain, {"a", "b"}, defined={"c"}) == [a1, a2]  # not in the chain
+    assert researcher._near_best(ranked, chain, {"b"}, defined={"b"}) == []  # the best is not documentation
+
+
 @pytest.mark.parametrize(
     ("title", "named"),
     [

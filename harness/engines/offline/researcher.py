@@ -258,15 +258,20 @@ def _named_best(ranked: list) -> list:
     return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top >= 1 else ranked[:1]
 
 
-def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
+def _near_best(ranked: list, chain: list, documented: set[str], defined=frozenset()) -> list:
     """More of the answer, in the Python documentation: one sentence of a docstring or a reference topic rarely says
     it all (what a function returns, what it raises, when it applies). The best candidate's document's other
     sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of that document in all, join the answer
     (a document's further sentences cost no citation precision). Only there (`documented`: its sources): an
-    encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision."""
+    encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision.
+    When the chain holds a document the question names by a definition or opens by naming (`defined`: it defines a
+    code name the question writes, or it is the module of "With poplib, ..."), more of the answer comes from it."""
     if not ranked or ranked[0].source_id not in documented:
         return []
     top = ranked[0]
+    named = next((c for c in chain if c.source_id in defined and c.hop == 1), None)
+    if named is not None and named.source_id in documented:
+        top = next(c for c in ranked if c.source_id == named.source_id)
     have = sum(c.source_id == top.source_id for c in chain)
     near = [
         c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
@@ -437,6 +442,7 @@ class _Candidate:
     bridge: str = ""
     first: bool = False  # its document's opening sentence
     titled: float = 0.0  # its document is titled after (or defines) something the question (or the bridge) names
+    defined: bool = False  # it defines a code name the question writes, or is the module it opens by naming
     lead: str = ""  # the sentence before it, quoted with it when it does not stand alone ("For instance, ...")
     rest: str = ""  # the rest of its paragraph (the Python documentation: `_rest`), quoted by an answer card
     trail: str = ""  # what its card quotes after it: its `rest` when it is an answer card
@@ -547,7 +553,11 @@ class OfflineResearcher:
             in_doc = subject & doc_words
             # Its document is about what the question names: titled after it, or defining the code name it writes.
             titled = ask.titled(hit.title, [bridge] if bridge else None)
+            defined = False
             if not bridge:
+                defined = ask.named_in(text) >= 1 or bool(
+                    ask.within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(ask.within + ".")
+                )
                 titled = max(titled, ask.named_in(text))
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
@@ -608,6 +618,7 @@ class OfflineResearcher:
                         bridge=bridge,
                         first=s == opening,
                         titled=titled,
+                        defined=defined,
                         lead=text[lead:s],
                         rest=text[e : _rest(text, spans, s, e, flagged, docstrings(hit.source_id, text).get(lead, 0))]
                         if documentation
@@ -748,7 +759,8 @@ class OfflineResearcher:
         hop2_taken = 0
 
         absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
-        chain = chain + _near_best(candidates, chain, documented)
+        defined = {c.source_id for c in candidates if c.defined}
+        chain = chain + _near_best(candidates, chain, documented, defined)
         # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
         # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
         # The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
