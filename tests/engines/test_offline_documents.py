@@ -88,6 +88,21 @@ def test_more_of_the_answer_comes_from_the_document_the_question_names_by_a_defi
     assert researcher._near_best(ranked, chain, {"b"}, defined={"b"}) == []  # the best is not documentation
 
 
+def test_the_document_every_search_ranks_first_leads_short_of_a_full_name():
+    """In the Python documentation, when every search of a branch ranks one document first (`agreed`), its best
+    sentence is the answer's, over a better-scoring sentence of another document; a full name still leads, and a
+    half name (a module written as a word) keeps the agreed document from leading unless it is that document."""
+    best, agreed = candidate("a", 2.0, 0.0), candidate("b", 1.8, 0.0)
+    assert researcher._named_best([best, agreed]) == [best]
+    assert researcher._named_best([best, agreed], "b") == [agreed]
+    full = candidate("with", 1.0, 1.0)
+    assert researcher._named_best([best, agreed, full], "b") == [full]
+    half = candidate("heapq", 1.5, 0.5)
+    assert researcher._named_best([best, agreed, half], "b") == [best]
+    assert researcher._named_best([best, replace(agreed, titled=0.5)], "b") == [replace(agreed, titled=0.5)]
+    assert researcher._named_best([], "b") == []
+
+
 @pytest.mark.parametrize(
     ("title", "named"),
     [

@@ -249,13 +249,19 @@ def _chain_start(ranked: list) -> list:
     return _best_per_source([c for c in ranked if c.titled and c.hop == 1], BRIDGE_FROM) or ranked[:1]
 
 
-def _named_best(ranked: list) -> list:
+def _named_best(ranked: list, agreed: str = "") -> list:
     """The answer's one sentence: the best of the document that fully names what the question names (the `with`
     statement's own page, the module a question names), or else the best sentence found. A half name (a module
     the question writes as a word that may be English, "random"; a partial title) does not outrank a better
-    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
+    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`).
+
+    Short of a full name, in the Python documentation, the document every search of the branch ranks first
+    (`agreed`: the whole question and its content words agree on it) leads: its best sentence is the answer's."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
-    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top >= 1 else ranked[:1]
+    if top >= 1:
+        return [next(c for c in ranked if c.hop == 1 and c.titled == top)]
+    lead = next((c for c in ranked if c.hop == 1 and c.source_id == agreed and c.titled == top), None)
+    return [lead or ranked[0]] if ranked else []
 
 
 def _near_best(ranked: list, chain: list, documented: set[str], defined=frozenset()) -> list:
@@ -355,7 +361,7 @@ def _start_docs(ranked: list, ask: Ask) -> list[str]:
     return out
 
 
-def _chain(ranked: list, ask: Ask, documented=frozenset()) -> list:
+def _chain(ranked: list, ask: Ask, documented=frozenset(), agreed: str = "") -> list:
     """The links of the answer's chain: one sentence, or two from two documents, best first.
 
     A multi-hop answer takes two documents: one sentence answers part of the question, a sentence of another
@@ -399,7 +405,7 @@ def _chain(ranked: list, ask: Ask, documented=frozenset()) -> list:
             added = rest.score(b.text, b.title, first=b.first) + LINK * linked
             if a.relevance + added > best[0]:
                 best = (a.relevance + added, added, a, b)
-    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else _named_best(ranked)
+    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else _named_best(ranked, agreed)
     docs = {c.source_id for c in chain}
     more: list = []
     if ask.kind not in (YESNO, OTHER) and not any(has_type(c.text, ask.kind, ask.text) for c in chain):
@@ -520,8 +526,10 @@ class OfflineResearcher:
 
         hop1: list = []
         prior: dict[tuple[str, int], float] = {}  # a passage's retrieval score, as a share of its search's best
+        firsts: list[str] = []  # the document each search ranks first
         for query in queries:
             hits = search(query)
+            firsts += [hits[0].source_id] if hits else []
             top = max((h.score for h in hits), default=0.0) or 1.0
             for rank, hit in enumerate(hits):
                 hop1.append((rank, hit))
@@ -642,8 +650,12 @@ class OfflineResearcher:
         candidates.sort(key=lambda c: c.key)
         if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
             candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
+        # the document every search ranks first, when there are two searches or more (the Python documentation's; a
+        # deprecated module's replacement still answers better: SUPERSEDED)
+        agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and firsts[0] in documentation else ""
+        agreed = "" if agreed and deprecated(source(agreed)[0]) else agreed
         written, per_source, kinds = self._write_cards(
-            brief, ctx, candidates, subject | criteria, ask, chain, documentation
+            brief, ctx, candidates, subject | criteria, ask, chain, documentation, agreed
         )
         if not written:
             return AgentResult(
@@ -747,19 +759,26 @@ class OfflineResearcher:
 
     @staticmethod
     def _write_cards(
-        brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None, documented=frozenset()
+        brief: Brief,
+        ctx,
+        candidates: list[_Candidate],
+        asked: set[str],
+        ask: Ask,
+        chain=None,
+        documented=frozenset(),
+        agreed: str = "",
     ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
         the Python documentation its best document's close sentences (`_near_best`), have confidence "high". In the
         Python documentation each of those answer cards that stands alone quotes the rest of its paragraph (`_rest`)."""
-        chain = list(chain or _chain(candidates, ask, documented))
+        chain = list(chain or _chain(candidates, ask, documented, agreed))
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
 
         absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
-        defined = {c.source_id for c in candidates if c.defined}
+        defined = {c.source_id for c in candidates if c.defined} | ({agreed} if agreed else set())
         chain = chain + _near_best(candidates, chain, documented, defined)
         # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
         # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
