@@ -650,10 +650,12 @@ class OfflineResearcher:
         candidates.sort(key=lambda c: c.key)
         if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
             candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
-        # the document every search ranks first, when there are two searches or more (the Python documentation's; a
-        # deprecated module's replacement still answers better: SUPERSEDED)
+        # the document every search ranks first, when there are two searches or more (the Python documentation's; not a
+        # deprecated module, whose replacement still answers better: SUPERSEDED)
         agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and firsts[0] in documentation else ""
         agreed = "" if agreed and deprecated(source(agreed)[0]) else agreed
+        # ... nor the retrieved document farthest in meaning (closeness 0): there the words agree, the subject does not
+        agreed = agreed if meaning.get(agreed, 0.0) > 0.0 else ""
         written, per_source, kinds = self._write_cards(
             brief, ctx, candidates, subject | criteria, ask, chain, documentation, agreed
         )
