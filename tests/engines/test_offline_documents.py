@@ -75,6 +75,34 @@ def test_only_a_full_name_outranks_a_better_sentence_of_another_document():
     assert researcher._named_best([]) == []
 
 
+def test_more_of_the_answer_comes_from_the_document_the_question_names_by_a_definition():
+    """`_near_best` adds the close sentences of one document to the answer: the best candidate's, or, when the
+    chain holds a document the question names by a definition (it defines a code name the question writes) or
+    opens by naming ("With poplib, ..."), that document's, so the answer is not split across two documents."""
+    a1, a2 = candidate("a", 2.0, 0.0), candidate("a", 1.7, 0.0)
+    b1, b2 = candidate("b", 1.9, 1.0), candidate("b", 1.6, 1.0)
+    ranked, chain = [a1, b1, a2, b2], [b1]
+    assert researcher._near_best(ranked, chain, {"a", "b"}) == [a1, a2]
+    assert researcher._near_best(ranked, chain, {"a", "b"}, defined={"b"}) == [b2]
+    assert researcher._near_best(ranked, chain, {"a", "b"}, defined={"c"}) == [a1, a2]  # not in the chain
+    assert researcher._near_best(ranked, chain, {"b"}, defined={"b"}) == []  # the best is not documentation
+
+
+def test_the_document_every_search_ranks_first_leads_short_of_a_full_name():
+    """In the Python documentation, when every search of a branch ranks one document first (`agreed`), its best
+    sentence is the answer's, over a better-scoring sentence of another document; a full name still leads, and a
+    half name (a module written as a word) keeps the agreed document from leading unless it is that document."""
+    best, agreed = candidate("a", 2.0, 0.0), candidate("b", 1.8, 0.0)
+    assert researcher._named_best([best, agreed]) == [best]
+    assert researcher._named_best([best, agreed], "b") == [agreed]
+    full = candidate("with", 1.0, 1.0)
+    assert researcher._named_best([best, agreed, full], "b") == [full]
+    half = candidate("heapq", 1.5, 0.5)
+    assert researcher._named_best([best, agreed, half], "b") == [best]
+    assert researcher._named_best([best, replace(agreed, titled=0.5)], "b") == [replace(agreed, titled=0.5)]
+    assert researcher._named_best([], "b") == []
+
+
 @pytest.mark.parametrize(
     ("title", "named"),
     [

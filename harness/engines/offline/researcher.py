@@ -251,24 +251,35 @@ def _chain_start(ranked: list) -> list:
     return _best_per_source([c for c in ranked if c.titled and c.hop == 1], BRIDGE_FROM) or ranked[:1]
 
 
-def _named_best(ranked: list) -> list:
+def _named_best(ranked: list, agreed: str = "") -> list:
     """The answer's one sentence: the best of the document that fully names what the question names (the `with`
     statement's own page, the module a question names), or else the best sentence found. A half name (a module
     the question writes as a word that may be English, "random"; a partial title) does not outrank a better
-    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
+    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`).
+
+    Short of a full name, in the Python documentation, the document every search of the branch ranks first
+    (`agreed`: the whole question and its content words agree on it) leads: its best sentence is the answer's."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
-    return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top >= 1 else ranked[:1]
+    if top >= 1:
+        return [next(c for c in ranked if c.hop == 1 and c.titled == top)]
+    lead = next((c for c in ranked if c.hop == 1 and c.source_id == agreed and c.titled == top), None)
+    return [lead or ranked[0]] if ranked else []
 
 
-def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
+def _near_best(ranked: list, chain: list, documented: set[str], defined=frozenset()) -> list:
     """More of the answer, in the Python documentation: one sentence of a docstring or a reference topic rarely says
     it all (what a function returns, what it raises, when it applies). The best candidate's document's other
     sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of that document in all, join the answer
     (a document's further sentences cost no citation precision). Only there (`documented`: its sources): an
-    encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision."""
+    encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision.
+    When the chain holds a document the question names by a definition or opens by naming (`defined`: it defines a
+    code name the question writes, or it is the module of "With poplib, ..."), more of the answer comes from it."""
     if not ranked or ranked[0].source_id not in documented:
         return []
     top = ranked[0]
+    named = next((c for c in chain if c.source_id in defined and c.hop == 1), None)
+    if named is not None and named.source_id in documented:
+        top = next(c for c in ranked if c.source_id == named.source_id)
     have = sum(c.source_id == top.source_id for c in chain)
     near = [
         c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
@@ -352,7 +363,7 @@ def _start_docs(ranked: list, ask: Ask) -> list[str]:
     return out
 
 
-def _chain(ranked: list, ask: Ask, documented=frozenset()) -> list:
+def _chain(ranked: list, ask: Ask, documented=frozenset(), agreed: str = "") -> list:
     """The links of the answer's chain: one sentence, or two from two documents, best first.
 
     A multi-hop answer takes two documents: one sentence answers part of the question, a sentence of another
@@ -396,7 +407,7 @@ def _chain(ranked: list, ask: Ask, documented=frozenset()) -> list:
             added = rest.score(b.text, b.title, first=b.first) + LINK * linked
             if a.relevance + added > best[0]:
                 best = (a.relevance + added, added, a, b)
-    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else _named_best(ranked)
+    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else _named_best(ranked, agreed)
     docs = {c.source_id for c in chain}
     more: list = []
     if ask.kind not in (YESNO, OTHER) and not any(has_type(c.text, ask.kind, ask.text) for c in chain):
@@ -439,6 +450,7 @@ class _Candidate:
     bridge: str = ""
     first: bool = False  # its document's opening sentence
     titled: float = 0.0  # its document is titled after (or defines) something the question (or the bridge) names
+    defined: bool = False  # it defines a code name the question writes, or is the module it opens by naming
     lead: str = ""  # the sentence before it, quoted with it when it does not stand alone ("For instance, ...")
     rest: str = ""  # the rest of its paragraph (the Python documentation: `_rest`), quoted by an answer card
     trail: str = ""  # what its card quotes after it: its `rest` when it is an answer card
@@ -516,8 +528,10 @@ class OfflineResearcher:
 
         hop1: list = []
         prior: dict[tuple[str, int], float] = {}  # a passage's retrieval score, as a share of its search's best
+        firsts: list[str] = []  # the document each search ranks first
         for query in queries:
             hits = search(query)
+            firsts += [hits[0].source_id] if hits else []
             top = max((h.score for h in hits), default=0.0) or 1.0
             for rank, hit in enumerate(hits):
                 hop1.append((rank, hit))
@@ -549,7 +563,11 @@ class OfflineResearcher:
             in_doc = subject & doc_words
             # Its document is about what the question names: titled after it, or defining the code name it writes.
             titled = ask.titled(hit.title, [bridge] if bridge else None)
+            defined = False
             if not bridge:
+                defined = ask.named_in(text) >= 1 or bool(
+                    ask.within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(ask.within + ".")
+                )
                 titled = max(titled, ask.named_in(text))
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
@@ -613,6 +631,7 @@ class OfflineResearcher:
                         bridge=bridge,
                         first=s == opening,
                         titled=titled,
+                        defined=defined,
                         lead=text[lead:s],
                         rest=text[e : _rest(text, spans, s, e, flagged, docstrings(hit.source_id, text).get(lead, 0))]
                         if documentation
@@ -636,8 +655,14 @@ class OfflineResearcher:
         candidates.sort(key=lambda c: c.key)
         if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
             candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
+        # the document every search ranks first, when there are two searches or more (the Python documentation's; not a
+        # deprecated module, whose replacement still answers better: SUPERSEDED)
+        agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and firsts[0] in documentation else ""
+        agreed = "" if agreed and deprecated(source(agreed)[0]) else agreed
+        # ... nor the retrieved document farthest in meaning (closeness 0): there the words agree, the subject does not
+        agreed = agreed if meaning.get(agreed, 0.0) > 0.0 else ""
         written, per_source, kinds = self._write_cards(
-            brief, ctx, candidates, subject | criteria, ask, chain, documentation
+            brief, ctx, candidates, subject | criteria, ask, chain, documentation, agreed
         )
         if not written:
             return AgentResult(
@@ -741,19 +766,27 @@ class OfflineResearcher:
 
     @staticmethod
     def _write_cards(
-        brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None, documented=frozenset()
+        brief: Brief,
+        ctx,
+        candidates: list[_Candidate],
+        asked: set[str],
+        ask: Ask,
+        chain=None,
+        documented=frozenset(),
+        agreed: str = "",
     ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
         the Python documentation its best document's close sentences (`_near_best`), have confidence "high". In the
         Python documentation each of those answer cards that stands alone quotes the rest of its paragraph (`_rest`)."""
-        chain = list(chain or _chain(candidates, ask, documented))
+        chain = list(chain or _chain(candidates, ask, documented, agreed))
         chosen: list[_Candidate] = []
         per_source: dict[str, int] = {}
         hop2_taken = 0
 
         absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
-        chain = chain + _near_best(candidates, chain, documented)
+        defined = {c.source_id for c in candidates if c.defined} | ({agreed} if agreed else set())
+        chain = chain + _near_best(candidates, chain, documented, defined)
         # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
         # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
         # The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
