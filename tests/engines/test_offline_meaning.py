@@ -98,7 +98,9 @@ def test_a_sentence_close_in_meaning_to_the_question_outranks_one_sharing_more_w
     corpus = write_docs(tmp_path / "corpus", MEANING_DOCS)
     monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
     monkeypatch.setattr(researcher, "MEANING", 0.0)
-    monkeypatch.setattr(researcher.semantic, "SENTENCE_ENCODER", True)  # WordLlama's fallback leaves the term out
+    monkeypatch.setattr(
+        researcher.semantic, "sentence_encoder", lambda: True
+    )  # WordLlama's fallback leaves the term out
     monkeypatch.setattr(researcher, "similarity", lambda q, s: 0.9 if "median (middle value)" in s else 0.1)
     if weight is not None:
         monkeypatch.setattr(researcher, "SENTENCE_MEANING", weight)

@@ -610,8 +610,8 @@ class OfflineResearcher:
                 if any(a <= s < b for a, b in own):
                     relevance += OWN
                 relevance += MEANING * meaning.get(hit.source_id, 0.0)
-                # what the sentence itself says, in meaning (a sentence encoder's only: semantic.SENTENCE_ENCODER)
-                if documentation and SENTENCE_MEANING and semantic.SENTENCE_ENCODER:
+                # what the sentence itself says, in meaning (a sentence encoder's only: semantic.sentence_encoder)
+                if documentation and SENTENCE_MEANING and semantic.sentence_encoder():
                     relevance += SENTENCE_MEANING * similarity(ask.text, scored)
                 relevance -= superseded
                 if lead == s and not stands_alone(text[s:e]):

