@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from harness.contract.language import DEFAULT_LANGUAGE, check_language, is_english
+from harness.contract.meaning import DEFAULT_MEANING, MEANING_ENV, MINILM, MINILM_MODULES, chosen_meaning
 from harness.contract.schemas import validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
@@ -61,6 +62,7 @@ class RunConfig:
     sources: dict[str, Any] = field(default_factory=dict)
     search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
     mcp: dict[str, Any] = field(default_factory=dict)  # research.yaml's `mcp:` (servers by name; no secrets)
+    meaning: str = DEFAULT_MEANING  # the offline engine's meaning model (`RESEARCH_MEANING`, contract.meaning)
 
     @property
     def all_offline(self) -> bool:
@@ -86,6 +88,7 @@ class RunConfig:
             "search": self.search,
             "role_budgets": self.role_budgets,
             "mcp": self.mcp,
+            "meaning": self.meaning,
         }
 
 
@@ -258,6 +261,7 @@ def build_config(
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), search, search_url),
         mcp=file_cfg.get("mcp", {}),
+        meaning=check_meaning(),
     )
     if (search is not None or search_url is not None) and not cfg.web:
         raise UsageError(
@@ -290,6 +294,19 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
         elif per_role.get(role):
             where = "research.yaml base_url" + (f".{role}" if isinstance(field, dict) else "")
             choice.base_url, choice.base_url_from = check_base_url(per_role[role], where), where
+
+
+def check_meaning(recorded: str | None = None) -> str:
+    """The meaning model of this process (`RESEARCH_MEANING`), checked before any work: `minilm` needs the `meaning`
+    extra, and a run continues only with the model it began with (`recorded`, from its run.json)."""
+    meaning = chosen_meaning()
+    if recorded is not None and meaning != recorded:
+        raise UsageError(
+            f"{MEANING_ENV}={meaning}: this run began with {MEANING_ENV}={recorded}; continue it with that"
+        )
+    if meaning == MINILM:
+        require_extra(f"{MEANING_ENV}={MINILM}", "meaning", MINILM_MODULES)
+    return meaning
 
 
 def check_mcp_installed() -> None:
@@ -389,6 +406,7 @@ def config_from_snapshot(
         sources=snapshot.get("sources", {}),
         search=snapshot.get("search", {}),
         mcp=snapshot.get("mcp", {}),
+        meaning=check_meaning(snapshot.get("meaning", DEFAULT_MEANING)),
     )
     if model_base_url:
         set_base_urls(cfg.roles, model_base_url, None)

@@ -1,4 +1,4 @@
-"""The offline engine's sense of meaning (a static embedding model bundled in the wordllama wheel), and answers
+"""The offline engine's sense of meaning (MiniLM where installed, else the static model in the wordllama wheel), and answers
 that name the function a docstring sentence documents."""
 
 from __future__ import annotations
@@ -88,3 +88,21 @@ def test_a_docstrings_first_sentence_is_quoted_with_its_signature_and_the_answer
     run_dir = run(write_docs(tmp_path / "corpus", docs), tmp_path / "runs", "How do I base64-encode bytes?")
     summary = (run_dir / "final-report.md").read_text().split("## Summary", 1)[1].split("\n## ", 1)[0]
     assert "`b64encode(s, altchars=None)`: Encode the bytes-like object s using Base64" in summary
+
+
+@pytest.mark.parametrize("weight", [None, 0.0])
+def test_a_sentence_close_in_meaning_to_the_question_outranks_one_sharing_more_words(tmp_path, monkeypatch, weight):
+    """On the Python documentation a candidate sentence's own cosine with the question (`SENTENCE_MEANING` times
+    `semantic.similarity`, a sentence encoder's only) joins its relevance: here document meaning is off and the cosine is stubbed, so only that
+    term can make the statistics sentence, which shares one word with the question, outrank the sound one."""
+    corpus = write_docs(tmp_path / "corpus", MEANING_DOCS)
+    monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    monkeypatch.setattr(researcher, "MEANING", 0.0)
+    monkeypatch.setattr(
+        researcher.semantic, "sentence_encoder", lambda: True
+    )  # WordLlama's fallback leaves the term out
+    monkeypatch.setattr(researcher, "similarity", lambda q, s: 0.9 if "median (middle value)" in s else 0.1)
+    if weight is not None:
+        monkeypatch.setattr(researcher, "SENTENCE_MEANING", weight)
+    cited = cited_titles(run(corpus, tmp_path / "runs", MEDIAN))
+    assert ("stats" in cited) == (weight is None)

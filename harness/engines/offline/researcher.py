@@ -52,6 +52,7 @@ import re
 from dataclasses import dataclass, replace
 
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
+from harness.engines.offline import semantic
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
 from harness.engines.offline.ranking import (
     OTHER,
@@ -68,7 +69,7 @@ from harness.engines.offline.ranking import (
     title_match,
     title_words,
 )
-from harness.engines.offline.semantic import closeness
+from harness.engines.offline.semantic import closeness, similarity
 from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
@@ -100,6 +101,7 @@ OWN = 0.4  # added to a sentence of the docstring of a code name the question wr
 DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
 LEAD_MAX = 2  # sentences before a sentence that does not stand alone that its card may quote with it
 MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
+SENTENCE_MEANING = 1.0  # times a sentence's cosine with the question (`semantic.similarity`), Python documentation only
 ABOUT_CHARS = 600  # a document's opening, and at most as much of the names it documents: what its meaning is judged on
 ANSWER_DOCS = 2  # best documents whose docstrings named after the question's words are read whole
 BEST_PER_SOURCE = 6  # sentences of the best candidate's document in the answer (`_near_best`), each at least
@@ -608,6 +610,9 @@ class OfflineResearcher:
                 if any(a <= s < b for a, b in own):
                     relevance += OWN
                 relevance += MEANING * meaning.get(hit.source_id, 0.0)
+                # what the sentence itself says, in meaning (a sentence encoder's only: semantic.sentence_encoder)
+                if documentation and SENTENCE_MEANING and semantic.sentence_encoder():
+                    relevance += SENTENCE_MEANING * similarity(ask.text, scored)
                 relevance -= superseded
                 if lead == s and not stands_alone(text[s:e]):
                     relevance -= DANGLING  # points back at text no card can quote with it

