@@ -285,3 +285,46 @@ def test_a_docstrings_rest_goes_on_through_a_sentence_of_quoted_values():
     code = "It takes one argument.  x = f('a', 'b', 'c', 'd', 'e', 'f', 'g')\n"
     spans = researcher.split_sentences(code)
     assert researcher._rest(code, spans, *spans[0], []) == spans[0][1]  # code with quoted values is still code
+
+
+def _cand(relevance: float, start: int, source: str = "src-doc") -> researcher._Candidate:
+    return researcher._Candidate(
+        relevance=relevance,
+        rank=0,
+        source_id=source,
+        start=start,
+        end=start + 10,
+        kind="primary",
+        title="doc",
+        flagged=False,
+        hop=1,
+        text="x" * 10,
+    )
+
+
+def test_the_answers_cap_counts_the_docstrings_its_close_sentences_are_part_of_not_the_sentences():
+    """Seven close sentences, five of them paragraphs of one docstring (`genops`' "Each opcode...", "If the opcode
+    has an argument...", ...), and then the signed first sentence of another docstring (`dis`): counted one by one,
+    the cap (BEST_PER_SOURCE = 6) stops before the second docstring; counted by docstring, it takes it."""
+    best = _cand(2.0, 0)
+    one_docstring = [_cand(1.9 - i / 100, 100 + 20 * i) for i in range(5)]
+    other = [_cand(1.8 - i / 100, 300 + 20 * i) for i in range(2)]
+    later = _cand(1.7, 500)
+    ranked = [best, *one_docstring, *other, later, _cand(1.9, 0, source="src-other")]
+    ranked.sort(key=lambda c: c.key)
+
+    def unit(c):
+        return (c.source_id, 100 if 100 <= c.start < 200 else c.start)
+
+    by_sentence = researcher._near_best(ranked, [best], {"src-doc", "src-other"})
+    assert len(by_sentence) == researcher.BEST_PER_SOURCE - 1 and later not in by_sentence
+    by_docstring = researcher._near_best(ranked, [best], {"src-doc", "src-other"}, unit)
+    assert by_docstring == [*one_docstring, *other, later]  # 1 + 1 + 2 + 1 docstrings: within the cap
+    assert all(c.source_id == "src-doc" for c in by_docstring)
+
+
+def test_a_sentence_three_quarters_as_relevant_as_the_best_is_part_of_the_answer():
+    """`TarFile.open`'s "Open a tar archive for reading, writing or appending." scores 0.79 of `gzopen`'s first
+    sentence, which writes the question's "compressed": a close sentence."""
+    best, near, far = _cand(2.4, 0), _cand(0.79 * 2.4, 100), _cand(0.7 * 2.4, 200)
+    assert researcher._near_best([best, near, far], [best], {"src-doc"}) == [near]
