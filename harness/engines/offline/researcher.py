@@ -258,7 +258,7 @@ def _named_best(ranked: list) -> list:
     return [next(c for c in ranked if c.hop == 1 and c.titled == top)] if top >= 1 else ranked[:1]
 
 
-def _near_best(ranked: list, chain: list, documented: set[str], unit=None) -> list:
+def _near_best(ranked: list, chain: list, documented: set[str]) -> list:
     """More of the answer, in the Python documentation: one sentence of a docstring or a reference topic rarely says
     it all (what a function returns, what it raises, when it applies). The best candidate's document's other
     sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of that document in all, join the answer
@@ -267,17 +267,11 @@ def _near_best(ranked: list, chain: list, documented: set[str], unit=None) -> li
     if not ranked or ranked[0].source_id not in documented:
         return []
     top = ranked[0]
-    unit = unit or (lambda c: (c.source_id, c.start))
-    units = {unit(c) for c in chain if c.source_id == top.source_id}
-    out = []
-    for c in ranked:
-        if c.source_id != top.source_id or c in chain or c.relevance < NEAR * top.relevance:
-            continue
-        if unit(c) not in units and len(units) >= BEST_PER_SOURCE:
-            continue
-        units.add(unit(c))
-        out.append(c)
-    return out
+    have = sum(c.source_id == top.source_id for c in chain)
+    near = [
+        c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
+    ]
+    return near[: max(0, BEST_PER_SOURCE - have)]
 
 
 def _flat(text: str) -> str:
@@ -637,18 +631,8 @@ class OfflineResearcher:
         candidates.sort(key=lambda c: c.key)
         if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
             candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
-
-        def unit(c) -> tuple:
-            """What a sentence of the answer is part of: its docstring (a docstring documents one name), or else its
-            paragraph (the documentation's unit of one point)."""
-            text = source(c.source_id)[0]
-            doc = next((a for a, b in docstrings(c.source_id, text).items() if a <= c.start < b), None)
-            return (
-                (c.source_id, "doc", doc) if doc is not None else (c.source_id, "par", text.rfind("\n\n", 0, c.start))
-            )
-
         written, per_source, kinds = self._write_cards(
-            brief, ctx, candidates, subject | criteria, ask, chain, documentation, unit
+            brief, ctx, candidates, subject | criteria, ask, chain, documentation
         )
         if not written:
             return AgentResult(
@@ -752,86 +736,60 @@ class OfflineResearcher:
 
     @staticmethod
     def _write_cards(
-        brief: Brief,
-        ctx,
-        candidates: list[_Candidate],
-        asked: set[str],
-        ask: Ask,
-        chain=None,
-        documented=frozenset(),
-        unit=None,
+        brief: Brief, ctx, candidates: list[_Candidate], asked: set[str], ask: Ask, chain=None, documented=frozenset()
     ):
         """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
         the Python documentation its best document's close sentences (`_near_best`), have confidence "high". In the
         Python documentation each of those answer cards that stands alone quotes the rest of its paragraph (`_rest`)."""
-        base = list(chain or _chain(candidates, ask, documented))
+        chain = list(chain or _chain(candidates, ask, documented))
+        chosen: list[_Candidate] = []
+        per_source: dict[str, int] = {}
+        hop2_taken = 0
 
-        def answer(chain: list) -> list:
-            # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`),
-            # unless it does not stand alone: the Summary never quotes it, so it must not take in sentences that it
-            # would quote. The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs
-            # on every cited card's quote alone (`find_injections`): out of its document's context, a docstring's
-            # imperative summary followed by more text ("Create a socket object from a duplicate of the given file
-            # descriptor.  The remaining arguments are...") can read as a request, and the run would end
-            # `needs_human` over its own card.
-            return [
-                replace(c, trail=c.rest)
-                if c.source_id in documented
-                and c.rest
-                and stands_alone(c.quote[0])
-                and (find_injections(c.quote[0]) or not find_injections(c.quote[0] + c.rest))
-                else c
-                for c in chain
-            ]
-
-        def pick(chain: list, others=None) -> tuple[list, list, dict]:
-            """The cards: the chain whole, then the best other candidates while there is room (only those in
-            `others`, when given)."""
-            chosen: list[_Candidate] = []
-            per_source: dict[str, int] = {}
-            hop2_taken = 0
-            absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
-            for cand in chain + [c for c in candidates if c not in chain]:
-                if any(_within(cand, c) for c in chosen):
-                    # an answer sentence quoted as part of another's paragraph still counts as one of the cards
-                    # written, so quoting a paragraph whole makes no room for other documents' cards
-                    absorbed += cand in chain and any(_within(cand, c) and cand.start >= c.end for c in chosen)
-                    continue  # one card per passage: a quote inside a chosen card's says nothing more
-                held = next((c for c in chosen if _within(c, cand)), None)
-                if held is not None and cand.source_id in documented:
-                    # In the Python documentation a sentence quoted with its antecedent continues it (a docstring's
-                    # "The exceptions are then combined..."): its card takes the place of the antecedent's, in the
-                    # chain too. Elsewhere both are written (an encyclopedia's opening and a later fact are two).
-                    chosen[chosen.index(held)] = cand
-                    chain = [cand if c is held else c for c in chain]
-                    continue
-                if cand in chain:
-                    pass  # the chain is written whole
-                elif others is not None:
-                    if (cand.source_id, cand.start, cand.end) not in others:
-                        continue
-                elif (
-                    len(chosen) + absorbed >= max(MAX_CARDS, len(chain))
-                    or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE
-                ):
-                    continue
-                if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
-                    continue
-                per_source[cand.source_id] = per_source.get(cand.source_id, 0) + 1
-                hop2_taken += cand.hop == 2
-                chosen.append(cand)
-            return chosen, chain, per_source
-
-        # The cards besides the answer are chosen as when the best document's close sentences are counted one by
-        # one (BEST_PER_SOURCE sentences); the answer itself counts its docstrings and paragraphs (`unit`), so a
-        # docstring's several close sentences take the room of one.
-        capped = base + _near_best(candidates, base, documented)
-        chosen, chain, per_source = pick(answer(capped))
-        whole = base + _near_best(candidates, base, documented, unit)
-        if unit is not None and whole != capped:
-            others = {(c.source_id, c.start, c.end) for c in chosen if c not in chain}
-            chosen, chain, per_source = pick(answer(whole), others)
+        absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
+        chain = chain + _near_best(candidates, chain, documented)
+        # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
+        # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
+        # The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
+        # card's quote alone (`find_injections`): out of its document's context, a docstring's imperative summary
+        # followed by more text ("Create a socket object from a duplicate of the given file descriptor.  The
+        # remaining arguments are...") can read as a request, and the run would end `needs_human` over its own card.
+        chain = [
+            replace(c, trail=c.rest)
+            if c.source_id in documented
+            and c.rest
+            and stands_alone(c.quote[0])
+            and (find_injections(c.quote[0]) or not find_injections(c.quote[0] + c.rest))
+            else c
+            for c in chain
+        ]
+        for cand in chain + [c for c in candidates if c not in chain]:
+            if any(_within(cand, c) for c in chosen):
+                # an answer sentence quoted as part of another's paragraph still counts as one of the cards written,
+                # so quoting a paragraph whole makes no room for other documents' cards
+                absorbed += cand in chain and any(_within(cand, c) and cand.start >= c.end for c in chosen)
+                continue  # one card per passage: a quote inside a chosen card's says nothing more
+            held = next((c for c in chosen if _within(c, cand)), None)
+            if held is not None and cand.source_id in documented:
+                # In the Python documentation a sentence quoted with its antecedent continues it (a docstring's
+                # "The exceptions are then combined..."): its card takes the place of the antecedent's, in the chain
+                # too. Elsewhere both are written (an encyclopedia's opening and a later fact are two facts).
+                chosen[chosen.index(held)] = cand
+                chain = [cand if c is held else c for c in chain]
+                continue
+            if cand in chain:
+                pass  # the chain is written whole
+            elif (
+                len(chosen) + absorbed >= max(MAX_CARDS, len(chain))
+                or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE
+            ):
+                continue
+            if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
+                continue
+            per_source[cand.source_id] = per_source.get(cand.source_id, 0) + 1
+            hop2_taken += cand.hop == 2
+            chosen.append(cand)
         chosen.sort(key=lambda c: c.key)
         kinds: set[str] = set()
         for cand in chosen:
