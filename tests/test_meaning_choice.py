@@ -65,3 +65,10 @@ def test_a_run_continues_only_with_the_model_it_began_with(monkeypatch):
     monkeypatch.setenv(MEANING_ENV, MINILM)
     with pytest.raises(UsageError, match=rf"this run began with {MEANING_ENV}=wordllama"):
         config_from_snapshot("What does bisect.insort do?", snapshot, {})
+
+
+def test_run_json_schema_lists_the_meaning_models():
+    from harness.contract.meaning import MEANING_MODELS
+    from harness.contract.schemas import schema
+
+    assert tuple(schema("run.schema.json")["properties"]["config"]["properties"]["meaning"]["enum"]) == MEANING_MODELS

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from harness.contract.language import DEFAULT_LANGUAGE, check_language, is_english
-from harness.contract.meaning import DEFAULT_MEANING, MEANING_ENV, MINILM, MINILM_MODULES, chosen_meaning
+from harness.contract.meaning import DEFAULT_MEANING, MEANING_ENV, MINILM, MINILM_MODULES, MeaningModel, chosen_meaning
 from harness.contract.schemas import validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
@@ -62,7 +62,7 @@ class RunConfig:
     sources: dict[str, Any] = field(default_factory=dict)
     search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
     mcp: dict[str, Any] = field(default_factory=dict)  # research.yaml's `mcp:` (servers by name; no secrets)
-    meaning: str = DEFAULT_MEANING  # the offline engine's meaning model (`RESEARCH_MEANING`, contract.meaning)
+    meaning: MeaningModel = DEFAULT_MEANING  # the offline engine's meaning model (`RESEARCH_MEANING`, contract.meaning)
 
     @property
     def all_offline(self) -> bool:
@@ -296,7 +296,7 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
             choice.base_url, choice.base_url_from = check_base_url(per_role[role], where), where
 
 
-def check_meaning(recorded: str | None = None) -> str:
+def check_meaning(recorded: str | None = None) -> MeaningModel:
     """The meaning model of this process (`RESEARCH_MEANING`), checked before any work: `minilm` needs the `meaning`
     extra, and a run continues only with the model it began with (`recorded`, from its run.json)."""
     meaning = chosen_meaning()

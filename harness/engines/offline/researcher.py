@@ -565,10 +565,11 @@ class OfflineResearcher:
             titled = ask.titled(hit.title, [bridge] if bridge else None)
             defined = False
             if not bridge:
-                defined = ask.named_in(text) >= 1 or bool(
+                named_in = ask.named_in(text)
+                defined = named_in >= 1 or bool(
                     ask.within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(ask.within + ".")
                 )
-                titled = max(titled, ask.named_in(text))
+                titled = max(titled, named_in)
             opening = _opening_sentence(text)
             own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
             # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer

