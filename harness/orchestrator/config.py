@@ -32,13 +32,13 @@ from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.engines.llm.models import DEFAULT_MODEL
 from harness.errors import UsageError, module_installed, require_extra
 from harness.runtime.budget import DEFAULT_RUN_LIMITS
-from harness.sources.corpus import BUILTIN
+from harness.sources.corpus import BUILTIN, PYTHON_DOCS
 from harness.sources.search import SearchSettings, preflight
 
 ENGINES = ("offline", "llm")
 DEFAULT_MAX_REVISIONS = 2  # revise rounds after the first draft
 DEFAULT_CONCURRENCY = 4  # research branches at once
-DEFAULT_CORPUS = "python-docs"
+DEFAULT_CORPUS = PYTHON_DOCS
 
 
 @dataclass
@@ -248,9 +248,10 @@ def build_config(
     for dim, value in limits.items():
         if dim in BUDGET_DIMENSIONS and value is not None and value < 0:
             raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
+    corpus = corpus or file_cfg.get("corpus", DEFAULT_CORPUS)
     cfg = RunConfig(
         question=question.strip(),
-        corpus=corpus or file_cfg.get("corpus", DEFAULT_CORPUS),
+        corpus=corpus,
         runs_dir=Path(runs_dir or file_cfg.get("runs_dir", "runs")),
         roles=roles,
         budget=limits,
@@ -271,7 +272,7 @@ def build_config(
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), search, search_url),
         mcp=file_cfg.get("mcp", {}),
-        meaning=check_meaning(corpus or file_cfg.get("corpus", DEFAULT_CORPUS)),
+        meaning=check_meaning(corpus),
     )
     if (search is not None or search_url is not None) and not cfg.web:
         raise UsageError(
@@ -404,9 +405,10 @@ def config_from_snapshot(
         roles[role] = RoleChoice(role, engine, spec, snapshot["models"][role], target, source="run.json")
         roles[role].base_url = (snapshot.get("base_urls") or {}).get(role)
         roles[role].base_url_from = "run.json config.base_urls"
+    corpus = snapshot.get("corpus") or DEFAULT_CORPUS
     cfg = RunConfig(
         question=question,
-        corpus=snapshot.get("corpus") or DEFAULT_CORPUS,
+        corpus=corpus,
         roles=roles,
         budget=budget_limits,
         role_budgets=snapshot.get("role_budgets", {}),
@@ -421,7 +423,7 @@ def config_from_snapshot(
         search=snapshot.get("search", {}),
         mcp=snapshot.get("mcp", {}),
         # a run.json from before `config.meaning` was recorded ran on WordLlama, then the only model
-        meaning=check_meaning(snapshot.get("corpus") or DEFAULT_CORPUS, snapshot.get("meaning", WORDLLAMA)),
+        meaning=check_meaning(corpus, snapshot.get("meaning", WORDLLAMA)),
     )
     if model_base_url:
         set_base_urls(cfg.roles, model_base_url, None)
