@@ -248,3 +248,17 @@ def test_a_module_the_question_opens_by_naming_is_named_in_full(question, within
         assert ask.titled(f"Python standard library: {within}lib") < 1.0
     if "mailbox" in question:
         assert ask.titled("Python standard library: mailbox") == (1.0 if within == "mailbox" else 0.5)
+
+
+def test_a_second_document_that_answers_nearly_as_well_is_cited_too():
+    """`_runner_up`: in the Python documentation the best sentence of the next document joins the answer when it
+    scores at least RUNNER_UP of the answer's (two modules that answer about equally well); not when the answer
+    leads clearly, not a document the answer already quotes, not a hop-2 sentence, and never outside it."""
+    a1, a2 = candidate("a", 2.0, 0.0), candidate("a", 1.95, 0.0)
+    close, far = candidate("b", 2.0 * researcher.RUNNER_UP, 0.0), candidate("b", 2.0 * researcher.RUNNER_UP - 0.01, 0.0)
+    assert researcher._runner_up([a1, a2, close], [a1], {"a", "b"}) == [close]
+    assert researcher._runner_up([a1, a2, far], [a1], {"a", "b"}) == []
+    assert researcher._runner_up([a1, close], [a1, close], {"a", "b"}) == []  # already in the answer
+    assert researcher._runner_up([a1, replace(close, hop=2)], [a1], {"a", "b"}) == []
+    assert researcher._runner_up([a1, close], [a1], {"b"}) == []  # the answer is not documentation
+    assert researcher._runner_up([a1, close], [], {"a", "b"}) == []

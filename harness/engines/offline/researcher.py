@@ -109,6 +109,7 @@ NEAR = 0.8  # this share of the best's relevance
 SIGNATURE_MAX = 200  # characters of a signature line quoted with its docstring's first sentence
 SIGNED_WORDS = 0.5  # share of words a docstring's first sentence needs (by its place it is prose: `Optional[X] is...`)
 PARAGRAPH_MAX = 2 * MAX_CHARS  # characters an answer card may quote when it continues to its paragraph's end (`_rest`)
+RUNNER_UP = 0.9  # share of the answer's relevance at which a second document's best sentence joins it (`_runner_up`)
 SECTION_OF = 0.75  # share of a document's paragraphs another holds that makes it a section of that one (`_one_copy`)
 SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
 _CODE_START = re.compile(
@@ -285,6 +286,19 @@ def _near_best(ranked: list, chain: list, documented: set[str], defined=frozense
         c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
     ]
     return near[: max(0, BEST_PER_SOURCE - have)]
+
+
+def _runner_up(ranked: list, chain: list, documented: set[str]) -> list:
+    """The best sentence of a second document, in the Python documentation, when it scores at least RUNNER_UP × the
+    answer's: two modules or topics that answer about equally well (`queue` and `asyncio.queues`, a statement's
+    topic and its chapter) are both cited, as missing the one that answers costs more than one citation too many.
+    [] when the answer's document leads clearly, or outside the documentation (an encyclopedia's second page is
+    the chain's to choose: `chain.py`)."""
+    if not chain or chain[0].source_id not in documented:
+        return []
+    docs = {c.source_id for c in chain}
+    runner = next((c for c in ranked if c.hop == 1 and c.source_id not in docs and c.source_id in documented), None)
+    return [runner] if runner is not None and runner.relevance >= RUNNER_UP * chain[0].relevance else []
 
 
 def _flat(text: str) -> str:
@@ -788,6 +802,7 @@ class OfflineResearcher:
         absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
         defined = {c.source_id for c in candidates if c.defined} | ({agreed} if agreed else set())
         chain = chain + _near_best(candidates, chain, documented, defined)
+        chain = chain + _runner_up(candidates, chain, documented)
         # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
         # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
         # The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
