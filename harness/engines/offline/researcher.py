@@ -21,7 +21,9 @@ capitalized "Python" or class name makes a question about named things there too
 (`_chain`) the best pair of sentences from two documents that name each other, or that the
 question names both, the second ranked against what the first leaves unsaid;
 or the best sentence alone when no second document adds enough, and always in the Python
-documentation, where one module or topic answers and every document names others.
+documentation, where one module or topic answers and every document names others; there, a second
+document whose best sentence scores nearly as well joins it (`_runner_up`: two modules that answer
+about equally well are both cited).
 
 The answering document's other sentences: besides its retrieved passages, the docstrings a question
 names are read whole (`_named_docstrings`: a code name's own documentation; in the best documents,
