@@ -262,3 +262,5 @@ def test_a_second_document_that_answers_nearly_as_well_is_cited_too():
     assert researcher._runner_up([a1, replace(close, hop=2)], [a1], {"a", "b"}) == []
     assert researcher._runner_up([a1, close], [a1], {"b"}) == []  # the answer is not documentation
     assert researcher._runner_up([a1, close], [], {"a", "b"}) == []
+    low = replace(a1, relevance=-1.0)  # a share of a negative score: any worse sentence would pass
+    assert researcher._runner_up([low, replace(close, relevance=-1.05)], [low], {"a", "b"}) == []

@@ -294,9 +294,9 @@ def _runner_up(ranked: list, chain: list, documented: set[str]) -> list:
     """The best sentence of a second document, in the Python documentation, when it scores at least RUNNER_UP × the
     answer's: two modules or topics that answer about equally well (`queue` and `asyncio.queues`, a statement's
     topic and its chapter) are both cited, as missing the one that answers costs more than one citation too many.
-    [] when the answer's document leads clearly, or outside the documentation (an encyclopedia's second page is
-    the chain's to choose: `chain.py`)."""
-    if not chain or chain[0].source_id not in documented:
+    [] when the answer's document leads clearly, when the answer scores nothing (a share of a score at or below 0
+    says nothing), or outside the documentation (an encyclopedia's second page is the chain's to choose: `chain.py`)."""
+    if not chain or chain[0].source_id not in documented or chain[0].relevance <= 0:
         return []
     docs = {c.source_id for c in chain}
     runner = next((c for c in ranked if c.hop == 1 and c.source_id not in docs and c.source_id in documented), None)
