@@ -253,7 +253,8 @@ def test_a_module_the_question_opens_by_naming_is_named_in_full(question, within
 def test_a_second_document_that_answers_nearly_as_well_is_cited_too():
     """`_runner_up`: in the Python documentation the best sentence of the next document joins the answer when it
     scores at least RUNNER_UP of the answer's (two modules that answer about equally well); not when the answer
-    leads clearly, not a document the answer already quotes, not a hop-2 sentence, and never outside it."""
+    leads clearly or scores 0 or less, not a document the answer already quotes, not a hop-2 sentence, and never
+    outside it."""
     a1, a2 = candidate("a", 2.0, 0.0), candidate("a", 1.95, 0.0)
     close, far = candidate("b", 2.0 * researcher.RUNNER_UP, 0.0), candidate("b", 2.0 * researcher.RUNNER_UP - 0.01, 0.0)
     assert researcher._runner_up([a1, a2, close], [a1], {"a", "b"}) == [close]
