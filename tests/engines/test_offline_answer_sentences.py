@@ -47,6 +47,30 @@ def test_a_reference_topics_entry_heading_documents_its_code_name_up_to_the_next
     assert not defines("Call str.strip(chars) to trim a string.\n", "str.strip")
 
 
+CLASS_TOPIC_DOC = (
+    "Mapping Types\n*************\n\n"
+    "class dict(**kwargs)\nclass dict(mapping, **kwargs)\n\n   Return a new dictionary.\n\n"
+    "   get(key[, default])\n\n      Return the value for *key* if *key* is in the dictionary.\n\n"
+    "   popitem()\n\n      Remove and return a pair from the dictionary.\n\n"
+    "      Pairs are returned in LIFO order.\n\n"
+    "   setdefault(key[, default])\n\n      Insert *key* with a value of *default*.\n\n"
+    "Dictionary view objects\n=======================\n\n   get()\n\n      Not a method of dict.\n"
+)
+
+
+def test_a_method_entry_indented_under_its_classs_entry_documents_owner_dot_method():
+    """A reference topic documents a class's methods as entries indented under `class dict(...)`: `dict.popitem`
+    is defined there, from its entry line to the next entry indented as far; a method of another owner is not,
+    nor a bare method name, nor an entry outside the class's."""
+    assert defines(CLASS_TOPIC_DOC, "dict.popitem") and defines(CLASS_TOPIC_DOC, "dict.popitem()")
+    (own,) = _texts(CLASS_TOPIC_DOC, own_sections(CLASS_TOPIC_DOC, ["dict.popitem"]))
+    assert own.startswith("   popitem()") and "LIFO order" in own and "setdefault" not in own
+    assert not defines(CLASS_TOPIC_DOC, "Queue.popitem") and not defines(CLASS_TOPIC_DOC, "popitem")
+    assert not defines(CLASS_TOPIC_DOC, "dict.clear")
+    (get,) = _texts(CLASS_TOPIC_DOC, own_sections(CLASS_TOPIC_DOC, ["dict.get"]))  # not the view section's get()
+    assert "Return the value" in get and "Not a method" not in get
+
+
 def test_each_docstring_is_a_section_named_by_its_signatures_last_name():
     got = [(name, EVENT_DOC[a:b].split("\n", 1)[0]) for name, a, b in signed_sections(EVENT_DOC)]
     assert got == [

@@ -178,11 +178,37 @@ def _section_end(text: str, start: int, end: int, name: str = "") -> int:
     return len(text)
 
 
+def _method_entries(text: str, name: str) -> list[tuple[int, int]]:
+    """(start, end) of each reference entry of the method `Owner.NAME` indented under its class's entry: a topic
+    documents a class's methods that way (`class dict(**kwargs)`, then `   popitem()` and its text, indented
+    further). Only under the entry of the class the question writes as the owner: an indented `get()` is `dict`'s,
+    not `Queue`'s. Each ends at the next line indented as far or less after a blank line."""
+    name = name.removesuffix("()")
+    if "." not in name:
+        return []
+    owner, last = name.rsplit(".", 1)
+    owner = owner.rsplit(".", 1)[-1]
+    out = []
+    for cls in re.finditer(rf"^class {re.escape(owner)}\(", text, re.M):
+        nxt = _NEXT_ENTRY.search(text, cls.end())
+        end = nxt.start() if nxt else len(text)
+        for m in re.finditer(rf"^([ \t]+){re.escape(last)}\([^\n]*\)$", text[:end], re.M):
+            if m.start() < cls.start():
+                continue
+            indent = len(m.group(1))
+            stop = re.compile(rf"\n\n(?=[ \t]{{0,{indent}}}\S)").search(text, m.end(), end)
+            out.append((m.start(), stop.start() if stop else end))
+    # a class may have several entry lines (`class dict(**kwargs)`, `class dict(mapping, **kwargs)`): each once
+    return list(dict.fromkeys(out))
+
+
 def own_sections(text: str, names: list[str]) -> list[tuple[int, int]]:
     """(start, end) of each named code name's own documentation in the document: from its signature line (or its
-    reference entry's heading) to the next one, its methods' docstrings included."""
+    reference entry's heading) to the next one, its methods' docstrings included; a method's entry indented under
+    its class's entry in a reference topic (`_method_entries`)."""
     out = []
     for name in names:
+        out += _method_entries(text, name)
         last = name.removesuffix("()").rsplit(".", 1)[-1]
         end = 0
         for m in re.finditer(_signature_pattern(name), text, re.M):
@@ -203,9 +229,9 @@ def signed_sections(text: str) -> list[tuple[str, int, int]]:
 
 def defines(text: str, name: str) -> bool:
     """Does the document define the code name: a `class NAME`, `def NAME(` or `def Owner.NAME(` signature line, or
-    a reference entry headed `Owner.NAME(...)`?"""
+    a reference entry headed `Owner.NAME(...)`, or `NAME(...)` indented under `class Owner(...)`?"""
     pattern = _signature_pattern(name)
-    return re.search(pattern, text, re.M) is not None
+    return re.search(pattern, text, re.M) is not None or bool(_method_entries(text, name))
 
 
 # Openings that point at text not shown: a connective ("For instance,", "However,") or a pronoun ("This", "It").
