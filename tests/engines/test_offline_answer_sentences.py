@@ -71,6 +71,29 @@ def test_a_method_entry_indented_under_its_classs_entry_documents_owner_dot_meth
     assert "Return the value" in get and "Not a method" not in get
 
 
+def test_a_signature_without_the_owner_defines_owner_dot_name_only_in_the_owners_document():
+    """`def walk(top)` defines `os.walk` in the os module's document, not in `ast`'s, which has a `walk` of its own;
+    `def get(self)` defines `Queue.get` where `class Queue` is documented; a module that says in its opening what
+    name it goes by (posixpath: "refer to this module as os.path") defines `os.path.join`. Without a title (the
+    document's identity unknown) the signature still counts, as before."""
+    walk = "def walk(top)\nDirectory tree generator.\n"
+    assert defines(walk, "os.walk", "Python standard library: os")
+    assert not defines(walk, "os.walk", "Python standard library: ast") and defines(walk, "os.walk")
+    assert own_sections(walk, ["os.walk"], "Python standard library: os") == [(0, len(walk))]
+    assert own_sections(walk, ["os.walk"], "Python standard library: ast") == []
+    assert defines("def walk(node)\nRecursively yield nodes.\n", "walk", "Python standard library: ast")
+    queue = "class Queue\nCreate a queue object.\n\ndef get(self)\nRemove and return an item.\n"
+    assert defines(queue, "Queue.get", "Python standard library: queue")
+    assert not defines(
+        "def get(url)\nReturn a browser controller.\n", "Queue.get", "Python standard library: webbrowser"
+    )
+    assert defines("def Queue.get(self)\nRemove an item.\n", "Queue.get", "Python standard library: other")
+    posix = (
+        "posixpath\n\nInstead of importing this module directly, refer to it as os.path.\n\ndef join(a, *p)\nJoin.\n"
+    )
+    assert defines(posix, "os.path.join", "Python standard library: posixpath")
+
+
 def test_each_docstring_is_a_section_named_by_its_signatures_last_name():
     got = [(name, EVENT_DOC[a:b].split("\n", 1)[0]) for name, a, b in signed_sections(EVENT_DOC)]
     assert got == [

@@ -90,6 +90,7 @@ _STATEMENT_WORDS = frozenset(
     "statement statements clause clauses loop loops keyword keywords expression expressions block blocks".split()
 )
 # A code name: dotted, CamelCase inside, snake_case, or written as a call.
+OPENING_CHARS = 600  # a document's opening, where a module says what name it goes by (`_owners`)
 _CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_\w+|\w+(?=\(\))")
 
 
@@ -151,12 +152,13 @@ def keyword_title(kw: str, title: str) -> float:
     return 1.0 if all(w == kw or w in _STATEMENT_WORDS for w in words) else 0.5
 
 
-def _signature_pattern(name: str) -> str:
+def _signature_pattern(name: str, owned: bool = False) -> str:
     """A line that documents the code name: a docstring's `def NAME(` / `class NAME` signature, or a reference
-    topic's entry heading, the whole line (`str.strip([chars])`)."""
+    topic's entry heading, the whole line (`str.strip([chars])`); `owned`: with the owner the name writes only."""
     name = name.removesuffix("()")
     last = name.rsplit(".", 1)[-1]
-    owner = rf"(?:{re.escape(name.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\.)?" if "." in name else r"(?:\w+\.)?"
+    owner = rf"(?:{re.escape(name.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\.)" if "." in name else r"(?:\w+\.)"
+    owner += "" if owned and "." in name else "?"
     return rf"^(?:{SIGNATURE_START}{owner}{re.escape(last)}\b|{owner}{re.escape(last)}\([^\n]*\)$)"
 
 
@@ -202,16 +204,18 @@ def _method_entries(text: str, name: str) -> list[tuple[int, int]]:
     return list(dict.fromkeys(out))
 
 
-def own_sections(text: str, names: list[str]) -> list[tuple[int, int]]:
+def own_sections(text: str, names: list[str], title: str | None = None) -> list[tuple[int, int]]:
     """(start, end) of each named code name's own documentation in the document: from its signature line (or its
     reference entry's heading) to the next one, its methods' docstrings included; a method's entry indented under
-    its class's entry in a reference topic (`_method_entries`)."""
+    its class's entry in a reference topic (`_method_entries`). With the document's `title`, a signature without
+    the owner counts only in the owner's document (`_owners`)."""
     out = []
     for name in names:
         out += _method_entries(text, name)
         last = name.removesuffix("()").rsplit(".", 1)[-1]
         end = 0
-        for m in re.finditer(_signature_pattern(name), text, re.M):
+        owned = title is not None and not _owners(text, title, name)
+        for m in re.finditer(_signature_pattern(name, owned), text, re.M):
             if m.start() >= end:  # a method's signature (`def Event.set`) is inside its class's section already
                 end = _section_end(text, m.start(), m.end(), last)
                 out.append((m.start(), end))
@@ -227,11 +231,33 @@ def signed_sections(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def defines(text: str, name: str) -> bool:
+def _owners(text: str, title: str, name: str) -> bool:
+    """Is the document the one of the owner the dotted name writes (`os` of `os.walk`, `Queue` of `Queue.get`):
+    titled after it (`Python standard library: os`), defining it (`class Queue`), or naming it in its opening
+    (posixpath's "refer to this module as os.path")? Only there does a bare `def walk(` define `os.walk`; `ast`'s
+    own `walk` does not. True for a name without an owner."""
+    name = name.removesuffix("()")
+    if "." not in name:
+        return True
+    owner = name.rsplit(".", 1)[0]
+    spec = specific(title)
+    if spec == owner or spec.endswith("." + owner) or owner.endswith("." + spec):
+        return True
+    last = owner.rsplit(".", 1)[-1]
+    if re.search(rf"^(?:class {re.escape(last)}\b|{re.escape(last)}\()", text, re.M):
+        return True
+    return re.search(rf"(?<![\w.]){re.escape(owner)}(?![\w])", text[:OPENING_CHARS]) is not None
+
+
+def defines(text: str, name: str, title: str | None = None) -> bool:
     """Does the document define the code name: a `class NAME`, `def NAME(` or `def Owner.NAME(` signature line, or
-    a reference entry headed `Owner.NAME(...)`, or `NAME(...)` indented under `class Owner(...)`?"""
-    pattern = _signature_pattern(name)
-    return re.search(pattern, text, re.M) is not None or bool(_method_entries(text, name))
+    a reference entry headed `Owner.NAME(...)`, or `NAME(...)` indented under `class Owner(...)`? With the
+    document's `title`, a line without the owner counts only in the owner's document (`_owners`)."""
+    if _method_entries(text, name):
+        return True
+    if title is not None and not _owners(text, title, name):
+        return re.search(_signature_pattern(name, owned=True), text, re.M) is not None
+    return re.search(_signature_pattern(name), text, re.M) is not None
 
 
 # Openings that point at text not shown: a connective ("For instance,", "However,") or a pronoun ("This", "It").
@@ -443,9 +469,10 @@ class Ask:
         raw = {w for w in re.findall(r"[a-z]+", self.text.lower()) if len(w) >= 3 and w in name}
         return content_words(" ".join(raw)) & self.words
 
-    def named_in(self, text: str) -> float:
-        """1 when the document defines a code name the question writes (`class WeakValueDictionary`), else 0."""
-        return 1.0 if any(defines(text, n) for n in self.code) else 0.0
+    def named_in(self, text: str, title: str | None = None) -> float:
+        """1 when the document (titled `title`) defines a code name the question writes (`class WeakValueDictionary`),
+        else 0."""
+        return 1.0 if any(defines(text, n, title) for n in self.code) else 0.0
 
     def score(
         self,

@@ -581,13 +581,14 @@ class OfflineResearcher:
             titled = ask.titled(hit.title, [bridge] if bridge else None)
             defined = False
             if not bridge:
-                named_in = ask.named_in(text)
+                named_in = ask.named_in(text, hit.title)
                 defined = named_in >= 1 or bool(
                     ask.within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(ask.within + ".")
                 )
                 titled = max(titled, named_in)
             opening = _opening_sentence(text)
-            own = own_sections(text, ask.code) if not bridge else []  # the named function's or class's own docstring
+            # the named function's or class's own docstring
+            own = own_sections(text, ask.code, hit.title) if not bridge else []
             # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
             documentation = _python_documentation(record)
             superseded = SUPERSEDED if documentation and deprecated(text) else 0.0
@@ -712,7 +713,7 @@ class OfflineResearcher:
         out: list[_Candidate] = []
         for sid, (rank, hit) in first.items():
             text = source(sid)[0]
-            spans = own_sections(text, ask.code)
+            spans = own_sections(text, ask.code, hit.title)
             if sid in best:
                 spans += [(a, b) for _, a, b in signed_sections(text) if ask.in_name(text[a:b])]
             for a, b in sorted(set(spans)):
