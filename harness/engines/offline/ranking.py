@@ -89,8 +89,8 @@ _KEYWORD_ALONE = frozenset({"yield", "lambda", "nonlocal", "del", "assert", "awa
 _STATEMENT_WORDS = frozenset(
     "statement statements clause clauses loop loops keyword keywords expression expressions block blocks".split()
 )
-# A code name: dotted, CamelCase inside, snake_case, or written as a call.
 OPENING_CHARS = 600  # a document's opening, where a module says what name it goes by (`_owners`)
+# A code name: dotted, CamelCase inside, snake_case, or written as a call.
 _CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_\w+|\w+(?=\(\))")
 
 
@@ -157,8 +157,8 @@ def _signature_pattern(name: str, owned: bool = False) -> str:
     topic's entry heading, the whole line (`str.strip([chars])`); `owned`: with the owner the name writes only."""
     name = name.removesuffix("()")
     last = name.rsplit(".", 1)[-1]
-    owner = rf"(?:{re.escape(name.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\.)" if "." in name else r"(?:\w+\.)"
-    owner += "" if owned and "." in name else "?"
+    owner = re.escape(name.rsplit(".", 1)[0].rsplit(".", 1)[-1]) if "." in name else r"\w+"
+    owner = rf"(?:{owner}\.)" + ("" if owned and "." in name else "?")
     return rf"^(?:{SIGNATURE_START}{owner}{re.escape(last)}\b|{owner}{re.escape(last)}\([^\n]*\)$)"
 
 
@@ -194,9 +194,7 @@ def _method_entries(text: str, name: str) -> list[tuple[int, int]]:
     for cls in re.finditer(rf"^class {re.escape(owner)}\(", text, re.M):
         nxt = _NEXT_ENTRY.search(text, cls.end())
         end = nxt.start() if nxt else len(text)
-        for m in re.finditer(rf"^([ \t]+){re.escape(last)}\([^\n]*\)$", text[:end], re.M):
-            if m.start() < cls.start():
-                continue
+        for m in re.compile(rf"^([ \t]+){re.escape(last)}\([^\n]*\)$", re.M).finditer(text, cls.start(), end):
             indent = len(m.group(1))
             stop = re.compile(rf"\n\n(?=[ \t]{{0,{indent}}}\S)").search(text, m.end(), end)
             out.append((m.start(), stop.start() if stop else end))
@@ -252,12 +250,9 @@ def _owners(text: str, title: str, name: str) -> bool:
 def defines(text: str, name: str, title: str | None = None) -> bool:
     """Does the document define the code name: a `class NAME`, `def NAME(` or `def Owner.NAME(` signature line, or
     a reference entry headed `Owner.NAME(...)`, or `NAME(...)` indented under `class Owner(...)`? With the
-    document's `title`, a line without the owner counts only in the owner's document (`_owners`)."""
-    if _method_entries(text, name):
-        return True
-    if title is not None and not _owners(text, title, name):
-        return re.search(_signature_pattern(name, owned=True), text, re.M) is not None
-    return re.search(_signature_pattern(name), text, re.M) is not None
+    document's `title`, a line without the owner counts only in the owner's document (`_owners`). It does where it
+    has its own documentation (`own_sections`)."""
+    return bool(own_sections(text, [name], title))
 
 
 # Openings that point at text not shown: a connective ("For instance,", "However,") or a pronoun ("This", "It").
