@@ -464,11 +464,6 @@ class Ask:
         raw = {w for w in re.findall(r"[a-z]+", self.text.lower()) if len(w) >= 3 and w in name}
         return content_words(" ".join(raw)) & self.words
 
-    def named_in(self, text: str, title: str | None = None) -> float:
-        """1 when the document (titled `title`) defines a code name the question writes (`class WeakValueDictionary`),
-        else 0."""
-        return 1.0 if any(defines(text, n, title) for n in self.code) else 0.0
-
     def score(
         self,
         sentence: str,

@@ -579,16 +579,15 @@ class OfflineResearcher:
             in_doc = subject & doc_words
             # Its document is about what the question names: titled after it, or defining the code name it writes.
             titled = ask.titled(hit.title, [bridge] if bridge else None)
+            # the named function's or class's own docstring: where it has one, the document defines the name
+            own = own_sections(text, ask.code, hit.title) if not bridge else []
             defined = False
             if not bridge:
-                named_in = ask.named_in(text, hit.title)
-                defined = named_in >= 1 or bool(
+                defined = bool(own) or bool(
                     ask.within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(ask.within + ".")
                 )
-                titled = max(titled, named_in)
+                titled = max(titled, 1.0 if own else 0.0)
             opening = _opening_sentence(text)
-            # the named function's or class's own docstring
-            own = own_sections(text, ask.code, hit.title) if not bridge else []
             # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
             documentation = _python_documentation(record)
             superseded = SUPERSEDED if documentation and deprecated(text) else 0.0
