@@ -11,8 +11,16 @@ from test_offline_engine import run
 
 from fakes.workspaces import write_docs
 from harness.engines.offline import researcher
-from harness.engines.offline.ranking import defines, own_sections, signed_sections
+from harness.engines.offline.ranking import own_sections, signed_sections
 from harness.sources.corpus import load_folder
+
+
+def defines(text: str, name: str, title: str | None = None) -> bool:
+    """Does the document define the code name: does `own_sections` find its own documentation there (a signature
+    line, a reference entry, a method's entry indented under its class's; with the `title`, a line without the owner
+    only in the owner's document)? The Researcher counts a document as defining the name on the same test."""
+    return bool(own_sections(text, [name], title))
+
 
 EVENT_DOC = (
     "class Lock\nA primitive lock.\n\n"

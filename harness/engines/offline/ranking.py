@@ -247,14 +247,6 @@ def _owners(text: str, title: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(owner)}(?![\w])", text[:OPENING_CHARS]) is not None
 
 
-def defines(text: str, name: str, title: str | None = None) -> bool:
-    """Does the document define the code name: a `class NAME`, `def NAME(` or `def Owner.NAME(` signature line, or
-    a reference entry headed `Owner.NAME(...)`, or `NAME(...)` indented under `class Owner(...)`? With the
-    document's `title`, a line without the owner counts only in the owner's document (`_owners`). It does where it
-    has its own documentation (`own_sections`)."""
-    return bool(own_sections(text, [name], title))
-
-
 # Openings that point at text not shown: a connective ("For instance,", "However,") or a pronoun ("This", "It").
 _DANGLING = re.compile(
     r"^\W*(?:for\s+(?:instance|example)|however|also|moreover|furthermore|in\s+addition|additionally|thus|therefore|"
