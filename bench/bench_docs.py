@@ -129,7 +129,7 @@ def card_quotes(run_dir: Path) -> list[tuple[str, str]]:
     for card_file in sorted((run_dir / "source-cards").glob("*.json")):
         card = json.loads(card_file.read_text(encoding="utf-8"))
         record = run_dir / "sources" / f"{card['source_id']}.json"
-        path = json.loads(record.read_text(encoding="utf-8")).get("path") or "" if record.is_file() else ""
+        path = (json.loads(record.read_text(encoding="utf-8")).get("path") or "") if record.is_file() else ""
         out.append((path, card.get("quote", "")))
     return out
 
