@@ -54,7 +54,9 @@ def test_the_split_halves_each_kind_and_is_the_same_for_the_same_seed():
     assert any(bench.stratified_split(kinds, seed) != labels for seed in range(5))  # the seed decides, not the order
 
 
-@pytest.mark.parametrize("name", ["uvdocs_questions.json", "fastapidocs_questions.json"])
+@pytest.mark.parametrize(
+    "name", ["uvdocs_questions.json", "fastapidocs_questions.json", "prometheusdocs_questions.json"]
+)
 def test_a_committed_set_holds_the_split_its_recorded_seed_makes(name):
     bench = _bench()
     data = bench.load_set(BENCH / name)
