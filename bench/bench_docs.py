@@ -123,6 +123,23 @@ def check_set(questions: list[dict], corpus: Path) -> list[str]:
     return problems
 
 
+def phrase_elsewhere(questions: list[dict], corpus: Path) -> dict[int, list[str]]:
+    """Per question (by index), the documents other than its gold ones that hold one of its key phrases: a report
+    can score "key phrase in body" from them without citing a gold document (read that figure beside gold cited)."""
+    texts = {
+        p.relative_to(corpus).as_posix(): plain(p.read_text(encoding="utf-8", errors="replace"))
+        for p in sorted(corpus.rglob("*"))
+        if p.is_file()
+    }
+    out = {}
+    for i, item in enumerate(questions):
+        phrases = [plain(k) for k in item["key_phrases"]]
+        found = [path for path, text in texts.items() if path not in item["gold"] and any(k in text for k in phrases)]
+        if found:
+            out[i] = found
+    return out
+
+
 def card_quotes(run_dir: Path) -> list[tuple[str, str]]:
     """(corpus path, quote) of every evidence card the run wrote, cited or not."""
     out = []
@@ -222,6 +239,10 @@ def main(argv=None) -> int:
         print(f"{args.questions.name}: {len(data['questions'])} questions over {args.corpus}")
         for kind in KINDS:
             print(f"  {kind}: " + ", ".join(f"{s} {counts[kind, s]}" for s in SPLITS))
+        elsewhere = phrase_elsewhere(data["questions"], args.corpus)
+        print(f"  key phrase also in a non-gold document: {len(elsewhere)} of {len(data['questions'])} questions")
+        for i, paths in elsewhere.items():
+            print(f"  note: questions[{i}]: also in {', '.join(paths)}")
         for line in problems:
             print(f"  problem: {line}")
         return 1 if problems else 0

@@ -97,6 +97,8 @@ def test_the_check_finds_what_makes_a_set_unfit_for_its_corpus(tmp_path):
         ],
         corpus,
     )
+    (corpus / "guide.md").write_text("Pin it with an exact version, as the tools page says.\n", encoding="utf-8")
+    assert bench.phrase_elsewhere([good, _question(key_phrases=["**pin**"])], corpus) == {0: ["guide.md"]}
     assert problems == [
         "questions[0].gold: missing.md is not in " + str(corpus),
         "questions[1].key_phrases: '**pin** it' holds Markdown markup",
