@@ -97,6 +97,13 @@ _CHOOSE = re.compile(r"^(?:use|choose|pick|prefer|go with)\s+", re.I)
 _ASKING = re.compile(r"^.*?\b(?:should|can|do|would)\s+(?:I|we|you|one)\s+(?=\S+\s+\S)", re.I)
 
 
+def _elided(alts: list[str]) -> list[str]:
+    """A bare possessive takes the noun another alternative's possessive carries ("Prometheus's data model differ
+    from Graphite's" → "Graphite's data model")."""
+    heads = [m.group(1) for a in alts if (m := re.match(r"^\S+['’]s\s+(.+)$", a))]
+    return [f"{a} {heads[0]}" if heads and re.fullmatch(r"\S+['’]s", a) else a for a in alts]
+
+
 def _alternatives(question: str) -> list[str]:
     """The alternatives a comparison names however it is phrased ("How does X differ from Y", "X compared with Y",
     "when should I use A vs B vs C", "should I call X or return Y"), each a name of at most four words."""
@@ -108,6 +115,7 @@ def _alternatives(question: str) -> list[str]:
         alts = [_DETERMINER.sub("", a.strip().rstrip(".")) for a in _ALT_SEP.split(_ASKING.sub("", span))]
         if alts and _CHOOSE.match(alts[0]) and not any(_CHOOSE.match(a) for a in alts[1:]):
             alts[0] = _CHOOSE.sub("", alts[0])  # "use A or B": the choice is between A and B
+        alts = _elided(alts)
         alts = [a for a in dict.fromkeys(alts) if a and len(a.split()) <= 4]
         if len(alts) >= 2:
             return alts[:6]
@@ -168,7 +176,8 @@ def plain_candidates(candidates: list[str], question: str = "") -> list[str]:
     "passive mode", "active mode"; not "a view compared with a materialized table")."""
     cands = [_DETERMINER.sub("", c) for c in candidates]
     head = cands[-1].split()
-    joined = re.search(r"\s*(?:,|\band\b|\bor\b)\s*".join(map(re.escape, cands)), question, re.I) or not question
+    joiner = r"\s*(?:,|\band\b|\bor\b)\s*(?:(?:the|a|an)\s+)?"
+    joined = re.search(joiner.join(map(re.escape, cands)), question, re.I) or not question
     if joined and len(head) >= 2 and all(len(c.split()) == 1 for c in cands[:-1]):
         cands = [f"{c} {head[-1]}" for c in cands[:-1]] + cands[-1:]
     return cands
