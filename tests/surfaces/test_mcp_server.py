@@ -365,3 +365,12 @@ def test_on_loopback_a_foreign_host_name_is_refused(desk):
     with TestClient(http_app(desk, "127.0.0.1", None), base_url="http://evil.example") as client:
         res = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert res.status_code == 403 and "loopback" in res.json()["error"]
+
+
+def test_host_is_for_http_only(tmp_path):
+    from harness.errors import UsageError
+    from harness.surfaces.mcp_server import mcp_command
+
+    with pytest.raises(UsageError, match=r"^--host: only with --http"):
+        mcp_command(tmp_path / "runs", None, http=False, host="0.0.0.0", port=0)
+    assert not (tmp_path / "runs").exists()  # refused before anything was made

@@ -142,7 +142,7 @@ class ResearchDesk:
         if status["status"] in TERMINAL:
             return f"The run ended {status['status']} without a report you can use."
         if status["status"] == AWAITING_PLAN_APPROVAL:
-            return "The plan decision is recorded but nothing continued the run: call decide_plan again later or resume it with `research resume`."
+            return "The plan decision is recorded but nothing continued the run: a person can go on with `research resume RUN_DIR`."
         return "The run stopped with everything kept; a person can go on with `research resume RUN_DIR` (with --budget-* to raise a spent limit)."
 
     async def wait(self, run_id: str, seconds: float, progress: Progress) -> dict[str, Any]:

@@ -106,7 +106,7 @@ def _checked(pattern, value: str, argument: str) -> str:
 
 def build_server(desk: ResearchDesk) -> ResearchMcpServer:
     """The MCP server over `desk`'s runs folder."""
-    server = ResearchMcpServer("research-harness", version=__version__, instructions=INSTRUCTIONS)
+    server = ResearchMcpServer("research-harness", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     server.desk = desk
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=True))
