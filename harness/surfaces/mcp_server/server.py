@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp_types import Resource as McpResource
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -61,15 +61,19 @@ class ResearchMcpServer(MCPServer):
     desk: ResearchDesk
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        """As the SDK's, with a refused argument told in one line that starts with its name (pydantic's is a page)."""
+        """As the SDK's, but a refusal is the harness's one line, starting with the argument's name: a tool's own
+        refusal without the SDK's "Error executing tool …" wrapper, a schema refusal in one line (pydantic's is a page).
+        """
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
-            if not isinstance(cause, ValidationError):
-                raise
-            lines = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in cause.errors()]
-            raise ToolError("; ".join(lines)) from cause
+            if isinstance(cause, ValidationError):
+                lines = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in cause.errors()]
+                raise ToolError("; ".join(lines)) from cause
+            if isinstance(cause, ToolError) and not isinstance(exc, UnexpectedToolError):
+                raise ToolError(str(cause)) from cause
+            raise
 
     async def list_resources(self) -> list[McpResource]:
         listed = await super().list_resources()
