@@ -9,6 +9,8 @@ The public API, for running and auditing research from Python::
     problems = harness.validate(result.run_dir)        # what `research validate` reports
 
 - `run`, `resume`, `approve`, `validate`, `open_run`, `RunResult`, `RunReader`: `harness.surfaces.api`;
+- `research_tool(...)`: verified research as one LangChain tool for a LangGraph or deepagents app
+  (`harness.surfaces.research_tool`);
 - the agent interface for your own roles: `Agent`, `Brief`, `AgentContext`, `AgentResult`
   (`harness.runtime`); pass an agent object as `harness.run(..., agents={"reviewer": MyReviewer()})`;
 - `HarnessError` (every refusal, one line), `Problem` (one validation problem).
@@ -31,6 +33,7 @@ _EXPORTS = {
     "open_run": "harness.surfaces.api",
     "RunResult": "harness.surfaces.api",
     "RunReader": "harness.surfaces.api",
+    "research_tool": "harness.surfaces.research_tool",
     "Agent": "harness.runtime.interface",
     "Brief": "harness.runtime.interface",
     "AgentResult": "harness.runtime.interface",
@@ -55,6 +58,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load l
     from harness.surfaces.api import resume as resume
     from harness.surfaces.api import run as run
     from harness.surfaces.api import validate as validate
+    from harness.surfaces.research_tool import research_tool as research_tool
 
 
 def __getattr__(name: str) -> Any:

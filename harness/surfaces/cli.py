@@ -469,6 +469,28 @@ def serve(
 
 
 @app.command()
+def mcp(
+    runs_dir: Path = typer.Option(
+        Path("runs"), "--runs-dir", help="The runs folder the server starts and reads runs in."
+    ),
+    corpus_root: list[str] = typer.Option(
+        [],
+        "--corpus-root",
+        help="A folder a corpus may come from, or python-docs (repeatable; default: . and python-docs).",
+    ),
+    http: bool = typer.Option(False, "--http", help="Serve streamable HTTP at /mcp instead of stdio."),
+    host: str | None = typer.Option(
+        None, "--host", help="With --http: address to listen on (default 127.0.0.1; any other needs a token)."
+    ),
+    port: int = typer.Option(8765, "--port", help="With --http: port to listen on (0: any free port)."),
+) -> None:
+    """Serve verified research to other agents over MCP (stdio, or streamable HTTP with --http)."""
+    from harness.surfaces.mcp_server import mcp_command
+
+    raise typer.Exit(mcp_command(runs_dir, corpus_root or None, http, host, port))
+
+
+@app.command()
 def export(
     run_dir: Path = typer.Argument(..., help="The run workspace folder (a completed run)."),
     fmt: str = typer.Option(..., "--format", help="pdf, docx, html or md."),
