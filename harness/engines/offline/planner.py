@@ -1,7 +1,12 @@
 """Offline Planner: a rule-based decomposition of the question into research questions.
 
-A comparison ("How do X and Y differ in A and B?", "X vs Y for A") gets one research
-question per candidate, each carrying the criteria the question names. Two plain phrases compared ("Using ftplib,
+A comparison ("How do X and Y differ in A and B?", "X vs Y for A", "How does X differ from Y?", "when should I use
+A vs B vs C", "should I use A or B") gets one research question per candidate, however its names are written
+(`Box<T>`, `&str`, `==`, `uv pip`), each carrying the criteria the question names; a bare lower-case name
+("remove()") is researched within the subject the question names, as a plain phrase is.
+A brief in explicit parts ("covering: (1) …, (2) …", bullets, "covering A, B and C") gets one research question per
+part, each searched for with the part first and then within the brief's subject (a sentence that only names the
+subject states no part). Two plain phrases compared ("Using ftplib,
 how do I switch data transfers between passive and active mode?") are read as the question means them ("passive
 mode", "active mode": the article dropped, the shared head noun given to both) and keep the subject they are about:
 each branch's question carries the question's other words ("What do the sources say about passive mode (ftplib
@@ -64,20 +69,78 @@ _PAIR_PATTERNS = [
 ]
 
 
+# Names as people write them in any field: generic types (Box<T>), references (&str), paths (std::fs), macros
+# (panic!), operators (==), multi-word names. A span of alternatives ends at a criterion word, a clause or the end.
+_NAME = r"[\w.+#&*:<>\[\]/=!%|~^'’-]+"
+_ALTS_END = r"(?=\s+(?:for|in|on|regarding|when|with respect to|in terms of)\b|[?,;]|[.:](?:\s|$)|$)"
+_ALTERNATIVES = [
+    re.compile(
+        r"\b(?:differences?|distinction|choos(?:e|ing)|decid(?:e|ing)|pick(?:ing)?)\s+between\s+(?P<span>.+?)"
+        + _ALTS_END,
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:how|why|where|in what ways?)\s+(?:do|does|did|is|are)\s+(?P<span>.+?)\s+(?:differ|compared?|"
+        r"contrast|different)(?:\s+(?:from|to|with)\s+(?P<tail>.+?))?" + _ALTS_END,
+        re.I,
+    ),
+    re.compile(r"\bcompare\s+(?P<span>.+?)" + _ALTS_END, re.I),
+    re.compile(
+        rf"(?P<span>{_NAME}(?:\s+{_NAME}){{0,3}}?(?:\s+(?:vs\.?|versus|compared\s+(?:with|to))\s+{_NAME}"
+        rf"(?:\s+{_NAME}){{0,3}}?)+)" + _ALTS_END,
+        re.I,
+    ),
+    re.compile(r"\b(?:should|do|can|would)\s+(?:I|we|you|one)\s+(?P<span>.+?\s+or\s+.+?)" + _ALTS_END, re.I),
+]
+_ALT_SEP = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus|compared\s+(?:with|to)|from)\s+", re.I)
+_CHOOSE = re.compile(r"^(?:use|choose|pick|prefer|go with)\s+", re.I)
+_ASKING = re.compile(r"^.*?\b(?:should|can|do|would)\s+(?:I|we|you|one)\s+(?=\S+\s+\S)", re.I)
+
+
+def _elided(alts: list[str]) -> list[str]:
+    """A bare possessive takes the noun another alternative's possessive carries ("Prometheus's data model differ
+    from Graphite's" → "Graphite's data model")."""
+    heads = [m.group(1) for a in alts if (m := re.match(r"^\S+['’]s\s+(.+)$", a))]
+    return [f"{a} {heads[0]}" if heads and re.fullmatch(r"\S+['’]s", a) else a for a in alts]
+
+
+def _alternatives(question: str) -> list[str]:
+    """The alternatives a comparison names however it is phrased ("How does X differ from Y", "X compared with Y",
+    "when should I use A vs B vs C", "should I call X or return Y"), each a name of at most four words."""
+    for pattern in _ALTERNATIVES:
+        m = pattern.search(question)
+        if not m:
+            continue
+        span = m.group("span") + (f" and {m.group('tail')}" if m.groupdict().get("tail") else "")
+        alts = [_DETERMINER.sub("", a.strip().rstrip(".")) for a in _ALT_SEP.split(_ASKING.sub("", span))]
+        if alts and _CHOOSE.match(alts[0]) and not any(_CHOOSE.match(a) for a in alts[1:]):
+            alts[0] = _CHOOSE.sub("", alts[0])  # "use A or B": the choice is between A and B
+        alts = _elided(alts)
+        alts = [a for a in dict.fromkeys(alts) if a and len(a.split()) <= 4]
+        if len(alts) >= 2:
+            return alts[:6]
+    return []
+
+
 def candidates_in(question: str) -> list[str]:
-    """Named things the question compares: code names, quoted terms, or 'X vs Y' / 'between X and Y' phrases."""
+    """Named things the question compares: code names, quoted terms, 'X vs Y' / 'between X and Y' phrases, or
+    alternatives named in any other comparison phrasing (`_alternatives`)."""
     found: list[str] = []
     for m in re.finditer(_CODE, question):
         term = _clean(m.group(0))
         if term and term.lower() not in (c.lower() for c in found):
             found.append(term)
+    alternatives = _alternatives(question)
+    if found and len(alternatives) > len(found) and all(" " not in a for a in alternatives):
+        if all(any(f.lower() in a.lower() for a in alternatives) for f in found):
+            return alternatives  # "Vec<T> vs VecDeque<T>": the whole names, not their code-looking parts
     if len(found) >= 2:
         return found
     for pattern in _PAIR_PATTERNS:
         m = pattern.search(question)
         if m:
             return [_clean(m.group(1)), _clean(m.group(2))]
-    return found
+    return alternatives or found
 
 
 def criteria_in(question: str, candidates: list[str]) -> list[str]:
@@ -92,6 +155,7 @@ def criteria_in(question: str, candidates: list[str]) -> list[str]:
     return [p for p in parts if len(p) > 2][:4]
 
 
+_COMPARING = {"differ", "differs", "different", "difference", "differences", "compare", "compared", "from", "versus"}
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
@@ -100,13 +164,21 @@ def plain(term: str) -> bool:
     return bool(re.fullmatch(r"[a-z][a-z'-]*(?: [a-z][a-z'-]*)*", term))
 
 
-def plain_candidates(candidates: list[str]) -> list[str]:
+def identifies_itself(term: str) -> bool:
+    """A name that picks out its own document: a dotted or `::` path, or a name with a capital (asyncio.gather,
+    std::fs, Box<T>, Sarracenia, gnu_getopt); a bare lower-case name ("remove()", "==") means something only in its subject."""
+    return bool(re.search(r"[.:]\w|[A-Z_0-9]", term))
+
+
+def plain_candidates(candidates: list[str], question: str = "") -> list[str]:
     """Two plain phrases as the question means them: without a leading article ("the next" → "next"), and sharing
-    the head noun the last one carries when the others are one word ("passive and active mode" → "passive mode",
-    "active mode")."""
+    the head noun the last one carries when the others are one word and joined to it ("passive and active mode" →
+    "passive mode", "active mode"; not "a view compared with a materialized table")."""
     cands = [_DETERMINER.sub("", c) for c in candidates]
     head = cands[-1].split()
-    if len(head) >= 2 and all(len(c.split()) == 1 for c in cands[:-1]):
+    joiner = r"\s*(?:,|\band\b|\bor\b)\s*(?:(?:the|a|an)\s+)?"
+    joined = re.search(joiner.join(map(re.escape, cands)), question, re.I) or not question
+    if joined and len(head) >= 2 and all(len(c.split()) == 1 for c in cands[:-1]):
         cands = [f"{c} {head[-1]}" for c in cands[:-1]] + cands[-1:]
     return cands
 
@@ -119,8 +191,68 @@ def context_of(question: str, candidates: list[str], criteria: list[str]) -> str
     text = question
     for part in sorted([*candidates, *criteria], key=len, reverse=True):
         text = re.sub(re.escape(part), " ", text, flags=re.I)
-    words = [w for w in re.findall(r"[\w.'’-]+", text) if content_words(w)]
+    words = [w for w in re.findall(r"[\w.'’-]+", text) if content_words(w) and w.lower() not in _COMPARING]
     return " ".join(dict.fromkeys(words))
+
+
+# A brief in parts: enumerated ("(1) …, (2) …", "a) …", "1. …"), bulleted lines, or a list of three or more after
+# "covering" / "including". Two questions in a row are not parts: the second often leans on the first ("And what
+# about …?").
+_ENUMERATED = re.compile(r"(?:^|(?<=[\s:;,]))\(?(?:\d{1,2}|[a-h])\)\s+|(?:^|(?<=\s))\d{1,2}\.\s+(?=[A-Za-z])", re.M)
+_BULLET = re.compile(r"^\s*[-*•]\s+", re.M)
+_LISTED = re.compile(r"\b(?:covering|including|addressing|on each of)\s*:?\s+(.+)$", re.I | re.S)
+_BRIEF_WORDS = {
+    "prepare", "write", "produce", "give", "draft", "create", "make", "need", "want", "please", "brief", "briefing",
+    "report", "memo", "summary", "overview", "analysis", "review", "due-diligence", "diligence", "research", "note",
+    "covering", "including", "addressing", "parts", "sections", "summarize", "summarise", "describe", "explain",
+    "tell", "me", "us", "list", "outline", "assess", "evaluate", "about",
+}  # fmt: skip
+
+
+def _tidy_part(text: str) -> str:
+    text = _DETERMINER.sub("", re.sub(r"^(?:and|or)\s+", "", text.strip(), flags=re.I))
+    return text.strip().rstrip(".;,").strip()
+
+
+def parts_of(question: str) -> tuple[str, list[str]]:
+    """A brief that asks for several things: its lead-in (what the parts are about) and its parts, one research
+    question each; ("", []) for a single question. Only explicit structure counts (numbers, letters, bullets, a
+    list after "covering"): an "and" inside a question is one question."""
+    for marker in (_ENUMERATED, _BULLET):
+        pieces = marker.split(question)
+        if len(pieces) >= 3:
+            parts = [p for p in map(_tidy_part, pieces[1:]) if p]
+            if len(parts) >= 2:
+                return pieces[0].strip(), parts
+    m = _LISTED.search(question)
+    if m:
+        parts = [p for p in map(_tidy_part, re.split(r"\s*[;,]\s*", m.group(1))) if p]
+        if len(parts) >= 3 and all(len(p.split()) <= 8 for p in parts):
+            return question[: m.start()].strip(), parts
+    return "", []
+
+
+def subject_of(lead: str) -> str:
+    """What a brief's parts are about: its lead-in less the words that ask for a document ("Prepare a due-diligence
+    brief on Northwind Robotics covering:" → "Northwind Robotics")."""
+    words = [w for w in re.findall(r"[\w.&'’-]+", lead) if content_words(w) and w.lower() not in _BRIEF_WORDS]
+    return " ".join(dict.fromkeys(words))
+
+
+def _part_question(part: str, subject: str) -> dict:
+    """One part of a brief as a research question: searched for within its subject, its criteria the things it
+    lists ("funding history and financial trajectory" → both)."""
+    if part.endswith("?"):
+        return {"text": part, "critical": True, "criteria": [], "search_terms": _terms(part.rstrip("?"))}
+    criteria = [c for c in map(_tidy_part, re.split(r"\s+(?:and|with|including)\s+|\s*,\s*", part)) if c]
+    within = f" ({subject})" if subject else ""
+    return {
+        "text": f"What do the sources say about {part}{within}?",
+        "critical": True,
+        "criteria": criteria if len(criteria) >= 2 else [],
+        # the part first: it is what a sentence must state; a sentence that only names the subject answers no part
+        "search_terms": _terms(part, f"{subject} {part}".strip(), *(f"{subject} {c}".strip() for c in criteria)),
+    }
 
 
 def _statement_query(kw: str) -> str:
@@ -158,17 +290,31 @@ def _domain_policy(sources: tuple[str, ...], official: tuple[str, ...]) -> dict:
     return policy
 
 
+def _scope(question: str, lead: str, parts: list[str], candidates: list[str], comparing: bool) -> list[str]:
+    """What the plan is about: the candidates of a comparison, a brief's subject, else the question itself (the
+    offline Writer reads two or more candidates in scope as a comparison: `writer.candidates_of`)."""
+    if parts:
+        return [subject_of(lead) or question.strip()]
+    return candidates[:6] if candidates else [question.strip().rstrip("?")]
+
+
 def make_plan(
     question: str,
     sources: tuple[str, ...] = (CORPUS,),
     parent_questions: list[dict] | None = None,
     official: tuple[str, ...] = (),
 ) -> dict:
-    candidates = candidates_in(question)
+    lead, parts = parts_of(question)
+    candidates = [] if parts else candidates_in(question)
     comparing = len(candidates) >= 2 and bool(_COMPARE.search(question))
     criteria = criteria_in(question, candidates) if comparing else []
     questions = []
-    if comparing:
+    if parts:
+        subject = subject_of(lead)
+        questions = [_part_question(p, subject) for p in parts[:8]]
+        listed = "; ".join(f"({i}) {p}" for i, p in enumerate(parts[:8], 1))
+        deliverable = f"A report with one section per part of the brief{f' on {subject}' if subject else ''}: {listed}."
+    elif comparing:
         context = ""
         if all(map(plain, candidates)):
             # the criteria of plain phrases are what follows them ("... break and continue in a loop"): an "In pdb,"
@@ -176,8 +322,14 @@ def make_plan(
             raw = candidates
             last = max(question.lower().rfind(c.lower()) + len(c) for c in raw)
             criteria = criteria_in(question[last:], [])
-            candidates = plain_candidates(candidates)
+            candidates = plain_candidates(candidates, question)
             context = context_of(question, raw, criteria)
+        elif not all(map(identifies_itself, candidates)):
+            # remove() of the mailbox module, not of a list: the question's other words are its subject, and its
+            # criteria are what follows the candidates, as for plain phrases
+            last = max(question.lower().rfind(c.lower()) + len(c) for c in candidates)
+            criteria = criteria_in(question[last:], [])
+            context = context_of(question, candidates, criteria)
         about = f" with respect to {', '.join(criteria)}" if criteria else ""
         within = f" ({context})" if context else ""
         for cand in candidates[:6]:
@@ -236,7 +388,7 @@ def make_plan(
         "schema_version": 1,
         "question": question.strip(),
         "revision": 1,
-        "scope": {"in_scope": candidates[:6] or [question.strip().rstrip("?")], "out_of_scope": []},
+        "scope": {"in_scope": _scope(question, lead, parts, candidates, comparing), "out_of_scope": []},
         "deliverable": deliverable,
         "criteria": criteria,
         "questions": plan_questions,
