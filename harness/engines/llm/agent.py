@@ -54,6 +54,7 @@ from harness.engines.llm.middleware import (
 )
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
+from harness.engines.llm.pricing import ModelPrice
 from harness.engines.llm.replies import strip_reasoning
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, ProviderUnavailable
@@ -139,7 +140,8 @@ class DeepAgentRole:
     (tool results larger than this go to /scratch/, default 20000), `retry` (a
     `RetryPolicy` for provider faults; default `RetryPolicy.from_env()`), `empty_retries`
     (re-asks after an empty reply or MALFORMED_FUNCTION_CALL; overrides the policy's
-    `empty_attempts - 1`), `sleep` (how backoff waits; tests pass a recorder).
+    `empty_attempts - 1`), `sleep` (how backoff waits; tests pass a recorder), `price` (the
+    model's price, `pricing.role_price`; None: its calls are counted as unpriced).
     """
 
     def __init__(
@@ -152,8 +154,10 @@ class DeepAgentRole:
         retry: RetryPolicy | None = None,
         sleep: Any = None,
         mcp_tools: Any = (),
+        price: ModelPrice | None = None,
     ):
         self.spec = spec
+        self.price = price  # the model's price (pricing.role_price); None: unknown, its calls counted as unpriced
         self.mcp_tools = tuple(mcp_tools)  # the run's MCP tools (sources/mcp.McpTool), when the spec lists `mcp`
         self.model = resolve_model(model) if isinstance(model, str) else model
         self.evict_tokens = evict_tokens
@@ -272,7 +276,7 @@ class DeepAgentRole:
         middleware = [
             filesystem,
             NoSubagents(),
-            budgeted_summarization(self.model, backend),
+            budgeted_summarization(self.model, backend, self.price),
             shorten_old_results(),  # before the budget guard: a call is estimated and charged as it is sent
             ToolAllowlist(self.offered_tools(), spec.role, per_step={t.qualified for t in self.mcp_tools}),
             ToolCallCheck(offered, self.malformed_bound(), spec.role),  # before any guard sees a call's arguments
@@ -280,7 +284,7 @@ class DeepAgentRole:
             WholeReads(),
             ContextWindowFit(),  # outside the retries: a prompt too long is cut, not retried as is
             ProviderRetry(),  # outside BudgetGuard: every attempt is checked and charged
-            BudgetGuard(),
+            BudgetGuard(price=self.price),
         ]
         return create_deep_agent(
             model=self.model,
