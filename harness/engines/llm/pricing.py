@@ -186,12 +186,12 @@ def price_for(
 
 def role_price(model_spec: str | None, base_url: str | None, prices: dict[str, dict[str, float]] | None):
     """The price of a role's model at the endpoint it will call (its own, else its client's variables)."""
-    from harness.engines.llm.models import effective_base_url, parse_model_spec
+    from harness.engines.llm.models import effective_base_url
 
     if not model_spec:
         return None
-    provider, _ = parse_model_spec(model_spec)
+    provider = model_spec.partition(":")[0]
     endpoint = None
-    if provider in TABLE_PROVIDERS:
+    if provider == "openai":
         endpoint, _source = effective_base_url(provider, base_url)
     return price_for(model_spec, prices, endpoint)
