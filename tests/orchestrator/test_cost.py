@@ -20,7 +20,7 @@ from harness.contract.specs import ROLES
 from harness.errors import UsageError
 from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import resume_run, start_run
-from harness.surfaces.summary import cost_line, summarize
+from harness.surfaces.summary import cost_line, dollars, summarize
 from harness.workspace.validate import validate_workspace
 
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"
@@ -99,6 +99,20 @@ def test_dollars_through_the_real_gemini_client_from_its_usage_metadata_with_cac
     assert budget["roles"]["writer"]["spent"]["usd"] == pytest.approx(m["roles"]["writer"]["usd"], rel=1e-4)
     # what a person reads: inspect's summary and the run's end line
     assert summarize(run)["cost"]["usd"] == pytest.approx(cost["usd"])
+    # the viewer and research serve's run page show the same dollars
+    from harness.surfaces.serve.runs import detail
+    from harness.surfaces.viewer import render_viewer
+
+    page = render_viewer(run)
+    assert "Cost per role" in page and dollars(m["roles"]["writer"]["usd"]) in page
+    shown = detail(run, live=False)["cost"]
+    assert shown["usd"] == pytest.approx(cost["usd"]) and shown["shown"]["writer"] == dollars(
+        m["roles"]["writer"]["usd"]
+    )
+    # a stable prefix for implicit caching: each role's system prompt and tool schemas are the same on every call
+    for role, reqs in dispatch.seen.items():
+        assert len({r.system_instruction for r in reqs}) == 1, role
+        assert len({json.dumps(r.body.get("tools"), sort_keys=True) for r in reqs}) == 1, role
     line = cost_line(run)
     assert f"${cost['usd']:.2f}" in line if cost["usd"] >= 0.01 else f"${cost['usd']:.4f}" in line
     assert f"{verified} verified claim(s)" in line and "cached" in line

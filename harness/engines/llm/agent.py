@@ -41,6 +41,7 @@ from harness.engines.llm.middleware import (
     DEFAULT_MALFORMED_REPLIES,
     BudgetGuard,
     ContextWindowFit,
+    EndWhenWritten,
     MalformedReplies,
     NoSubagents,
     ProviderRetry,
@@ -276,6 +277,7 @@ class DeepAgentRole:
         middleware = [
             filesystem,
             NoSubagents(),
+            EndWhenWritten(),  # before summarization: a step that is done summarizes nothing either
             budgeted_summarization(self.model, backend, self.price),
             shorten_old_results(),  # before the budget guard: a call is estimated and charged as it is sent
             ToolAllowlist(self.offered_tools(), spec.role, per_step={t.qualified for t in self.mcp_tools}),
@@ -362,7 +364,8 @@ class DeepAgentRole:
                 f"; its last reply: {text[:200]}" if text else " and replied with nothing"
             )
             return AgentResult("failed", summary=text[:SUMMARY_CHARS], blocked_reason=why)
-        return AgentResult("completed", summary=text[:SUMMARY_CHARS])
+        summary = text or f"wrote {', '.join(sorted(ctx.files.outputs))}"  # ended once its outputs landed
+        return AgentResult("completed", summary=summary[:SUMMARY_CHARS])
 
 
 def _out_of_context(exc: Exception, ctx: AgentContext) -> AgentResult:
