@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
+from engines.test_llm_engine import ScriptedModel, make_ctx, tool_reply
 from langchain_core.messages import AIMessage
 
-from engines.test_llm_engine import ScriptedModel, make_ctx, tool_reply
 from fakes.workspaces import make_plan
 from harness.engines.llm.agent import DeepAgentRole
 from harness.runtime.interface import Brief
