@@ -68,7 +68,9 @@ def test_prices_in_research_yaml_set_a_price_per_million_tokens_over_the_table()
     assert plain.cost(CallUsage(input=5000, output=5000)) == 0  # a local model priced at nothing, not unknown
 
 
-def test_a_prices_entry_must_name_a_model_as_provider_name():
-    with pytest.raises(UsageError, match=r"research.yaml prices.gpt-4o"):
+def test_a_prices_entry_must_name_a_model_as_provider_name_with_both_prices():
+    with pytest.raises(UsageError, match=r"research.yaml prices.gpt-4o: name a model as provider:name"):
         check_prices({"gpt-4o": {"input": 1, "output": 1}})
-    assert check_prices({"openai:m": {"input": 1, "output": 1}}) == {"openai:m": {"input": 1, "output": 1}}
+    with pytest.raises(UsageError, match=r"research.yaml prices.openai:m: "):
+        check_prices({"openai:m": {"input": 1}})
+    assert check_prices({"openai:m": {"input": 1, "output": 2}}) == {"openai:m": {"input": 1.0, "output": 2.0}}

@@ -141,17 +141,13 @@ class SetPrice(ModelPrice):
 
 
 def check_prices(section: Any, where: str = "research.yaml prices") -> dict[str, dict[str, float]]:
-    """research.yaml's `prices:` ({"provider:name": {input, output, cached_input?, thinking?}}), each model named
-    as provider:name; one-line UsageError naming the entry otherwise (the schema checks the numbers)."""
-    from harness.engines.llm.models import parse_model_spec
-
+    """research.yaml's `prices:` ({"provider:name": {input, output, cached_input?, thinking?}}, USD per million
+    tokens), as numbers; one-line UsageError naming the entry otherwise (config.schema.json checks it first)."""
     out: dict[str, dict[str, float]] = {}
     for spec, entry in (section or {}).items():
-        try:
-            parse_model_spec(spec)
-        except UsageError as exc:
-            raise UsageError(f"{where}.{spec}: {exc}") from None
-        out[spec] = dict(entry)
+        if ":" not in spec or not isinstance(entry, dict) or not {"input", "output"} <= entry.keys():
+            raise UsageError(f"{where}.{spec}: name a model as provider:name and give its input and output prices")
+        out[spec] = {k: float(v) for k, v in entry.items()}
     return out
 
 
