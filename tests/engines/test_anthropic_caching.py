@@ -8,9 +8,9 @@ import json
 from http.server import BaseHTTPRequestHandler
 
 import pytest
+from engines.test_llm_engine import make_ctx
 from genai_prices import Usage, calc_price
 
-from engines.test_llm_engine import make_ctx
 from fakes.http_stub import ServedStub
 from fakes.workspaces import make_plan
 from harness.engines.llm.agent import DeepAgentRole
