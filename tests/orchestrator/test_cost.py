@@ -242,3 +242,16 @@ def test_a_resume_raising_the_dollar_budget_of_an_unpriced_run_is_refused_before
         with pytest.raises(UsageError, match=r"research resume --budget-usd 5.0: the price of openai:qwen-local"):
             resume_run(result.run_dir, budget={"usd": 5.0, "llm_calls": 100})
     assert (result.run_dir / "run.json").read_bytes() == before
+
+
+def test_research_serve_takes_a_dollar_budget_and_refuses_it_for_an_unknown_price(tmp_path, corpus):
+    from harness.surfaces.serve.request import CorpusRoots, RequestError, check_budget_request, run_flags
+
+    roots = CorpusRoots((corpus.resolve(),), builtin=False)
+    body = {"question": QUESTION, "corpus": str(corpus), "engine": "offline", "budget": {"usd": 0.5}}
+    flags = run_flags(body, roots, tmp_path, tmp_path / "runs")
+    assert flags[flags.index("--budget-usd") + 1] == "0.5"
+    with pytest.raises(RequestError, match=r"^--budget-usd 2.0: the price of ollama:qwen3 is unknown") as exc:
+        run_flags({**body, "engine": "llm", "model": "ollama:qwen3", "budget": {"usd": 2.0}}, roots, tmp_path, tmp_path)
+    assert exc.value.field == "budget.usd"
+    assert check_budget_request({"usd": 3.5}) == {"usd": 3.5}
