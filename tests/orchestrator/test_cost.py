@@ -177,13 +177,21 @@ def test_a_dollar_budget_is_refused_in_one_line_when_a_price_is_unknown(tmp_path
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 
-def test_the_offline_engine_costs_nothing_and_says_so(tmp_path, corpus):
+def test_the_offline_engine_costs_nothing_and_says_so(tmp_path, corpus, monkeypatch, capsys):
+    from harness.surfaces.cli import main
+
     cfg = build_config(QUESTION, corpus=str(corpus), runs_dir=str(tmp_path / "runs"), engine="offline", yes=True)
     result = start_run(cfg)
     m = metrics(result.run_dir)
     assert all(m["roles"][role]["usd"] == 0 for role in ROLES)
     assert m["cost"]["usd"] == 0 and m["cost"]["price_unknown"] == []
     assert cost_line(result.run_dir).startswith("cost: $0.00;")
+    monkeypatch.setattr(sys, "argv", ["research", "inspect", str(result.run_dir)])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert exc.value.code == 0
+    shown = capsys.readouterr().out
+    assert "cost: $0.00;" in shown and "by role: planner $0.00" in shown and "price unknown" not in shown
 
 
 def test_a_dollar_budget_stops_the_run_before_it_passes_its_limit_and_a_raised_one_completes(tmp_path, corpus):
