@@ -312,9 +312,10 @@ class DeepAgentRole:
 
     def recursion_limit(self) -> int:
         calls = int(self.spec.limits.get("llm_calls") or 50)
-        # each model call is a model step, the check of its tool calls (ToolCallCheck.after_model) and a tool
-        # step; each retry of an empty reply stays in one step
-        return 3 * calls + 10
+        # each model call is the check that the step is not already done (EndWhenWritten.before_model), a model
+        # step, the check of its tool calls (ToolCallCheck.after_model) and a tool step; each retry of an empty
+        # reply stays in one step
+        return 4 * calls + 10
 
     def _invoke(self, agent: Any, messages: list[Any], ctx: AgentContext, retrier: Retrier) -> list[Any]:
         try:
