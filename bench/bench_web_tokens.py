@@ -12,7 +12,9 @@ as parallel tool calls in one message, as real models send them (`--one-card-per
 
 Prints the run's status, its cards, each role's calls and tokens, the Researcher's system prompt and the tool
 schemas it is sent per call (a provider bills the schemas as input; the fixture's count leaves them out), and
-tokens per card (target: at most 10k per card). Run it on two commits to compare (before and after a change):
+tokens per card (target: at most 10k per card), and dollars per card at `--priced-as`'s table price (default
+google_genai:gemini-3.5-flash; the fixture reports no cached input, so these are the uncached dollars). Run it
+on two commits to compare (before and after a change):
 
     .venv/bin/python bench/bench_web_tokens.py
 """
@@ -76,6 +78,26 @@ class MeasuredModel(ScriptedChatModel):
     def _generate(self, messages, stop=None, run_manager=None, **kw):
         self.system_chars += len(str(messages[0].content)) if messages else 0
         return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
+
+
+PRICED_AS = "google_genai:gemini-3.5-flash"  # whose table price the run's usage is charged at (--priced-as)
+
+
+def table_rates(model_spec: str) -> dict[str, float]:
+    """USD per million input, cached input and output tokens of `model_spec` in the genai-prices table."""
+    from genai_prices import Usage, calc_price
+
+    provider, _, name = model_spec.partition(":")
+    provider = {"google_genai": "google"}.get(provider, provider)
+
+    def per_million(**usage: int) -> float:
+        return float(calc_price(Usage(**usage), name, provider_id=provider).total_price)
+
+    return {
+        "input": per_million(input_tokens=1_000_000),
+        "cached_input": per_million(input_tokens=1_000_000, cache_read_tokens=1_000_000),
+        "output": per_million(output_tokens=1_000_000),
+    }
 
 
 FETCHES = 0  # pages fetched with fetch_url per research question besides what web_search registered (--fetches)
@@ -142,7 +164,9 @@ def main() -> None:
     ap.add_argument(
         "--one-card-per-reply", action="store_true", help="record one card a reply (default: all in one reply)"
     )
+    ap.add_argument("--priced-as", default=PRICED_AS, help="the model whose table price the usage is charged at")
     args = ap.parse_args()
+    rates = table_rates(args.priced_as)
     FETCHES, CARDS, PARALLEL = min(8, args.fetches), args.cards, not args.one_card_per_reply
     pages = {f"/news/{i}": realistic_article(i, 20 + 8 * i, fact=FACTS[i % len(FACTS)]) for i in range(8)}
     routes = {path: Reply(body=body) for path, body in pages.items()}
@@ -157,6 +181,12 @@ def main() -> None:
         import os
 
         os.environ["RESEARCH_CACHE_DIR"] = str(Path(tmp) / "cache")
+        try:  # the harness prices the run itself where it can (prices: in research.yaml); older ones cannot
+            import harness.engines.llm.pricing  # noqa: F401
+
+            priced = {"config_data": {"prices": {"scripted:fake": rates}}}
+        except ImportError:
+            priced = {}
         cfg = build_config(
             QUESTION,
             runs_dir=str(Path(tmp) / "runs"),
@@ -167,6 +197,7 @@ def main() -> None:
             search="searxng",
             search_url=site.base,
             web_allow_private=True,
+            **priced,
         )
         policies = realistic_policies(Quirks(web=True), researcher=thorough_researcher)
         usage = {role: SplitUsage() for role in policies}
@@ -198,6 +229,14 @@ def main() -> None:
         print(
             f"tokens per card: Researcher {researcher / per:,.0f} (input {usage['researcher'].input / per:,.0f}); "
             f"whole run {total / per:,.0f} (input {sum(u.input for u in usage.values()) / per:,.0f})"
+        )
+        # dollars from the fixture's own counts at the table's rates (the same on any harness), and the harness's
+        usd = sum(u.input * rates["input"] + u.output * rates["output"] for u in usage.values()) / 1_000_000
+        harness_usd = (metrics.get("cost") or {}).get("usd")
+        print(
+            f"dollars at {args.priced_as}'s price (${rates['input']:g} in, ${rates['output']:g} out per 1M): "
+            f"whole run ${usd:.4f}, ${usd / per:.4f} per card"
+            + (f"; the harness's metrics.json: ${harness_usd:.4f}" if harness_usd is not None else "")
         )
 
 

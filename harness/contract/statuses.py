@@ -101,11 +101,12 @@ def strictest(*verdicts: Verdict) -> Verdict:
 
 # ---- budget dimensions ----------------------------------------------------------------------
 
-BudgetDimension = Literal["llm_calls", "tokens", "searches", "wall_seconds"]
+BudgetDimension = Literal["llm_calls", "tokens", "searches", "wall_seconds", "usd"]
 LLM_CALLS: Final = "llm_calls"
 TOKENS: Final = "tokens"
 SEARCHES: Final = "searches"
 WALL_SECONDS: Final = "wall_seconds"
+USD: Final = "usd"  # dollars, priced per model call from the usage the provider reports
 BUDGET_DIMENSIONS: Final[tuple[BudgetDimension, ...]] = get_args(BudgetDimension)
 # What a delegation counts call by call; wall time is measured against a deadline instead.
-COUNTED_DIMENSIONS: Final[tuple[BudgetDimension, ...]] = (LLM_CALLS, TOKENS, SEARCHES)
+COUNTED_DIMENSIONS: Final[tuple[BudgetDimension, ...]] = (LLM_CALLS, TOKENS, SEARCHES, USD)

@@ -16,6 +16,8 @@ Definitions (also in docs/metrics.md):
 - plan_coverage: research questions with a cited usable claim or a stated reason / research questions.
 - injection_flags: registered sources in which instruction-like sentences were flagged, how many
   sentences, and how many per reason (harness/sources/injection.py).
+- cost: dollars per run and per verified claim (statable claims: verified or verified_with_limit), and tokens
+  per verified claim; the dollars are null ("price unknown") when any model call's price was unknown.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.contract.claims import NOT_REPORTABLE, STATABLE, USABLE
 from harness.contract.language import judges_overlap, run_language
 from harness.contract.specs import ROLES
 from harness.contract.statuses import COMPLETED
@@ -141,16 +143,7 @@ def compute_metrics(
     covered = sum(1 for q in research if q["id"] in cited_questions or re.search(rf"\b{re.escape(q['id'])}\b", notes))
 
     delegations = [e for e in reader.events() if e.get("event") == "delegation"]
-    roles: dict[str, dict[str, Any]] = {}
-    for role in ROLES:
-        mine = [e for e in delegations if e.get("agent") == role]
-        roles[role] = {
-            "llm_calls": sum(e.get("llm_calls", 0) for e in mine),
-            "tokens": sum(e.get("tokens", 0) for e in mine),
-            "thinking_tokens": sum(e.get("thinking_tokens", 0) for e in mine),
-            "wall_seconds": round(sum((e.get("detail") or {}).get("seconds", 0) for e in mine), 3),
-            "delegations": len(mine),
-        }
+    roles = role_costs(delegations)
     stats = run.get("stats") or {}
     return {
         "run_id": run.get("run_id"),
@@ -172,5 +165,48 @@ def compute_metrics(
         "judge": judge,
         "injection_flags": injection_flags(reader),
         "roles": roles,
+        "cost": run_cost(roles, sum(1 for c in claims.values() if c["status"] in STATABLE)),
         "wall_seconds": round(wall_seconds, 3),
+    }
+
+
+def _usd(events: list[dict[str, Any]]) -> float | None:
+    """The dollars of these delegations, or None (price unknown) when any of their model calls was unpriced. A
+    delegation traced before dollars were recorded made its calls unpriced, unless it made none."""
+    if any(e.get("unpriced_calls") or ("usd" not in e and e.get("llm_calls")) for e in events):
+        return None
+    return round(sum(e.get("usd", 0) for e in events), 6)
+
+
+def role_costs(delegations: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Calls, tokens (thinking and cached shown apart), dollars (None: price unknown; 0 on the offline engine,
+    which makes no model call), time and delegations per role, from the trace's delegation events."""
+    roles: dict[str, dict[str, Any]] = {}
+    for role in ROLES:
+        mine = [e for e in delegations if e.get("agent") == role]
+        roles[role] = {
+            "llm_calls": sum(e.get("llm_calls", 0) for e in mine),
+            "tokens": sum(e.get("tokens", 0) for e in mine),
+            "thinking_tokens": sum(e.get("thinking_tokens", 0) for e in mine),
+            "cached_tokens": sum(e.get("cached_tokens", 0) for e in mine),
+            "usd": _usd(mine),
+            "wall_seconds": round(sum((e.get("detail") or {}).get("seconds", 0) for e in mine), 3),
+            "delegations": len(mine),
+        }
+    return roles
+
+
+def run_cost(roles: dict[str, dict[str, Any]], verified_claims: int) -> dict[str, Any]:
+    """The run's dollars and tokens, in all and per verified claim (null when there is none, or the dollars are
+    unknown)."""
+    usd = None if any(r["usd"] is None for r in roles.values()) else round(sum(r["usd"] for r in roles.values()), 6)
+    tokens = sum(r["tokens"] for r in roles.values())
+    return {
+        "usd": usd,
+        "tokens": tokens,
+        "cached_tokens": sum(r["cached_tokens"] for r in roles.values()),
+        "verified_claims": verified_claims,
+        "usd_per_verified_claim": round(usd / verified_claims, 6) if usd is not None and verified_claims else None,
+        "tokens_per_verified_claim": round(tokens / verified_claims, 1) if verified_claims else None,
+        "price_unknown": sorted(role for role, r in roles.items() if r["usd"] is None),
     }

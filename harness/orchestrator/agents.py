@@ -7,7 +7,7 @@ import inspect
 from typing import Any
 
 from harness.errors import UsageError
-from harness.orchestrator.config import RoleChoice, RunConfig
+from harness.orchestrator.config import RoleChoice, RunConfig, role_prices
 from harness.runtime.interface import Agent
 
 
@@ -43,6 +43,7 @@ def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None) ->
     """One agent per role. `models` may map a role to a ready chat model (tests inject scripted models); `mcp`
     (the run's McpSources) gives the roles whose spec lists `mcp` the servers' tools."""
     agents: dict[str, Agent] = {}
+    prices = role_prices(cfg)  # each llm role priced by the model the run names, whatever object answers
     for role, choice in cfg.roles.items():
         if choice.instance is not None:  # handed in from Python
             agents[role] = choice.instance
@@ -59,7 +60,7 @@ def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None) ->
 
                 model = resolve_model(choice.model, choice.base_url)
             mcp_tools = mcp.tools() if mcp is not None and "mcp" in choice.spec.tools else ()
-            agents[role] = DeepAgentRole(choice.spec, model, mcp_tools=mcp_tools)
+            agents[role] = DeepAgentRole(choice.spec, model, mcp_tools=mcp_tools, price=prices[role])
         else:
             agents[role] = _load_custom(choice)
     return agents

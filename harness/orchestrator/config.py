@@ -28,8 +28,9 @@ from harness.contract.meaning import (
 from harness.contract.schemas import validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
-from harness.contract.statuses import BUDGET_DIMENSIONS
+from harness.contract.statuses import BUDGET_DIMENSIONS, USD
 from harness.engines.llm.models import DEFAULT_MODEL
+from harness.engines.llm.pricing import check_prices
 from harness.errors import UsageError, module_installed, require_extra
 from harness.runtime.budget import DEFAULT_RUN_LIMITS
 from harness.sources.corpus import BUILTIN, PYTHON_DOCS
@@ -73,6 +74,7 @@ class RunConfig:
     search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
     mcp: dict[str, Any] = field(default_factory=dict)  # research.yaml's `mcp:` (servers by name; no secrets)
     meaning: MeaningModel = DEFAULT_MEANING  # the offline engine's meaning model (`RESEARCH_MEANING`, contract.meaning)
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)  # research.yaml `prices:` (USD per 1M tokens)
 
     @property
     def all_offline(self) -> bool:
@@ -99,6 +101,7 @@ class RunConfig:
             "role_budgets": self.role_budgets,
             "mcp": self.mcp,
             "meaning": self.meaning,
+            "prices": self.prices,
         }
 
 
@@ -273,7 +276,9 @@ def build_config(
         search=_search_section(file_cfg.get("search", {}), search, search_url),
         mcp=file_cfg.get("mcp", {}),
         meaning=check_meaning(corpus),
+        prices=check_prices(file_cfg.get("prices", {})),
     )
+    check_dollar_budget(cfg)
     if (search is not None or search_url is not None) and not cfg.web:
         raise UsageError(
             f"{'--search' if search is not None else '--search-url'}: the web is off for this run (add --web)"
@@ -287,6 +292,32 @@ def build_config(
     if cfg.mcp:
         check_mcp_installed()
     return cfg
+
+
+def role_prices(cfg: RunConfig) -> dict[str, Any]:
+    """Each llm role's model price (`pricing.role_price`; None: price unknown); other roles make no model call
+    the harness prices."""
+    from harness.engines.llm.pricing import role_price
+
+    return {
+        role: role_price(choice.model, choice.base_url, cfg.prices)
+        for role, choice in cfg.roles.items()
+        if choice.engine == "llm"
+    }
+
+
+def check_dollar_budget(cfg: RunConfig, where: str = "--budget-usd") -> None:
+    """A dollar budget needs every llm role's price: refuse one, in one line, when a model's is unknown."""
+    limit = cfg.budget.get(USD)
+    if limit is None:
+        return
+    unknown = {cfg.roles[r].model for r, price in role_prices(cfg).items() if price is None}
+    if unknown:
+        names = ", ".join(sorted(str(m) for m in unknown))
+        raise UsageError(
+            f"{where} {limit}: the price of {names} is unknown, so dollars cannot be held to a limit; "
+            "set it under prices: in research.yaml (USD per million input and output tokens)"
+        )
 
 
 def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | dict[str, str] | None) -> None:
@@ -424,9 +455,11 @@ def config_from_snapshot(
         mcp=snapshot.get("mcp", {}),
         # a run.json from before `config.meaning` was recorded ran on WordLlama, then the only model
         meaning=check_meaning(corpus, snapshot.get("meaning", WORDLLAMA)),
+        prices=snapshot.get("prices", {}),
     )
     if model_base_url:
         set_base_urls(cfg.roles, model_base_url, None)
+    check_dollar_budget(cfg, "research resume --budget-usd")
     if cfg.web:
         enable_web(cfg)
     if cfg.mcp:

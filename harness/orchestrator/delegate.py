@@ -117,7 +117,10 @@ def delegate(
         retries=ctx.files.retries + ctx.provider_retries,
         tokens=ctx.budget.tokens,
         thinking_tokens=ctx.budget.thinking_tokens,
+        cached_tokens=ctx.budget.cached_tokens,
         llm_calls=ctx.budget.llm_calls,
+        usd=round(ctx.budget.usd, 6),
+        unpriced_calls=ctx.budget.unpriced_calls,
         detail={
             "summary": outcome.summary[:500],
             "blocked_reason": outcome.reason if outcome.status == BLOCKED else None,

@@ -30,7 +30,7 @@ from typing import Any
 from langgraph.types import Command
 
 from harness.contract.specs import ROLES
-from harness.contract.statuses import BUDGET_DIMENSIONS, BUDGET_EXHAUSTED, COMPLETED, TERMINAL_RUN_STATUSES
+from harness.contract.statuses import BUDGET_DIMENSIONS, BUDGET_EXHAUSTED, COMPLETED, TERMINAL_RUN_STATUSES, USD
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator import followup
 from harness.orchestrator.agents import build_agents, preflight
@@ -338,6 +338,10 @@ def resume_run(
             on_opened(ws)
         if ws.status in TERMINAL_RUN_STATUSES:
             return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
+        if (budget or {}).get(USD) is not None:  # refused before run.json records a limit the run cannot keep
+            m = ws.manifest
+            limits = {**m["budget"]["limits"], USD: budget[USD]}
+            config_from_snapshot(m["question"], m["config"], limits, model_base_url)
         raised = raise_budget(ws, budget or {})
         if ws.status == BUDGET_EXHAUSTED and not raised:
             reason = ws.manifest.get("status_reason") or "the run's budget is spent"

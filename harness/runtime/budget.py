@@ -1,4 +1,4 @@
-"""Budgets for LLM calls, tokens, searches and wall time: per run, per role and per delegation.
+"""Budgets for LLM calls, tokens, dollars, searches and wall time: per run, per role and per delegation.
 
 Every call is checked *before* it is made and refused if it would go over any limit,
 so limits are never exceeded. The check holds what it let through (`reserve`) until the
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.contract.statuses import BUDGET_DIMENSIONS as DIMENSIONS
-from harness.contract.statuses import COUNTED_DIMENSIONS, WALL_SECONDS
+from harness.contract.statuses import COUNTED_DIMENSIONS, USD, WALL_SECONDS
 from harness.errors import BudgetExhausted, UsageError
 
 DEFAULT_RUN_LIMITS = {"llm_calls": 400, "tokens": 4_000_000, "searches": 200, "wall_seconds": 3600.0}
@@ -62,13 +62,13 @@ class Budget:
         spent = self._wall() if dim == "wall_seconds" else self.spent[dim] + self.held[dim]
         if _over(spent, amount, self.limits[dim]):
             raise BudgetExhausted(
-                f"run budget for {dim} is exhausted ({_fmt(spent)} of {_fmt(self.limits[dim])} spent)", "run"
+                f"run budget for {dim} is exhausted ({_fmt(spent, dim)} of {_fmt(self.limits[dim], dim)} spent)", "run"
             )
         rl = self.role_limits.get(role, {})
         rs = self.role_spent.get(role, {}).get(dim, 0) + self.role_held.get(role, {}).get(dim, 0)
         if dim != "wall_seconds" and _over(rs, amount, rl.get(dim)):
             raise BudgetExhausted(
-                f"{role} budget for {dim} is exhausted ({_fmt(rs)} of {_fmt(rl.get(dim))} spent)", "role"
+                f"{role} budget for {dim} is exhausted ({_fmt(rs, dim)} of {_fmt(rl.get(dim), dim)} spent)", "role"
             )
 
     def check(self, role: str, dim: str, amount: float = 1) -> None:
@@ -108,26 +108,37 @@ class Budget:
         return None if limit is None else limit - self._wall()
 
     def snapshot(self) -> dict[str, Any]:
-        """The run.json `budget` object, with wall time accumulated up to now."""
+        """The run.json `budget` object, with wall time accumulated up to now (dollars to a millionth)."""
         with self._lock:
             spent = dict(self.spent)
             spent["wall_seconds"] = round(self._wall(), 3)
+            spent[USD] = round(spent[USD], 6)
             return {
                 "limits": dict(self.limits),
                 "spent": spent,
                 "roles": {
                     r: {
                         "limits": dict(self.role_limits[r]),
-                        "spent": {d: self.role_spent.get(r, {}).get(d, 0) for d in DIMENSIONS if d != WALL_SECONDS},
+                        "spent": {
+                            d: _rounded(d, self.role_spent.get(r, {}).get(d, 0))
+                            for d in DIMENSIONS
+                            if d != WALL_SECONDS
+                        },
                     }
                     for r in self.role_limits
                 },
             }
 
 
-def _fmt(v: float | None) -> str:
+def _rounded(dim: str, value: float) -> float:
+    return round(value, 6) if dim == USD else value
+
+
+def _fmt(v: float | None, dim: str = "") -> str:
     if v is None:
         return "∞"
+    if dim == USD:
+        return f"${v:.4f}"
     return f"{v:.1f}" if isinstance(v, float) and not float(v).is_integer() else str(int(v))
 
 
@@ -144,13 +155,15 @@ class DelegationBudget:
         self.held = {d: 0 for d in COUNTED_DIMENSIONS}
         self.deadline = deadline  # time.monotonic() value, or None
         self.thinking_tokens = 0  # of the tokens spent, what the model spent thinking (when the provider reports it)
+        self.cached_tokens = 0  # of the tokens spent, input the provider read from its prompt cache
+        self.unpriced_calls = 0  # model calls whose price is unknown: their dollars are not in spent["usd"]
         self._lock = threading.Lock()
 
     def _check(self, dim: str, amount: float) -> None:
         if _over(self.spent[dim] + self.held[dim], amount, self.limits.get(dim)):
             raise BudgetExhausted(
-                f"{self.role} step budget for {dim} is exhausted ({_fmt(self.spent[dim] + self.held[dim])} of "
-                f"{_fmt(self.limits[dim])})",
+                f"{self.role} step budget for {dim} is exhausted ({_fmt(self.spent[dim] + self.held[dim], dim)} of "
+                f"{_fmt(self.limits[dim], dim)})",
                 "delegation",
             )
 
@@ -221,15 +234,44 @@ class DelegationBudget:
     def tokens(self) -> int:
         return int(self.spent["tokens"])
 
-    def before_llm_call(self, estimated_tokens: int) -> dict[str, float]:
-        """Refuse a model call that could take any budget over its limit; otherwise hold its estimate (returned:
-        hand it to `after_llm_call`, or to `release` when the call never happened)."""
-        return self.reserve({"llm_calls": 1, "tokens": estimated_tokens})
+    @property
+    def usd(self) -> float:
+        return float(self.spent[USD])
 
-    def after_llm_call(self, tokens: int, thinking: int = 0, held: dict[str, float] | None = None) -> None:
-        """Charge one model call its tokens (`thinking`: of those, what the model spent thinking, shown apart)."""
+    def before_llm_call(self, estimated_tokens: int, usd: float | None = None) -> dict[str, float]:
+        """Refuse a model call that could take any budget over its limit; otherwise hold its estimate (returned:
+        hand it to `after_llm_call`, or to `release` when the call never happened). `usd`: the most the call can
+        cost (its input and output allowance at the model's price); None when the price is unknown, which a
+        dollar limit refuses, since it could not be held to it."""
+        amounts: dict[str, float] = {"llm_calls": 1, "tokens": estimated_tokens}
+        if usd is not None:
+            amounts[USD] = usd
+        elif self.left(USD) is not None:
+            raise BudgetExhausted(
+                f"{self.role}: this model's price is unknown, so a dollar budget cannot hold it", "run"
+            )
+        return self.reserve(amounts)
+
+    def after_llm_call(
+        self,
+        tokens: int,
+        thinking: int = 0,
+        held: dict[str, float] | None = None,
+        *,
+        usd: float | None = None,
+        cached: int = 0,
+    ) -> None:
+        """Charge one model call its tokens (`thinking`: of those, what the model spent thinking, and `cached`,
+        what was read from the provider's prompt cache, shown apart) and its dollars (`usd`; None: price unknown,
+        counted as an unpriced call)."""
         self.thinking_tokens += thinking
-        self.settle(held or {}, {"llm_calls": 1, "tokens": tokens})
+        self.cached_tokens += cached
+        spent: dict[str, float] = {"llm_calls": 1, "tokens": tokens}
+        if usd is None:
+            self.unpriced_calls += 1
+        else:
+            spent[USD] = usd
+        self.settle(held or {}, spent)
 
     def release(self, held: dict[str, float]) -> None:
         """Give back what a call that was never made held."""

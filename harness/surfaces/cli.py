@@ -23,7 +23,7 @@ from harness.contract.statuses import (
 )
 from harness.contract.version import __version__
 from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
-from harness.surfaces.summary import summarize
+from harness.surfaces.summary import budget_amount, cost_line, cost_text, dollars, summarize
 from harness.workspace.validate import validate_workspace
 
 app = typer.Typer(
@@ -57,10 +57,19 @@ BudgetLlmCalls = Annotated[int | None, typer.Option("--budget-llm-calls", help="
 BudgetTokens = Annotated[int | None, typer.Option("--budget-tokens", help="Run limit on tokens.")]
 BudgetSearches = Annotated[int | None, typer.Option("--budget-searches", help="Run limit on searches.")]
 BudgetSeconds = Annotated[float | None, typer.Option("--budget-seconds", help="Run limit on wall time (seconds).")]
+BudgetUsd = Annotated[
+    float | None,
+    typer.Option(
+        "--budget-usd",
+        help="Run limit in US dollars, each model call priced from its reported usage (refused when a model's price is unknown: set it under prices: in research.yaml).",
+    ),
+]
 
 
-def _budget(llm_calls: int | None, tokens: int | None, searches: int | None, seconds: float | None) -> dict:
-    return dict(zip(BUDGET_DIMENSIONS, (llm_calls, tokens, searches, seconds), strict=True))
+def _budget(
+    llm_calls: int | None, tokens: int | None, searches: int | None, seconds: float | None, usd: float | None = None
+) -> dict:
+    return dict(zip(BUDGET_DIMENSIONS, (llm_calls, tokens, searches, seconds, usd), strict=True))
 
 
 JsonEvents = Annotated[
@@ -170,9 +179,14 @@ def inspect(
         out.print(
             "budget: "
             + ", ".join(
-                f"{k} {spent.get(k, 0)}/{limits.get(k) if limits.get(k) is not None else '∞'}"
-                for k in BUDGET_DIMENSIONS
+                f"{k} {budget_amount(k, spent.get(k, 0))}/{budget_amount(k, limits.get(k))}" for k in BUDGET_DIMENSIONS
             )
+        )
+    if s["cost"] is not None:
+        out.print(cost_text(s["cost"]))
+        out.print(
+            "  by role: "
+            + ", ".join(f"{role} {dollars(r['usd'])}" for role, r in s["cost"]["roles"].items() if r["delegations"])
         )
     out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
 
@@ -199,6 +213,8 @@ def _finish(result, as_json: bool = False) -> None:
             )
         )
         raise typer.Exit(result.exit_code)
+    if (line := cost_line(result.run_dir)) is not None:
+        out.print(line)
     if result.status == COMPLETED:
         out.print(f"final report: {result.run_dir / 'final-report.md'}")
     elif result.status in AWAITING_APPROVAL:
@@ -214,7 +230,7 @@ def _finish(result, as_json: bool = False) -> None:
     elif result.status == BUDGET_EXHAUSTED:
         err.print(
             f"stopped: the run's budget is spent ({result.reason or 'no reason recorded'}). Everything so far is kept; "
-            f"go on with: research resume {result.run_dir} --budget-llm-calls N (or --budget-tokens/-searches/-seconds)"
+            f"go on with: research resume {result.run_dir} --budget-llm-calls N (or --budget-tokens/-searches/-seconds/-usd)"
         )
     else:
         err.print(f"run ended {result.status}: {result.reason or 'no reason recorded'}")
@@ -257,6 +273,7 @@ def run(
     budget_tokens: BudgetTokens = None,
     budget_searches: BudgetSearches = None,
     budget_seconds: BudgetSeconds = None,
+    budget_usd: BudgetUsd = None,
     require_final_approval: bool | None = typer.Option(
         None,
         "--require-final-approval/--no-final-approval",
@@ -305,7 +322,7 @@ def run(
         yes=yes,
         max_revisions=max_revisions,
         concurrency=concurrency,
-        budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
+        budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds, budget_usd),
         require_final_approval=require_final_approval,
         web=web,
         web_allow_private=web_allow_private,
@@ -367,6 +384,7 @@ def resume(
     budget_tokens: BudgetTokens = None,
     budget_searches: BudgetSearches = None,
     budget_seconds: BudgetSeconds = None,
+    budget_usd: BudgetUsd = None,
     checkpoint_db: CheckpointDb = None,
     model_base_url: ModelBaseUrl = None,
     quiet: Quiet = False,
@@ -381,7 +399,7 @@ def resume(
         result = resume_run(
             _run_dir(run_dir),
             yes=yes,
-            budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds),
+            budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds, budget_usd),
             approver=TerminalApprover() if sys.stdin.isatty() and not as_json else None,
             events=display,
             on_opened=display.attach,

@@ -9,9 +9,69 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from harness.contract.claims import CLAIM_STATUSES
+from harness.contract.claims import CLAIM_STATUSES, STATABLE
 from harness.contract.layout import CLAIMS, FINAL_REPORT
+from harness.contract.statuses import USD
+from harness.evidence.metrics import role_costs, run_cost
 from harness.workspace.reader import RunReader
+
+PRICE_UNKNOWN = "price unknown"
+
+
+def dollars(value: float | None) -> str:
+    """Dollars as people read them: $0.00 for nothing spent (the offline engine), four places under a cent,
+    'price unknown' when a model's price is (never a guess)."""
+    if value is None:
+        return PRICE_UNKNOWN
+    if value == 0:
+        return "$0.00"
+    return f"${value:.4f}" if value < 0.01 else f"${value:.2f}"
+
+
+def budget_amount(dim: str, value: float | None) -> str:
+    """One budget figure: dollars as dollars, no limit as ∞."""
+    if value is None:
+        return "∞"
+    return dollars(value) if dim == USD else str(value)
+
+
+def _tokens(n: float) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(int(n))
+
+
+def cost_text(cost: dict[str, Any]) -> str:
+    """The run's cost in one line: dollars in all and per verified claim, and tokens (cached shown apart)."""
+    usd = dollars(cost["usd"])
+    if cost["usd"] is None and cost.get("price_unknown"):
+        usd = f"{PRICE_UNKNOWN} ({', '.join(cost['price_unknown'])})"
+    tokens = (
+        _tokens(cost["tokens"])
+        + " tokens"
+        + (f", {_tokens(cost['cached_tokens'])} cached" if cost.get("cached_tokens") else "")
+    )
+    n = cost["verified_claims"]
+    if not n:
+        return f"cost: {usd}; {tokens}; no verified claim"
+    each = dollars(cost["usd_per_verified_claim"]) if cost["usd"] is not None else PRICE_UNKNOWN
+    return f"cost: {usd}; {tokens}; {n} verified claim(s), {each} and {_tokens(cost['tokens_per_verified_claim'])} tokens each"
+
+
+def run_costs(reader: RunReader) -> dict[str, Any]:
+    """The run's cost so far (`metrics.run_cost` with its `roles`), from its trace and claim table: also for a
+    run that is paused or still going."""
+    roles = role_costs([e for e in reader.events() if e.get("event") == "delegation"])
+    doc = reader.read_json(CLAIMS)
+    listed = doc.get("claims") if isinstance(doc, dict) else None
+    verified = sum(1 for c in listed or [] if isinstance(c, dict) and c.get("status") in STATABLE)
+    return {**run_cost(roles, verified), "roles": roles}
+
+
+def cost_line(run_dir: Path | str) -> str | None:
+    """The run's end line about cost (None when the folder cannot be read)."""
+    try:
+        return cost_text(run_costs(RunReader(run_dir, cache=True)))
+    except (OSError, ValueError):
+        return None
 
 
 def summarize(root: Path | str | RunReader) -> dict[str, Any]:
@@ -81,6 +141,7 @@ def summarize(root: Path | str | RunReader) -> dict[str, Any]:
         "drafts": reader.drafts(),
         "reviews": reviews,
         "budget": {"limits": budget.get("limits", {}), "spent": budget.get("spent", {})},
+        "cost": run_costs(reader),
         # workspace-relative, like every path here: the summary travels (viewer) without local paths
         "final_report": FINAL_REPORT if reader.exists(FINAL_REPORT) else None,
     }

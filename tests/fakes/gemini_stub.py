@@ -241,7 +241,8 @@ class StubReply:
     label: str = ""
 
 
-def _usage(prompt_tokens: int, output_tokens: int, thoughts_tokens: int = 0) -> dict:
+def _usage(prompt_tokens: int, output_tokens: int, thoughts_tokens: int = 0, cached_tokens: int = 0) -> dict:
+    """Gemini's usageMetadata: the prompt count includes what was read from the cache (``cachedContentTokenCount``)."""
     u: dict[str, Any] = {
         "promptTokenCount": prompt_tokens,
         "totalTokenCount": prompt_tokens + output_tokens + thoughts_tokens,
@@ -250,6 +251,8 @@ def _usage(prompt_tokens: int, output_tokens: int, thoughts_tokens: int = 0) -> 
         u["candidatesTokenCount"] = output_tokens
     if thoughts_tokens:
         u["thoughtsTokenCount"] = thoughts_tokens
+    if cached_tokens:
+        u["cachedContentTokenCount"] = cached_tokens
     return u
 
 
@@ -268,6 +271,7 @@ def text_reply(
     finish_reason: str = "STOP",
     model_version: str = DEFAULT_MODEL,
     stream_pieces: int = 1,
+    cached_tokens: int = 0,
 ) -> StubReply:
     """A model turn holding one text part, with ``usageMetadata``.
 
@@ -278,7 +282,7 @@ def text_reply(
         "candidates": [
             {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": finish_reason, "index": 0}
         ],
-        "usageMetadata": _usage(prompt_tokens, output_tokens, thoughts_tokens),
+        "usageMetadata": _usage(prompt_tokens, output_tokens, thoughts_tokens, cached_tokens),
         "modelVersion": model_version,
         "responseId": "stub-text",
     }
@@ -293,7 +297,7 @@ def text_reply(
         chunks.append(
             {
                 "candidates": [cand],
-                "usageMetadata": _usage(prompt_tokens, out_so_far, thoughts_tokens),
+                "usageMetadata": _usage(prompt_tokens, out_so_far, thoughts_tokens, cached_tokens),
                 "modelVersion": model_version,
                 "responseId": "stub-text",
             }
@@ -310,6 +314,8 @@ def function_call_reply(
     prompt_tokens: int = 10,
     output_tokens: int = 5,
     model_version: str = DEFAULT_MODEL,
+    thoughts_tokens: int = 0,
+    cached_tokens: int = 0,
 ) -> StubReply:
     """A model turn requesting one or more function calls (``functionCall`` parts).
 
@@ -343,7 +349,7 @@ def function_call_reply(
         parts.append(part)
     body = {
         "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-        "usageMetadata": _usage(prompt_tokens, output_tokens),
+        "usageMetadata": _usage(prompt_tokens, output_tokens, thoughts_tokens, cached_tokens),
         "modelVersion": model_version,
         "responseId": "stub-function-call",
     }

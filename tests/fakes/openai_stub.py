@@ -83,7 +83,15 @@ class Reply:
     drop: bool = False  # close the connection without an answer
 
 
-def _completion(message: dict[str, Any], finish_reason: str, prompt_tokens: int, output_tokens: int) -> dict:
+def _completion(
+    message: dict[str, Any],
+    finish_reason: str,
+    prompt_tokens: int,
+    output_tokens: int,
+    cached_tokens: int = 0,
+    reasoning_tokens: int = 0,
+) -> dict:
+    """A chat.completion; `prompt_tokens` include the `cached_tokens`, `output_tokens` the `reasoning_tokens`."""
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
         "object": "chat.completion",
@@ -94,14 +102,31 @@ def _completion(message: dict[str, Any], finish_reason: str, prompt_tokens: int,
             "prompt_tokens": prompt_tokens,
             "completion_tokens": output_tokens,
             "total_tokens": prompt_tokens + output_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached_tokens},
+            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
         },
     }
 
 
-def text(content: str, *, finish_reason: str = "stop", prompt_tokens: int = 10, output_tokens: int = 5) -> Reply:
+def text(
+    content: str,
+    *,
+    finish_reason: str = "stop",
+    prompt_tokens: int = 10,
+    output_tokens: int = 5,
+    cached_tokens: int = 0,
+    reasoning_tokens: int = 0,
+) -> Reply:
     """An assistant message holding text."""
     return Reply(
-        body=_completion({"role": "assistant", "content": content}, finish_reason, prompt_tokens, output_tokens)
+        body=_completion(
+            {"role": "assistant", "content": content},
+            finish_reason,
+            prompt_tokens,
+            output_tokens,
+            cached_tokens,
+            reasoning_tokens,
+        )
     )
 
 
@@ -112,6 +137,8 @@ def tool_calls(
     finish_reason: str = "tool_calls",
     prompt_tokens: int = 10,
     output_tokens: int = 5,
+    cached_tokens: int = 0,
+    reasoning_tokens: int = 0,
 ) -> Reply:
     """An assistant message calling tools; an argument given as a str is sent verbatim (e.g. invalid JSON)."""
     wire = [
@@ -123,7 +150,9 @@ def tool_calls(
         for name, args in calls
     ]
     message = {"role": "assistant", "content": content, "tool_calls": wire}
-    return Reply(body=_completion(message, finish_reason, prompt_tokens, output_tokens))
+    return Reply(
+        body=_completion(message, finish_reason, prompt_tokens, output_tokens, cached_tokens, reasoning_tokens)
+    )
 
 
 def http_error(status: int, message: str = "", *, code: str | None = None, kind: str = "server_error") -> Reply:

@@ -436,6 +436,8 @@ class GeminiDispatch:
 
     policies: dict[str, Policy]
     seen: dict[str, list] = field(default_factory=dict)  # role -> requests
+    # the usage every reply reports (prompt_tokens, cached_tokens, ...), or a function of the request giving it
+    usage: dict[str, int] | Callable[[Any], dict[str, int]] = field(default_factory=dict)
 
     def __call__(self, req):
         from fakes.gemini_stub import function_call_reply, text_reply
@@ -445,9 +447,10 @@ class GeminiDispatch:
             raise AssertionError(f"no role recognised in the system instruction: {req.system_instruction[:80]!r}")
         self.seen.setdefault(role, []).append(req)
         action = self.policies[role](turn_from_request(req))
+        usage = self.usage(req) if callable(self.usage) else self.usage
         if isinstance(action, Say):
-            return text_reply(action.text)
-        return function_call_reply(action.calls)
+            return text_reply(action.text, **usage)
+        return function_call_reply(action.calls, **usage)
 
 
 # ---- custom (python:) agents that misuse the paths their spec allows --------------------------------
@@ -533,10 +536,10 @@ def turn_from_openai(req, intended: dict[str, tuple[str, dict]] | None = None) -
     return Turn(req.system, users[0] if users else "", steps, results, tuple(users[1:]))
 
 
-def openai_reply(action: Call | Say):
+def openai_reply(action: Call | Say, **usage: int):
     from fakes.openai_stub import text, tool_calls
 
-    return text(action.text) if isinstance(action, Say) else tool_calls(action.calls)
+    return text(action.text, **usage) if isinstance(action, Say) else tool_calls(action.calls, **usage)
 
 
 @dataclass
@@ -548,6 +551,9 @@ class OpenAIDispatch:
     policies: dict[str, Policy]
     shape: Any = None
     seen: dict[str, list] = field(default_factory=dict)
+    usage: dict[str, int] = field(
+        default_factory=dict
+    )  # the usage every reply reports (prompt_tokens, cached_tokens, ...)
 
     def __call__(self, req):
         role = role_of_system_prompt(req.system)
@@ -560,4 +566,4 @@ class OpenAIDispatch:
         self.seen.setdefault(role, []).append(req)
         turn = turn_from_openai(req, getattr(self.shape, "intended", None))
         action = self.policies[role](turn)
-        return self.shape(role, turn, action, req) if self.shape else openai_reply(action)
+        return self.shape(role, turn, action, req) if self.shape else openai_reply(action, **self.usage)

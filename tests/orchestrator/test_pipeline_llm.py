@@ -142,7 +142,7 @@ def test_every_role_on_scripted_llm_models_completes_a_valid_audited_run(tmp_pat
         assert e["tools"] == list(spec.tools)
         assert e["budget"] == {k: v for k, v in spec.limits.items() if k != "write_retries"}
         assert ts(e["started_at"]) <= ts(e["ended_at"])
-        assert e["llm_calls"] >= 2 and e["tokens"] > 0
+        assert e["llm_calls"] >= 1 and e["tokens"] > 0
         assert e["outputs"] and all(re.fullmatch(r"[0-9a-f]{64}", o["sha256"]) for o in e["outputs"])
         for i in e["inputs"]:
             assert i["sha256"] is None or re.fullmatch(r"[0-9a-f]{64}", i["sha256"])
@@ -177,15 +177,12 @@ def test_a_schema_invalid_claims_write_is_refused_with_its_pointer_then_correcte
     assert_clean(result.run_dir)
 
     writes = [m for m in tool_messages(models["analyst"]) if m.name == "write_file"]
-    assert [m.status for m in writes] == ["error", "success"]
+    assert [m.status for m in writes] == ["error"]  # the corrected write landed and ended the step
     assert "claims.json:/claims/0/status" in writes[0].content and "[enum]" in writes[0].content
     assert "nothing was written" in writes[0].content
-    # the corrected write is the model's answer to the call in which it was sent the error
+    # the corrected write is the model's answer to the call in which it was sent the error (its last call)
     final = models["analyst"].calls[-1]
-    i = next(k for k, m in enumerate(final) if isinstance(m, ToolMessage) and m.status == "error")
-    retry = final[i + 1]
-    assert isinstance(retry, AIMessage) and retry.tool_calls[0]["name"] == "write_file"
-    assert json.loads(retry.tool_calls[0]["args"]["content"])["claims"][0]["status"] == "verified"
+    assert isinstance(final[-1], ToolMessage) and final[-1].status == "error"
 
     claims = json.loads((result.run_dir / "claims.json").read_text())
     assert {c["status"] for c in claims["claims"]} == {"verified"}
@@ -550,7 +547,7 @@ def test_later_roles_are_compiled_while_the_planner_waits_on_its_model(tmp_path,
 
     monkeypatch.setattr(deepagents, "create_deep_agent", timed)
     marks: list[tuple[float, dict]] = []
-    models = scripted_models(role_policies(), delays={"planner": 0.3})
+    models = scripted_models(role_policies(), delays={"planner": 0.6})  # one call: it ends once plan.json lands
     result = start_run(config(tmp_path, corpus), models=models, events=lambda e: marks.append((_time.monotonic(), e)))
     assert result.status == "completed"
     planner_done = next(t for t, e in marks if e["event"] == "delegation_ended" and e["agent"] == "planner")
@@ -579,7 +576,8 @@ def test_all_five_roles_through_the_real_gemini_client_against_the_stub(tmp_path
         for req in reqs:
             assert sorted(req.tool_names) == sorted(t for t in specs[role].tools if t != "mcp"), role
             assert req.system_instruction.startswith(specs[role].prompt.strip()[:40])
-        assert any(req.function_responses for req in reqs), f"{role} never got a tool result back"
+        if len(reqs) > 1:  # a role that wrote its output in its first call ends without another
+            assert any(req.function_responses for req in reqs), f"{role} never got a tool result back"
     assert len(dispatch.seen["researcher"]) == 6  # two branches: search, write card, reply
     assert all(r.api_key for r in requests) and all(r.model == "gemini-3.5-flash" for r in requests)
     (analyst,) = delegations(result.run_dir, "analyst")

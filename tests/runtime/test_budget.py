@@ -61,5 +61,5 @@ def test_an_all_or_nothing_reservation_holds_nothing_when_one_dimension_is_over(
     step = DelegationBudget(budget, "writer", {}, None)
     with pytest.raises(BudgetExhausted, match="tokens"):
         step.reserve({"llm_calls": 1, "tokens": 101})
-    assert budget.held == {"llm_calls": 0, "tokens": 0, "searches": 0, "wall_seconds": 0}
+    assert budget.held == {"llm_calls": 0, "tokens": 0, "searches": 0, "wall_seconds": 0, "usd": 0}
     assert step.left("llm_calls") == 5

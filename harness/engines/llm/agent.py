@@ -41,6 +41,7 @@ from harness.engines.llm.middleware import (
     DEFAULT_MALFORMED_REPLIES,
     BudgetGuard,
     ContextWindowFit,
+    EndWhenWritten,
     MalformedReplies,
     NoSubagents,
     ProviderRetry,
@@ -54,6 +55,7 @@ from harness.engines.llm.middleware import (
 )
 from harness.engines.llm.models import resolve_model
 from harness.engines.llm.output_contract import output_contract
+from harness.engines.llm.pricing import ModelPrice
 from harness.engines.llm.replies import strip_reasoning
 from harness.engines.llm.retry import Retrier, RetryPolicy, record_faults
 from harness.errors import ArtifactInvalid, PathRefused, PermissionRefused, ProviderUnavailable
@@ -139,7 +141,8 @@ class DeepAgentRole:
     (tool results larger than this go to /scratch/, default 20000), `retry` (a
     `RetryPolicy` for provider faults; default `RetryPolicy.from_env()`), `empty_retries`
     (re-asks after an empty reply or MALFORMED_FUNCTION_CALL; overrides the policy's
-    `empty_attempts - 1`), `sleep` (how backoff waits; tests pass a recorder).
+    `empty_attempts - 1`), `sleep` (how backoff waits; tests pass a recorder), `price` (the
+    model's price, `pricing.role_price`; None: its calls are counted as unpriced).
     """
 
     def __init__(
@@ -152,8 +155,10 @@ class DeepAgentRole:
         retry: RetryPolicy | None = None,
         sleep: Any = None,
         mcp_tools: Any = (),
+        price: ModelPrice | None = None,
     ):
         self.spec = spec
+        self.price = price  # the model's price (pricing.role_price); None: unknown, its calls counted as unpriced
         self.mcp_tools = tuple(mcp_tools)  # the run's MCP tools (sources/mcp.McpTool), when the spec lists `mcp`
         self.model = resolve_model(model) if isinstance(model, str) else model
         self.evict_tokens = evict_tokens
@@ -272,7 +277,8 @@ class DeepAgentRole:
         middleware = [
             filesystem,
             NoSubagents(),
-            budgeted_summarization(self.model, backend),
+            EndWhenWritten(),  # before summarization: a step that is done summarizes nothing either
+            budgeted_summarization(self.model, backend, self.price),
             shorten_old_results(),  # before the budget guard: a call is estimated and charged as it is sent
             ToolAllowlist(self.offered_tools(), spec.role, per_step={t.qualified for t in self.mcp_tools}),
             ToolCallCheck(offered, self.malformed_bound(), spec.role),  # before any guard sees a call's arguments
@@ -280,7 +286,7 @@ class DeepAgentRole:
             WholeReads(),
             ContextWindowFit(),  # outside the retries: a prompt too long is cut, not retried as is
             ProviderRetry(),  # outside BudgetGuard: every attempt is checked and charged
-            BudgetGuard(),
+            BudgetGuard(price=self.price),
         ]
         return create_deep_agent(
             model=self.model,
@@ -306,9 +312,10 @@ class DeepAgentRole:
 
     def recursion_limit(self) -> int:
         calls = int(self.spec.limits.get("llm_calls") or 50)
-        # each model call is a model step, the check of its tool calls (ToolCallCheck.after_model) and a tool
-        # step; each retry of an empty reply stays in one step
-        return 3 * calls + 10
+        # each model call is the check that the step is not already done (EndWhenWritten.before_model), a model
+        # step, the check of its tool calls (ToolCallCheck.after_model) and a tool step; each retry of an empty
+        # reply stays in one step
+        return 4 * calls + 10
 
     def _invoke(self, agent: Any, messages: list[Any], ctx: AgentContext, retrier: Retrier) -> list[Any]:
         try:
@@ -358,7 +365,8 @@ class DeepAgentRole:
                 f"; its last reply: {text[:200]}" if text else " and replied with nothing"
             )
             return AgentResult("failed", summary=text[:SUMMARY_CHARS], blocked_reason=why)
-        return AgentResult("completed", summary=text[:SUMMARY_CHARS])
+        summary = text or f"wrote {', '.join(sorted(ctx.files.outputs))}"  # ended once its outputs landed
+        return AgentResult("completed", summary=summary[:SUMMARY_CHARS])
 
 
 def _out_of_context(exc: Exception, ctx: AgentContext) -> AgentResult:

@@ -35,6 +35,7 @@ BUDGET_FLAGS = {
     "tokens": "--budget-tokens",
     "searches": "--budget-searches",
     "wall_seconds": "--budget-seconds",
+    "usd": "--budget-usd",
 }
 # The flag each field stands for: messages name the flag (as on the CLI), the page shows them beside the field.
 FLAGS = {

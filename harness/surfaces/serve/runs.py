@@ -19,6 +19,7 @@ from harness.contract.layout import FINAL_REPORT, RUN, question_cards
 from harness.contract.schemas import schema
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
 from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE
+from harness.surfaces.summary import cost_text, dollars, run_costs
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
 
@@ -145,7 +146,10 @@ def detail(run_dir: Path, live: bool) -> dict[str, Any]:
         "decisions": run.get("decisions") or [],
         "final_report": reader.exists(FINAL_REPORT),
         "draft": None,
+        "cost": run_costs(reader),  # dollars per role and run, as inspect and the viewer show them
     }
+    out["cost"]["line"] = cost_text(out["cost"])
+    out["cost"]["shown"] = {role: dollars(r["usd"]) for role, r in out["cost"]["roles"].items()}
     if head["gate"] == "final":
         candidate = final_candidate(Workspace.open(run_dir))
         if candidate is not None:

@@ -22,6 +22,7 @@ from typing import Any
 from harness.contract.claims import CLAIM_STATUSES
 from harness.contract.layout import card_path, snapshot_path
 from harness.contract.statuses import BUDGET_DIMENSIONS
+from harness.surfaces.summary import budget_amount, cost_text, dollars
 from harness.surfaces.viewer.collect import claim_list, claims_by_card, draft_number_of, question_ids
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.markup import Markup, el, join
@@ -165,10 +166,11 @@ def header(data: dict[str, Any]) -> Markup:
     reviews = [f"{r['path'].split('/')[-1].removesuffix('.json')}: {r['verdict']}" for r in s["reviews"]]
     spent, limits = s["budget"]["spent"], s["budget"]["limits"]
     budget = [
-        f"{k.replace('_', ' ')} {spent.get(k, 0)} / {limits[k] if limits.get(k) is not None else '∞'}"
+        f"{k.replace('_', ' ')} {budget_amount(k, spent.get(k, 0))} / {budget_amount(k, limits.get(k))}"
         for k in BUDGET_DIMENSIONS
         if k in spent or k in limits
     ]
+    cost = s.get("cost")
     engines = sorted({e for e in ((data["run"].get("engines") or {}).values()) if e})
     tiles = [
         _tile(
@@ -187,6 +189,7 @@ def header(data: dict[str, Any]) -> Markup:
         _tile("Claims", claims["total"], claim_note),
         _tile("Drafts", len(s["drafts"]), " · ".join(reviews)),
         _tile("Budget", budget[0] if budget else "—", *budget[1:]),
+        *([_tile("Cost", dollars(cost["usd"]), cost_text(cost).removeprefix("cost: "))] if cost else []),
         _tile(
             "Final report",
             "yes" if s["final_report"] else "not yet",
@@ -777,8 +780,8 @@ def metrics_section(data: dict[str, Any]) -> Markup:
         el(
             "tr",
             el("td", k.replace("_", " ")),
-            el("td", str(spent.get(k, 0)), class_="num"),
-            el("td", str(limits.get(k)) if limits.get(k) is not None else "∞", class_="num"),
+            el("td", budget_amount(k, spent.get(k, 0)), class_="num"),
+            el("td", budget_amount(k, limits.get(k)), class_="num"),
         )
         for k in BUDGET_DIMENSIONS
         if k in spent or k in limits
@@ -804,8 +807,9 @@ def metrics_section(data: dict[str, Any]) -> Markup:
                 el("td", role),
                 *[
                     el("td", str(v.get(k, "")), class_="num")
-                    for k in ("delegations", "llm_calls", "tokens", "wall_seconds")
+                    for k in ("delegations", "llm_calls", "tokens", "cached_tokens", "wall_seconds")
                 ],
+                el("td", dollars(v["usd"]) if "usd" in v else "", class_="num"),
             )
             for role, v in (metrics.get("roles") or {}).items()
             if isinstance(v, dict)
@@ -814,7 +818,8 @@ def metrics_section(data: dict[str, Any]) -> Markup:
             el("h3", "Quality (metrics.json)"),
             _table(["ratio", "value", "of"], ratio_rows),
             el("h3", "Cost per role"),
-            _table(["role", "delegations", "model calls", "tokens", "seconds"], role_rows),
+            *([el("p", cost_text(s["cost"]))] if s.get("cost") else []),
+            _table(["role", "delegations", "model calls", "tokens", "cached tokens", "seconds", "dollars"], role_rows),
         ]
     return _section("v-metrics", "Metrics", parts)
 

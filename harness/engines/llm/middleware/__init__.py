@@ -18,6 +18,8 @@
 - `ToolCallCheck`: a tool call that cannot run (arguments not JSON, unknown argument names, a
   tool that does not exist, a reply cut off at the output limit) is answered with an error
   naming what to fix, and the model asked again; a bound of its own, in a row, ends the step.
+- `EndWhenWritten`: a step whose declared outputs have all landed ends without another model
+  call (not a role whose outputs come through a service: a Researcher decides when it is done).
 - `ContextWindowFit`: a prompt too long for the model's context window is cut (its largest
   message, saying how to read less) and the call made again.
 
@@ -35,6 +37,7 @@ from harness.engines.llm.middleware.call_check import (
     malformed_sentence,
 )
 from harness.engines.llm.middleware.context_window import ContextWindowFit
+from harness.engines.llm.middleware.end_when_written import EndWhenWritten
 from harness.engines.llm.middleware.no_subagents import NoSubagents
 from harness.engines.llm.middleware.old_results import shorten_old_results
 from harness.engines.llm.middleware.provider_retry import ProviderRetry
@@ -47,6 +50,7 @@ __all__ = [
     "DEFAULT_MALFORMED_REPLIES",
     "BudgetGuard",
     "ContextWindowFit",
+    "EndWhenWritten",
     "MalformedReplies",
     "ToolCallCheck",
     "malformed_sentence",

@@ -1,4 +1,5 @@
-"""`BudgetGuard`: every model call is checked against the budgets before it is made and charged after."""
+"""`BudgetGuard`: every model call is checked against the budgets before it is made and charged after, in tokens
+and, at the model's price (`pricing.py`), in dollars."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from harness.engines.llm import invocation
 from harness.engines.llm.faults import ai_message, is_empty_message
 from harness.engines.llm.models import max_output_tokens
+from harness.engines.llm.pricing import CallUsage, ModelPrice
 from harness.errors import HarnessError
 from harness.runtime.budget import DelegationTimeout
 from harness.runtime.context import AgentContext
@@ -55,27 +57,56 @@ def _thinking_tokens(message: AIMessage | None) -> int:
     return int(details.get("reasoning") or 0)
 
 
-def charge_reply(reply: Any, estimate: int, allowance: int, held: dict[str, float], ctx: AgentContext) -> None:
-    """Charge a model call that answered: the usage it reports, else its estimate (only the input part, for an
-    empty reply)."""
+def worst_case_usd(price: ModelPrice | None, estimate: int, allowance: int) -> float | None:
+    """The most a call estimated at `estimate` tokens, `allowance` of them output, can cost (None: price unknown)."""
+    return None if price is None else price.worst_case(estimate - allowance, allowance)
+
+
+def before_call(ctx: AgentContext, estimate: int, allowance: int, price: ModelPrice | None) -> dict[str, float]:
+    """Check and hold a call's worst case in every budget: its tokens and, at the model's price, its dollars."""
+    return ctx.budget.before_llm_call(estimate, worst_case_usd(price, estimate, allowance))
+
+
+def charge_reply(
+    reply: Any,
+    estimate: int,
+    allowance: int,
+    held: dict[str, float],
+    ctx: AgentContext,
+    price: ModelPrice | None = None,
+) -> None:
+    """Charge a model call that answered: the usage it reports (its dollars priced from that usage, cached input
+    at the cached price), else its estimate (only the input part, for an empty reply) at full price."""
     message = ai_message(reply)
+    usage = CallUsage.from_metadata(getattr(message, "usage_metadata", None) if message is not None else None)
+    used = _used_tokens(message)
+    if used:
+        usd = None if price is None else price.cost(usage)
+    else:
+        input_only = is_empty_message(message)
+        used = estimate - allowance if input_only else estimate
+        usd = None if price is None else price.worst_case(estimate - allowance, 0 if input_only else allowance)
     ctx.budget.after_llm_call(
-        _used_tokens(message) or (estimate - allowance if is_empty_message(message) else estimate),
-        _thinking_tokens(message),
-        held,
+        used, _thinking_tokens(message), held, usd=usd, cached=usage.cached if usage is not None else 0
     )
 
 
 def charge_failed_call(
-    exc: BaseException, estimate: int, allowance: int, held: dict[str, float], ctx: AgentContext
+    exc: BaseException,
+    estimate: int,
+    allowance: int,
+    held: dict[str, float],
+    ctx: AgentContext,
+    price: ModelPrice | None = None,
 ) -> None:
     """Charge a model call that failed. The harness's own stops (budget, deadline) came before the provider saw
     it: what it held is given back. Any other failure (HTTP error, timeout, dropped connection) is charged as
-    one call and its input estimate: the provider may have processed the prompt."""
+    one call and its input estimate, at the full input price: the provider may have processed the prompt."""
     if isinstance(exc, (HarnessError, DelegationTimeout)):
         ctx.budget.release(held)
     else:
-        ctx.budget.after_llm_call(estimate - allowance, 0, held)
+        usd = None if price is None else price.worst_case(estimate - allowance, 0)
+        ctx.budget.after_llm_call(estimate - allowance, 0, held, usd=usd)
 
 
 def last_call_notice(ctx: AgentContext) -> str:
@@ -94,16 +125,18 @@ class BudgetGuard(AgentMiddleware):
     """Check each model call against the budgets before it is made; charge what it used after.
 
     The estimate (input chars / 3 + tool schemas + the model's output bound, or a fixed
-    allowance) is checked against every limit before the call, so a call that could take
-    a budget over its limit is refused with BudgetExhausted. What it used is charged by
+    allowance), and its worst-case dollars at the model's price, are checked against every
+    limit before the call, so a call that could take a budget over its limit is refused
+    with BudgetExhausted. What it used is charged by
     `charge_reply`, a failed call by `charge_failed_call` (the summaries' calls are charged by
     the same two). Retries are
     `ProviderRetry`'s, which sits outside this guard, so every attempt passes through here.
     """
 
-    def __init__(self, *, output_allowance: int | None = None):
+    def __init__(self, *, output_allowance: int | None = None, price: ModelPrice | None = None):
         super().__init__()
         self.output_allowance = output_allowance
+        self.price = price  # the model's price (None: unknown; its calls are counted as unpriced)
 
     def _estimate(self, request: ModelRequest) -> tuple[int, int]:
         """(whole estimate, its output allowance)."""
@@ -114,7 +147,7 @@ class BudgetGuard(AgentMiddleware):
     def _before(self, request: ModelRequest, ctx: AgentContext) -> tuple[ModelRequest, tuple[int, int, dict]]:
         ctx.budget.check_deadline()
         estimate, allowance = self._estimate(request)
-        held = ctx.budget.before_llm_call(estimate)
+        held = before_call(ctx, estimate, allowance, self.price)
         if ctx.budget.left("llm_calls") == 0:  # this call is the last its budget allows: one turn to save the work
             request = request.override(messages=[*request.messages, HumanMessage(last_call_notice(ctx))])
         return request, (estimate, allowance, held)
@@ -125,9 +158,9 @@ class BudgetGuard(AgentMiddleware):
         try:
             response = handler(request)
         except Exception as exc:
-            charge_failed_call(exc, *estimate, ctx)
+            charge_failed_call(exc, *estimate, ctx, self.price)
             raise
-        charge_reply(response, *estimate, ctx)
+        charge_reply(response, *estimate, ctx, self.price)
         return response
 
     async def awrap_model_call(self, request, handler):
@@ -136,7 +169,7 @@ class BudgetGuard(AgentMiddleware):
         try:
             response = await handler(request)
         except Exception as exc:
-            charge_failed_call(exc, *estimate, ctx)
+            charge_failed_call(exc, *estimate, ctx, self.price)
             raise
-        charge_reply(response, *estimate, ctx)
+        charge_reply(response, *estimate, ctx, self.price)
         return response

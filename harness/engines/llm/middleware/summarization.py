@@ -9,15 +9,18 @@ from langchain_core.messages import BaseMessage, HumanMessage, get_buffer_string
 from harness.engines.llm import invocation
 from harness.engines.llm.middleware.budget_guard import (
     DEFAULT_OUTPUT_ALLOWANCE,
+    before_call,
     charge_failed_call,
     charge_reply,
     estimate_tokens,
 )
 from harness.engines.llm.models import max_output_tokens
+from harness.engines.llm.pricing import ModelPrice
 
 
-def budgeted_summarization(model: Any, backend: Any):
-    """deepagents' SummarizationMiddleware whose summary calls go through the same budget checks and retries."""
+def budgeted_summarization(model: Any, backend: Any, price: ModelPrice | None = None):
+    """deepagents' SummarizationMiddleware whose summary calls go through the same budget checks (tokens and, at
+    `price`, dollars) and retries."""
     from deepagents.middleware.summarization import DEEPAGENTS_DEFAULT_SUMMARY_PROMPT, create_summarization_middleware
 
     allowance = max_output_tokens(model) or DEFAULT_OUTPUT_ALLOWANCE
@@ -31,13 +34,13 @@ def budgeted_summarization(model: Any, backend: Any):
 
         def attempt():
             ctx.budget.check_deadline()
-            held = ctx.budget.before_llm_call(estimate)
+            held = before_call(ctx, estimate, allowance, price)
             try:
                 reply = model.invoke(prompt)
             except Exception as exc:
-                charge_failed_call(exc, estimate, allowance, held, ctx)
+                charge_failed_call(exc, estimate, allowance, held, ctx, price)
                 raise
-            charge_reply(reply, estimate, allowance, held, ctx)
+            charge_reply(reply, estimate, allowance, held, ctx, price)
             return reply
 
         reply = retrier.call(attempt, accept_empty=True)

@@ -3,7 +3,7 @@
 // (h() below, textContent): never as HTML.
 "use strict";
 
-const BUDGET_DIMS = ["llm_calls", "tokens", "searches", "wall_seconds"];
+const BUDGET_DIMS = ["llm_calls", "tokens", "searches", "wall_seconds", "usd"];
 let meta = null;
 let cleanup = [];
 
@@ -114,7 +114,7 @@ function field(label, name, input, note) {
 function newRunPage() {
   const roots = meta.corpus_roots;
   const budgetInputs = BUDGET_DIMS.map((d) => field("budget " + d.replace(/_/g, " "), "budget." + d,
-    h("input", { type: "number", id: "f-budget." + d, name: "budget." + d, min: 0, step: d === "wall_seconds" ? "any" : 1 })));
+    h("input", { type: "number", id: "f-budget." + d, name: "budget." + d, min: 0, step: d === "wall_seconds" || d === "usd" ? "any" : 1 })));
   const form = h("form", { class: "new panel", id: "new-run", novalidate: true },
     field("Question", "question", h("textarea", { id: "f-question", name: "question", rows: 3, required: true })),
     field("Corpus", "corpus", h("input", { type: "text", id: "f-corpus", name: "corpus", class: "wide", value: roots.includes("python-docs") ? "python-docs" : "", list: "corpus-roots" }),
@@ -306,13 +306,33 @@ function askPanel(id) {
 function meters(budget) {
   const spent = (budget && budget.spent) || {};
   const limits = (budget && budget.limits) || {};
-  return h("table", { id: "budget" }, h("tbody", {}, BUDGET_DIMS.map((dim) => {
+  // dollars appear as a meter only under a dollar limit; what was spent is in the cost panel (or price unknown)
+  const shown = BUDGET_DIMS.filter((dim) => dim !== "usd" || (limits.usd !== null && limits.usd !== undefined));
+  return h("table", { id: "budget" }, h("tbody", {}, shown.map((dim) => {
     const s = Number(spent[dim] || 0);
     const l = limits[dim];
     return h("tr", { "data-dim": dim }, h("td", {}, dim.replace(/_/g, " ")),
       h("td", {}, l ? h("meter", { min: 0, max: l, value: Math.min(s, l), high: l * 0.8 }) : null),
-      h("td", {}, `${dim === "wall_seconds" ? s.toFixed(1) : s} / ${l === null || l === undefined ? "∞" : l}`));
+      h("td", {}, `${amount(dim, s)} / ${l === null || l === undefined ? "∞" : amount(dim, l)}`));
   })));
+}
+
+// A budget figure: seconds to a tenth, dollars as dollars (the server's cost line says when a price is unknown).
+function amount(dim, v) {
+  if (dim === "wall_seconds") return Number(v).toFixed(1);
+  if (dim === "usd") return "$" + Number(v).toFixed(v && v < 0.01 ? 4 : 2);
+  return v;
+}
+
+// The run's cost: its line (dollars in all and per verified claim, tokens) and dollars per role.
+function costPanel(cost) {
+  if (!cost) return null;
+  const rows = Object.entries(cost.roles || {}).filter(([, r]) => r.delegations).map(([role, r]) =>
+    h("tr", { "data-role": role }, h("td", {}, role), h("td", {}, String(r.llm_calls)), h("td", {}, String(r.tokens)),
+      h("td", {}, String(r.cached_tokens || 0)), h("td", {}, (cost.shown || {})[role] || "")));
+  return h("div", { id: "cost" }, h("p", {}, cost.line || ""),
+    h("table", {}, h("thead", {}, h("tr", {}, ["role", "model calls", "tokens", "cached", "dollars"].map((t) => h("th", {}, t)))),
+      h("tbody", {}, rows)));
 }
 
 function traceLine(e) {
@@ -354,7 +374,7 @@ function runPage(id) {
           d.branches.length ? h("table", { id: "branches" }, h("tbody", {}, d.branches.map((b) => h("tr", { "data-qid": b.id },
             h("td", {}, b.id), h("td", {}, b.text), h("td", {}, b.status ? badge(b.status) : h("span", { class: "muted" }, "pending")),
             h("td", { class: "cards" }, `${b.cards} card(s)`))))) : h("p", { class: "muted" }, "no branches yet")),
-        h("div", {}, h("h3", {}, "Budget"), meters(d.budget))),
+        h("div", {}, h("h3", {}, "Budget"), meters(d.budget), h("h3", {}, "Cost"), costPanel(d.cost))),
       h("h3", {}, "Review rounds"),
       d.reviews.length ? h("div", { id: "reviews" }, d.reviews.map((r) => h("div", { class: "review" },
         h("p", {}, h("strong", {}, r.path), " on ", r.draft || "?", " ", badge(r.verdict), ` ${r.defects.length} defect(s)`),
