@@ -123,6 +123,8 @@ def children_of(run_dir: Path) -> list[dict[str, str]]:
     run_id = RunReader(run_dir).run().get("run_id")
     out = []
     for manifest in sorted(run_dir.parent.glob("*/run.json")):
+        if manifest.parent.is_symlink():  # a folder linked into the runs folder is no run of it
+            continue
         other = RunReader(manifest.parent).run()
         if run_id and (other.get("parent") or {}).get("run_id") == run_id:
             out.append({"run_id": other["run_id"], "question": other.get("question", ""), "path": str(manifest.parent)})

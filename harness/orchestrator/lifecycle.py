@@ -180,7 +180,10 @@ def run_context(
     tools = None
     if corpus is not None:
         index = CorpusIndex.build(corpus)
+        known = (manifest.get("corpus") or {}).get("skipped")
         ws.update_manifest(lambda m: m.__setitem__("corpus", {**_corpus_summary(corpus), "passages": len(index)}))
+        if corpus.skipped and corpus.skipped != known:  # named once per change, not at every resume
+            ws.trace("decision", agent="harness", decision="corpus_files_skipped", detail={"files": corpus.skipped})
         tools = ResearchTools(index, registry)
     web = None
     if cfg.web:

@@ -19,6 +19,7 @@ from harness.contract.layout import FINAL_REPORT, RUN, question_cards
 from harness.contract.schemas import schema
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
 from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE
+from harness.workspace.paths import inside, servable
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
 
@@ -26,11 +27,14 @@ RUN_ID = re.compile(schema("common.schema.json")["$defs"]["run_id"]["pattern"])
 
 
 def run_dir_of(runs_dir: Path, run_id: str) -> Path | None:
-    """The folder of run `run_id` under `runs_dir`, or None: only a well-formed id naming a run folder there."""
+    """The folder of run `run_id` under `runs_dir`, or None: only a well-formed id naming a run folder there,
+    itself, not a symbolic link to a folder somewhere else (its files then answer to `paths.servable`)."""
     if not RUN_ID.fullmatch(run_id or ""):
         return None
     path = runs_dir / run_id
-    return path if (path / RUN).is_file() else None
+    if path.is_symlink() or not inside(path, runs_dir):
+        return None
+    return path if servable(path, RUN) is not None and (path / RUN).is_file() else None
 
 
 def run_ids(runs_dir: Path) -> list[str]:
