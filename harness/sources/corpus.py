@@ -134,6 +134,8 @@ def load_folder(folder: Path, warn=None) -> Corpus:
     Nothing outside the folder is read: every file is opened at its resolved path, and only when that lies
     inside the resolved folder; a symbolic link out of it (to a file or a folder) is skipped and named, like
     an unreadable file (a cloned repository or an unpacked archive must not pull in what the user can read)."""
+    if "\0" in str(folder):
+        raise UsageError(f"--corpus: {str(folder)!r} holds a NUL byte, which no path can")
     folder = Path(folder)
     if not folder.exists():
         raise UsageError(f"--corpus: {folder} does not exist")

@@ -16,8 +16,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 import harness
@@ -162,7 +165,12 @@ def test_a_run_id_shaped_folder_symlink_in_the_runs_folder_is_not_a_run(built_ws
     (built_ws.root.parent / fake_id).symlink_to(outside_ws.root)
     with make_client(tmp_path, built_ws.root.parent) as client:
         assert [r["run_id"] for r in client.get("/api/runs").json()["runs"]] == [built_ws.run_id]
-        for path in (f"/runs/{fake_id}/", f"/runs/{fake_id}/secret.md", f"/api/runs/{fake_id}", f"/runs/{fake_id}/run.json"):
+        for path in (
+            f"/runs/{fake_id}/",
+            f"/runs/{fake_id}/secret.md",
+            f"/api/runs/{fake_id}",
+            f"/runs/{fake_id}/run.json",
+        ):
             r = client.get(path)
             assert r.status_code == 404 and "hunter2" not in r.text, path
 
@@ -171,3 +179,349 @@ def harness_workspace(runs: Path):
     from harness.workspace.store import Workspace
 
     return Workspace.create(runs, "What is elsewhere?")
+
+
+# ---- 2. no input takes the server down --------------------------------------------------------------
+
+
+def research(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    argv = [sys.executable, "-m", "harness", *args]
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=cwd, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e999", "-inf", "9999999999"])
+def test_a_non_finite_or_absurd_budget_on_the_command_line_is_refused_in_one_line(tmp_path, fixture_corpus, value):
+    runs = tmp_path / "runs"
+    proc = research(
+        "run", "q?", "--corpus", str(fixture_corpus), "--runs-dir", str(runs), "--budget-seconds", value, cwd=tmp_path
+    )
+    assert proc.returncode == 2
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith("research: error: --budget-seconds ") and "from 0 to 2592000" in line, line
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "flag"),
+    [
+        ("concurrency: 100000\n", "concurrency"),
+        ("max_revisions: 1e9\n", "max_revisions"),
+        ("budget: {wall_seconds: .nan}\n", "--budget-seconds"),
+        ("budget: {wall_seconds: .inf}\n", "wall_seconds"),
+        ("budget: {tokens: 100000000000000}\n", "tokens"),
+    ],
+)
+def test_absurd_numbers_in_research_yaml_are_refused_naming_the_field(tmp_path, fixture_corpus, yaml_text, flag):
+    (tmp_path / "research.yaml").write_text(yaml_text, encoding="utf-8")
+    proc = research("run", "q?", "--corpus", str(fixture_corpus), "--runs-dir", str(tmp_path / "runs"), cwd=tmp_path)
+    assert proc.returncode == 2
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith("research: error: ") and flag in line, line
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"budget": {"wall_seconds": float("nan")}}, "--budget-seconds nan"),
+        ({"budget": {"llm_calls": float("inf")}}, "--budget-llm-calls inf"),
+        ({"concurrency": 100000}, "--concurrency 100000"),
+        ({"max_revisions": 10**9}, "--max-revisions 1000000000"),
+        ({"budget": [1, 2]}, "budget: expected an object"),
+    ],
+)
+def test_absurd_numbers_through_the_python_api_are_refused_before_any_work(tmp_path, fixture_corpus, kwargs, message):
+    runs = tmp_path / "runs"
+    with pytest.raises(harness.HarnessError, match="^" + message.replace("[", r"\[")):
+        harness.run("q?", corpus=fixture_corpus, runs_dir=runs, **kwargs)
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_absurd_numbers_in_a_langgraph_server_request_are_refused(tmp_path, fixture_corpus):
+    from harness.surfaces.langgraph_server import _config_from_request
+
+    req = {"question": "q?", "corpus": str(fixture_corpus), "runs_dir": str(tmp_path / "runs")}
+    with pytest.raises(harness.HarnessError, match="^--budget-seconds inf"):
+        _config_from_request({**req, "budget": {"wall_seconds": float("inf")}})
+    with pytest.raises(harness.HarnessError, match="^--concurrency 100000"):
+        _config_from_request({**req, "concurrency": 100000})
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ('{"question": "q?", "budget": {"wall_seconds": NaN}}', "budget.wall_seconds"),
+        ('{"question": "q?", "budget": {"wall_seconds": Infinity}}', "budget.wall_seconds"),
+        ('{"question": "q?", "budget": {"tokens": 1e999}}', "budget.tokens"),
+        ('{"question": "q?", "concurrency": 100000}', "concurrency"),
+        ('{"question": "q?", "max_revisions": 1000000000}', "max_revisions"),
+        ('{"question": "q?", "corpus": "docs\\u0000/../x"}', "corpus"),
+        ('{"question": "q?\\u0000"}', "question"),
+    ],
+)
+def test_absurd_numbers_and_nul_bytes_from_the_app_get_a_400_beside_their_field(tmp_path, runs_dir, raw, field):
+    with make_client(tmp_path, runs_dir) as client:
+        r = client.post("/api/runs", content=raw, headers={**CHANGE, "Content-Type": "application/json"})
+        assert r.status_code == 400 and r.json()["field"] == field, r.text
+        assert "\n" not in r.json()["error"]
+    assert list(runs_dir.iterdir()) == []
+
+
+def test_a_raise_at_resume_must_be_finite_too(tmp_path, built_ws):
+    from harness.orchestrator.lifecycle import raise_budget
+
+    with make_client(tmp_path, built_ws.root.parent) as client:
+        raw = '{"budget": {"wall_seconds": Infinity}}'
+        r = client.post(f"/api/runs/{built_ws.run_id}/resume", content=raw, headers=CHANGE)
+        assert r.status_code == 400 and r.json()["field"] == "budget.wall_seconds", r.text
+    with pytest.raises(harness.HarnessError, match="^--budget-seconds nan"):
+        raise_budget(built_ws, {"wall_seconds": float("nan")})
+    assert built_ws.manifest["budget"]["limits"].get("wall_seconds") != "nan"
+    proc = research("resume", str(built_ws.root), "--budget-llm-calls", "99999999999", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.startswith("research: error: --budget-llm-calls 99999999999"), (
+        proc.stderr
+    )
+
+
+def test_an_oversized_question_gets_a_400_not_an_argument_list_too_long(tmp_path, runs_dir, built_ws):
+    question = "Why " + "very " * 30_000 + "long?"  # over 128 KiB: once, this became one argv item
+    with make_client(tmp_path, runs_dir) as client:
+        r = client.post("/api/runs", json={"question": question}, headers=CHANGE)
+        assert r.status_code == 400 and r.json()["field"] == "question" and "10000" in r.json()["error"]
+        set_completed(built_ws)
+        r = client.post(f"/api/runs/{built_ws.run_id}/ask", json={"question": question}, headers=CHANGE)
+        assert r.status_code == 400 and r.json()["field"] == "question"
+    proc = research("run", "x" * 10_001, "--runs-dir", str(runs_dir), cwd=tmp_path)
+    assert proc.returncode == 2 and "more than the 10000" in proc.stderr
+
+
+def set_completed(ws) -> None:
+    ws.update_manifest(lambda m: m.__setitem__("status", "completed"))
+
+
+def test_a_long_or_odd_last_event_id_gets_a_400(tmp_path, built_ws):
+    with make_client(tmp_path, built_ws.root.parent) as client:
+        for value in ("9" * 5000, "1e3", "-1", "١٢".encode()):
+            r = client.get(f"/api/runs/{built_ws.run_id}/events", headers={"Last-Event-ID": value})
+            assert r.status_code == 400 and "Last-Event-ID" in r.json()["error"], value
+
+
+def test_the_runs_list_shows_an_unreadable_run_folder_as_broken_and_answers_for_the_others(tmp_path, built_ws):
+    """A run.json holding NaN (a budget accepted before) and a half-copied run folder: listed as broken, never a 500."""
+    runs_dir = built_ws.root.parent
+    ids = []
+    for n, text in enumerate(
+        [
+            (built_ws.root / "run.json").read_text(encoding="utf-8").replace('"limits": {', '"limits": {"x": NaN, ', 1),
+            json.dumps({**built_ws.manifest, "status": "awaiting_plan_approval"}),  # no plan.json
+            "{ torn",
+        ]
+    ):
+        run_id = built_ws.run_id[:-2] + f"9{n}"
+        (runs_dir / run_id).mkdir()
+        (runs_dir / run_id / "run.json").write_text(text, encoding="utf-8")
+        ids.append(run_id)
+    with make_client(tmp_path, runs_dir) as client:
+        listed = client.get("/api/runs")
+        assert listed.status_code == 200, listed.text
+        rows = {r["run_id"]: r for r in listed.json()["runs"]}
+        assert rows[built_ws.run_id]["status"] != "broken"
+        for run_id in ids:
+            assert rows[run_id]["status"] == "broken" and rows[run_id]["broken"], rows[run_id]
+            for path in (f"/api/runs/{run_id}", f"/api/runs/{run_id}/events"):
+                r = client.get(path)
+                assert r.status_code == 409 and "cannot be read" in r.json()["error"], (path, r.text)
+            r = client.post(f"/api/runs/{run_id}/resume", json={}, headers=CHANGE)
+            assert r.status_code == 409, r.text
+        assert client.get("/api/runs?status=completed").status_code == 200
+
+
+class NoProcesses:
+    """A launcher that starts nothing (the property test must not fork a run per example); a start is refused."""
+
+    def __init__(self, *_args):
+        self.resumed: list[str] = []
+
+    async def start(self, args, command=("run",)):
+        from harness.surfaces.serve.launcher import LaunchError
+
+        raise LaunchError("this test starts no process")
+
+    def resume(self, run_dir, flags):
+        self.resumed.append(run_dir.name)
+
+    def live(self, run_dir):
+        return False
+
+    def error(self, run_id):
+        return None
+
+    def position(self, run_id):
+        return None
+
+    def queued(self):
+        return []
+
+    def close(self):
+        pass
+
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=12)
+    | st.sampled_from(["approve", "reject", "edit", "python-docs", "offline", "-", "..", "\x00", "a" * 300])
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+KEYS = st.sampled_from(
+    [
+        "question",
+        "corpus",
+        "engine",
+        "model",
+        "web",
+        "search",
+        "budget",
+        "max_revisions",
+        "concurrency",
+        "require_final_approval",
+        "decision",
+        "plan",
+        "feedback",
+        "version",
+        "yes",
+        "runs_dir",
+    ]
+) | st.text(max_size=10)
+BODIES = st.one_of(
+    st.dictionaries(KEYS, JSON, max_size=5),
+    st.fixed_dictionaries(
+        {"decision": st.sampled_from(["approve", "reject", "edit"])}, optional={"plan": JSON, "feedback": JSON}
+    ),
+    st.fixed_dictionaries(
+        {"budget": st.dictionaries(st.sampled_from(["llm_calls", "tokens", "searches", "wall_seconds"]), SCALARS)}
+    ),
+    JSON,
+)
+POSTS = ["/api/runs", "/api/runs/{id}/plan", "/api/runs/{id}/final", "/api/runs/{id}/resume", "/api/runs/{id}/ask"]
+GETS = ["/api/runs", "/api/runs?status={text}", "/api/runs/{id}", "/runs/{id}/", "/runs/{id}/{text}", "/api/meta", "/"]
+
+
+def test_random_json_to_every_endpoint_never_gets_a_500(tmp_path, built_ws, specs):
+    """Random JSON (NaN, huge numbers, nesting, unknown fields) posted to every endpoint, and random ids and paths
+    read from every route: always an answer below 500, and always JSON with a one-line error from the API."""
+    from harness.surfaces.serve.app import create_app as make_app
+
+    runs_dir = built_ws.root.parent
+    gate = harness_workspace(runs_dir)
+    gate.write("plan.json", json.loads((built_ws.root / "plan.json").read_text()), specs["planner"].policy)
+    gate.update_manifest(lambda m: m.__setitem__("status", "awaiting_plan_approval"))
+    ids = [built_ws.run_id, gate.run_id]
+    settings_ = ServeSettings(runs_dir, CorpusRoots.parse([str(tmp_path)], tmp_path), tmp_path)
+    with TestClient(make_app(settings_, NoProcesses()), base_url=BASE) as client:
+
+        @settings(max_examples=int(os.environ.get("RESEARCH_DOOR_EXAMPLES", "150")), deadline=None)
+        @given(
+            route=st.sampled_from([(True, p) for p in POSTS] + [(False, p) for p in GETS]),
+            run_id=st.sampled_from(ids) | st.text(max_size=30),
+            text=st.text(max_size=30),
+            body=BODIES,
+        )
+        def probe(route, run_id, text, body):
+            post, path = route
+            url = path.replace("{id}", quote(run_id, safe="")).replace("{text}", quote(text, safe=""))
+            if post:
+                raw = json.dumps(body, allow_nan=True)
+                r = client.post(url, content=raw, headers={**CHANGE, "Content-Type": "application/json"})
+            else:
+                r = client.get(url)
+            assert r.status_code < 500, (url, body, r.text[:300])
+            if url.startswith("/api/") and r.status_code >= 400:
+                assert "\n" not in r.json()["error"], r.text
+
+        probe()
+
+
+def test_a_follow_up_question_beginning_with_a_dash_reaches_its_run_as_a_question(tmp_path, runs_dir, fixture_corpus):
+    """The question goes to the child `research ask` after `--`: `-v …` is a question, not an option."""
+    from harness.orchestrator.config import build_config
+    from harness.orchestrator.lifecycle import start_run
+
+    parent = start_run(build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(runs_dir), yes=True))
+    assert parent.status == "completed", parent.reason
+    question = "--version -v: which fastjson release is current?"
+    with make_client(tmp_path, runs_dir) as client:
+        res = client.post(f"/api/runs/{parent.run_dir.name}/ask", json={"question": question}, headers=CHANGE)
+        assert res.status_code == 201, res.text
+        child = res.json()["run_id"]
+        deadline = time.monotonic() + 120
+        while client.get(f"/api/runs/{child}").json()["live"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    manifest = json.loads((runs_dir / child / "run.json").read_text(encoding="utf-8"))
+    assert manifest["question"] == question and manifest["status"] == "awaiting_plan_approval"
+
+
+# ---- 3. headers -----------------------------------------------------------------------------------------
+
+
+def test_no_page_of_the_app_can_be_framed_and_no_answer_sniffed(tmp_path, built_ws):
+    """frame-ancestors 'none' as a real header on every answer, the audit viewer included; nosniff on the API."""
+    with make_client(tmp_path, built_ws.root.parent) as client:
+        for path in (
+            "/",
+            f"/runs/{built_ws.run_id}/",
+            f"/runs/{built_ws.run_id}/plan.json",
+            "/api/runs",
+            f"/api/runs/{built_ws.run_id}",
+            "/api/meta",
+            "/static/serve.js",
+            "/api/runs/nope",
+        ):
+            r = client.get(path)
+            policies = r.headers.get_list("content-security-policy")
+            assert "frame-ancestors 'none'" in policies, (path, policies)
+            assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff", path
+        refused = client.get("/api/runs", headers={"Host": "attacker.example"})
+        assert refused.status_code == 403 and refused.headers["x-content-type-options"] == "nosniff"
+
+
+def test_research_view_serve_cannot_be_framed_either(built_ws):
+    import urllib.request
+
+    from harness.surfaces.viewer import build_viewer
+    from harness.surfaces.viewer.server import serve
+
+    build_viewer(built_ws.root)
+    server, url = serve(built_ws.root)
+    try:
+        with urllib.request.urlopen(url) as r:  # noqa: S310 - 127.0.0.1, served by the test
+            assert r.headers["Content-Security-Policy"] == "frame-ancestors 'none'"
+            assert r.headers["X-Frame-Options"] == "DENY"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/\\evil.example",
+        "\\/evil.example",
+        "\\\\evil.example",
+        " /\\evil.example",
+        "/\\/evil.example",
+        "//evil.example",
+    ],
+)
+def test_a_link_a_browser_reads_as_protocol_relative_is_refused(url):
+    from harness.surfaces.viewer.markup import safe_href
+
+    assert safe_href(url) is None
+    assert safe_href("/runs/x/plan.json") == "/runs/x/plan.json" and safe_href("#c1") == "#c1"

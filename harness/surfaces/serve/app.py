@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -29,9 +29,10 @@ from starlette.routing import Route
 
 from harness.surfaces.serve.api import Api, ApiError, error_response
 from harness.surfaces.serve.launcher import Launcher
+from harness.surfaces.serve.limits import ServerLimits
 from harness.surfaces.serve.request import CorpusRoots
 from harness.surfaces.serve.runs import run_dir_of
-from harness.surfaces.serve.security import Guard, login_cookie, valid_login
+from harness.surfaces.serve.security import Guard, SecurityHeaders, login_cookie, valid_login
 from harness.surfaces.viewer import render_viewer
 from harness.surfaces.viewer.server import CONTENT_TYPES, servable_file
 
@@ -51,6 +52,7 @@ class ServeSettings:
     cwd: Path
     token: str | None = None  # required on every request when set (a non-loopback --host)
     user: str = ""
+    limits: ServerLimits = field(default_factory=ServerLimits)
 
     def __post_init__(self) -> None:
         self.runs_dir = self.runs_dir.resolve()
@@ -82,7 +84,7 @@ def _lifespan(launcher: Launcher):
 
 def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Starlette:
     """The app over `settings.runs_dir`; `launcher` starts the runs' processes (one per app by default)."""
-    launcher = launcher or Launcher(settings.runs_dir, settings.cwd)
+    launcher = launcher or Launcher(settings.runs_dir, settings.cwd, settings.limits.max_active_runs)
     api = Api(settings, launcher)
 
     def run_dir(request: Request) -> Path:
@@ -135,7 +137,7 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Guard, token=settings.token)],
+        middleware=[Middleware(SecurityHeaders), Middleware(Guard, token=settings.token)],
         exception_handlers={ApiError: api_error, HTTPException: http_error},
         lifespan=_lifespan(launcher),
     )

@@ -9,16 +9,17 @@ passing draft's sha256, as `research approve` checks them).
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from harness.contract.formats import plan_content_sha256
-from harness.contract.layout import FINAL_REPORT, RUN, question_cards
+from harness.contract.layout import FINAL_REPORT, PLAN, RUN, question_cards
 from harness.contract.schemas import schema
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
-from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE
+from harness.surfaces.serve.states import ACTIVE, BROKEN, GATES, RESUMABLE, STATUSES
 from harness.workspace.paths import inside, servable
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
@@ -44,6 +45,42 @@ def run_ids(runs_dir: Path) -> list[str]:
     return sorted((p.name for p in runs_dir.iterdir() if run_dir_of(runs_dir, p.name)), reverse=True)
 
 
+def why(exc: BaseException) -> str:
+    """One short line for what made a run folder unreadable."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def json_ready(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` if strict JSON can carry it (no NaN or infinity a hand-edited run.json may hold), else ValueError."""
+    json.dumps(data, allow_nan=False, default=str)
+    return data
+
+
+def listed(run_dir: Path, live: bool) -> dict[str, Any]:
+    """The runs page's row of a run, or, for a folder that cannot be read as one (half-copied, hand-edited, holding
+    a number JSON cannot carry), a row with status `broken` and why: one bad folder never hides the others."""
+    try:
+        return json_ready(row(run_dir, live))
+    except Exception as exc:  # noqa: BLE001 - whatever a broken folder raises, the list still answers
+        return {
+            "run_id": run_dir.name,
+            "question": None,
+            "status": BROKEN,
+            "status_reason": why(exc),
+            "broken": why(exc),
+            "created_at": None,
+            "updated_at": None,
+            "duration_seconds": None,
+            "engines": [],
+            "models": [],
+            "budget": {"limits": {}, "spent": {}},
+            "live": live,
+            "gate": None,
+            "resumable": False,
+        }
+
+
 def _seconds_between(start: Any, end: Any) -> float | None:
     try:
         a = datetime.fromisoformat(str(start).replace("Z", "+00:00"))
@@ -54,14 +91,20 @@ def _seconds_between(start: Any, end: Any) -> float | None:
 
 
 def row(run_dir: Path, live: bool) -> dict[str, Any]:
-    """One run as the runs page lists it, and the head of its detail."""
-    run = RunReader(run_dir).run()
+    """One run as the runs page lists it, and the head of its detail; ValueError for a folder that is no readable
+    run (`listed` shows it as broken)."""
+    reader = RunReader(run_dir)
+    run = reader.run()
+    if run.get("status") not in STATUSES:
+        raise ValueError(f"{RUN}: not readable as a run's manifest")
+    if run["status"] in GATES and GATES[run["status"]] == "plan" and not reader.exists(PLAN):
+        raise ValueError(f"{PLAN}: missing, though the run waits at its plan gate (a folder copied in part?)")
     config = run.get("config") or {}
     budget = run.get("budget") or {}
     status = run.get("status")
     decided = not live and _decided(run_dir, status)
     return {
-        "run_id": run.get("run_id"),
+        "run_id": run_dir.name,  # the folder's name is how the app finds it, whatever a copied run.json says
         "question": run.get("question"),
         "status": status,
         "status_reason": run.get("status_reason"),

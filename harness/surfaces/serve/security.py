@@ -103,6 +103,37 @@ class Guard:
         await send({"type": "http.response.body", "body": body})
 
 
+# On every answer of the app, pages, viewer, files and API alike: no site may frame it (clickjacking; a <meta>
+# policy cannot say frame-ancestors, so the viewer's page needs this header too), and no browser sniffs a type.
+EVERY_RESPONSE = (
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+)
+
+
+class SecurityHeaders:
+    """ASGI middleware: `EVERY_RESPONSE`'s headers on every answer (a route's own policy is kept beside them;
+    browsers enforce every Content-Security-Policy header they get)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                have = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in EVERY_RESPONSE if k != b"x-content-type-options" or k not in have]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 def login_cookie(token: str) -> dict[str, object]:
     """The Set-Cookie arguments for the token: HttpOnly (no script reads it), SameSite=Strict, whole site."""
     return {"key": TOKEN_COOKIE, "value": token, "httponly": True, "samesite": "strict", "path": "/"}
