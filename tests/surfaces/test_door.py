@@ -27,6 +27,7 @@ import harness
 from fakes.workspaces import FIXTURE_QUESTION, trace, write_fixture_corpus
 from harness.sources.corpus import OUTSIDE, load_corpus
 from harness.surfaces.serve.app import ServeSettings, create_app
+from harness.surfaces.serve.limits import ServerLimits
 from harness.surfaces.serve.request import CorpusRoots
 from harness.surfaces.viewer import render_viewer
 
@@ -525,3 +526,214 @@ def test_a_link_a_browser_reads_as_protocol_relative_is_refused(url):
 
     assert safe_href(url) is None
     assert safe_href("/runs/x/plan.json") == "/runs/x/plan.json" and safe_href("#c1") == "#c1"
+
+
+# ---- 4. limits ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def live_server(tmp_path, built_ws):
+    """The app over built_ws's runs folder on a real uvicorn (h11) server on 127.0.0.1, with short deadlines."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    from harness.surfaces.serve.limits import ServerLimits, uvicorn_settings
+
+    limits = ServerLimits(head_seconds=0.5, body_seconds=0.5, max_head_bytes=8 * 1024)
+    app_settings = ServeSettings(
+        built_ws.root.parent, CorpusRoots.parse([str(tmp_path)], tmp_path), tmp_path, limits=limits
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(create_app(app_settings), log_level="warning", lifespan="on", **uvicorn_settings(limits))
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive()
+        time.sleep(0.05)
+    yield sock.getsockname()[1]
+    server.should_exit = True
+    thread.join(30)
+
+
+def exchange(port: int, *chunks: bytes) -> bytes:
+    """Send `chunks` on one connection, then read until the server closes it (30 s at most, never reached)."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        for chunk in chunks:
+            s.sendall(chunk)
+        data = b""
+        while True:
+            try:
+                got = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not got:
+                break
+            data += got
+    return data
+
+
+def test_a_request_head_too_large_is_refused_with_a_4xx(live_server):
+    huge = b"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * (1024 * 1024) + b"\r\n\r\n"
+    answer = exchange(live_server, huge)
+    assert answer.startswith(b"HTTP/1.1 4"), answer[:80]
+
+
+def test_a_slow_head_or_body_is_cut_off_with_a_408(live_server):
+    """A head sent slowly (part of it, then nothing) and a body that never arrives: the server closes both."""
+    head = exchange(live_server, b"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    assert head.startswith(b"HTTP/1.1 408"), head[:80]
+    body = exchange(
+        live_server,
+        b"POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Research-Request: 1\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 100\r\n\r\n{"question":',
+    )
+    assert body.startswith(b"HTTP/1.1 408") or body == b"", body[:80]
+    ok = exchange(live_server, b"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    assert ok.startswith(b"HTTP/1.1 401") or ok.startswith(b"HTTP/1.1 200"), ok[:80]
+
+
+def test_runs_beyond_the_limit_wait_in_a_queue_and_start_in_order(tmp_path, runs_dir, fixture_corpus):
+    """With at most one run at once: the second and third wait, are listed as queued, and start in order."""
+    questions = [f"{FIXTURE_QUESTION} ({n})" for n in "ABC"]
+    app_settings = ServeSettings(
+        runs_dir,
+        CorpusRoots.parse([str(tmp_path)], tmp_path),
+        tmp_path,
+        limits=ServerLimits(max_active_runs=1),
+    )
+    with TestClient(create_app(app_settings), base_url=BASE) as client:
+        answers = [
+            client.post("/api/runs", json={"question": q, "corpus": str(fixture_corpus)}, headers=CHANGE)
+            for q in questions
+        ]
+        assert [a.status_code for a in answers] == [201, 202, 202], [a.text for a in answers]
+        assert [a.json().get("position") for a in answers[1:]] == [1, 2]
+        listed = client.get("/api/runs").json()["runs"]
+        queued = [r for r in listed if r["status"] == "queued"]
+        assert queued and [r["question"] for r in queued] == questions[3 - len(queued) :]  # B, C (or C once B starts)
+        assert all(r["run_id"] is None and r["position"] for r in queued)
+        deadline = time.monotonic() + 300
+        while True:
+            rows = client.get("/api/runs").json()["runs"]
+            done = [r for r in rows if r["status"] == "awaiting_plan_approval" and not r["live"]]
+            if len(done) == 3:
+                break
+            assert time.monotonic() < deadline, rows
+            assert sum(r["live"] for r in rows) <= 1, rows  # never more than the limit at once
+            time.sleep(0.2)
+    by_start = sorted(done, key=lambda r: r["run_id"])  # run ids sort by creation time
+    assert [r["question"] for r in by_start] == questions
+
+
+# ---- 5. authentication by default ---------------------------------------------------------------------
+
+
+def test_a_token_is_needed_on_loopback_too_and_a_decision_records_the_name_given_at_login(tmp_path, built_ws, specs):
+    from harness.surfaces.serve.app import create_app as make_app
+
+    built_ws.update_manifest(lambda m: m.__setitem__("status", "awaiting_plan_approval"))
+    token = "loopback-token-" + "y" * 30
+    app_settings = ServeSettings(built_ws.root.parent, CorpusRoots.parse([str(tmp_path)], tmp_path), tmp_path, token)
+    with TestClient(make_app(app_settings, NoProcesses()), base_url=BASE) as client:
+        for path in ("/", "/api/runs", f"/runs/{built_ws.run_id}/", f"/runs/{built_ws.run_id}/plan.json"):
+            assert client.get(path).status_code == 401, path
+        assert client.get("/api/runs", headers={"Host": "attacker.example"}).status_code == 403  # still loopback only
+        form = client.get(f"/login?token={token}")
+        assert form.status_code == 200 and 'name="name"' in form.text and "<script" not in form.text
+        login = client.get(f"/login?token={token}&name=Ada%20Lovelace", follow_redirects=False)
+        assert login.status_code == 303
+        cookies = login.headers.get_list("set-cookie")
+        assert all("httponly" in c.lower() and "samesite=strict" in c.lower() for c in cookies) and len(cookies) == 2
+        assert client.get("/api/runs").status_code == 200
+        r = client.post(f"/api/runs/{built_ws.run_id}/plan", json={"decision": "approve"}, headers=CHANGE)
+        assert r.status_code == 202, r.text
+    approval = json.loads((built_ws.root / "plan.json").read_text(encoding="utf-8"))["approval"]
+    assert approval["by"].startswith("Ada Lovelace (") and "(research serve)" in approval["by"], approval
+
+
+def test_the_token_file_keeps_the_token_across_starts_and_rotates_when_changed(tmp_path):
+    from harness.surfaces.serve.security import token_from_file
+
+    path = tmp_path / "token"
+    first = token_from_file(path)
+    assert path.stat().st_mode & 0o777 == 0o600 and len(first) >= 40
+    assert token_from_file(path) == first  # the same token at the next start
+    path.write_text("rotated-" + "z" * 40 + "\n", encoding="utf-8")
+    assert token_from_file(path) == "rotated-" + "z" * 40
+    path.write_text("short\n", encoding="utf-8")
+    with pytest.raises(harness.HarnessError, match="^--token-file .*at least 16 characters"):
+        token_from_file(path)
+
+
+def test_certfile_and_keyfile_serve_https_with_secure_cookies(tmp_path):
+    """`research serve --certfile --keyfile`: the login URL is https, the API answers over TLS, cookies are Secure."""
+    import shutil
+    import signal
+    import ssl
+
+    import httpx
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    argv = [
+        sys.executable,
+        "-m",
+        "harness",
+        "serve",
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--port",
+        "0",
+        "--certfile",
+        str(cert),
+        "--keyfile",
+        str(key),
+    ]
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("research serve: https://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
+        url, _, token = line.split(": ", 1)[1].strip().partition("/login?token=")
+        trust = ssl.create_default_context(cafile=str(cert))
+        with httpx.Client(verify=trust) as client:
+            assert client.get(f"{url}/api/runs").status_code == 401
+            assert client.get(f"{url}/api/runs", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+            login = client.get(f"{url}/login", params={"token": token, "name": "Ada"}, follow_redirects=False)
+            assert login.status_code == 303
+            assert all("secure" in c.lower() for c in login.headers.get_list("set-cookie"))
+        with pytest.raises(httpx.HTTPError):  # plain HTTP on the TLS port gets no answer
+            httpx.get(url.replace("https://", "http://") + "/api/runs", timeout=10)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)

@@ -1,21 +1,23 @@
 """The JSON API the pages are built on (and that curl can use).
 
     POST /api/runs                      {question, corpus?, engine?, model?, web?, budget?, max_revisions?,
-                                         require_final_approval?}  -> 201 {"run_id"}
+                                         require_final_approval?}  -> 201 {"run_id"}, or 202 {"queued", "position"}
+                                                                        when every slot is taken (launcher.py)
     GET  /api/runs[?status=S]           -> {"runs": [...]}
     GET  /api/runs/{run_id}             -> the run: status, reason, gate, plan (and its hash) or draft (and its sha256)
     GET  /api/runs/{run_id}/events      -> server-sent events (see events.py)
     POST /api/runs/{run_id}/plan        {"decision": "approve"|"reject"|"edit", "feedback"?, "plan"?} -> 202
     POST /api/runs/{run_id}/final       {"version": SHA256} -> 202
     POST /api/runs/{run_id}/resume      {"budget"?: {"llm_calls"?: N, ...}} -> 202
-    POST /api/runs/{run_id}/ask         {"question"} -> 201 {"run_id", "parent"}: a follow-up (`research ask`)
+    POST /api/runs/{run_id}/ask         {"question"} -> 201 {"run_id", "parent"} (or 202 queued): a follow-up
     GET  /api/meta                      -> statuses, corpus roots, engines, the request fields
 
 Decisions go through `approvals.record_decision`, the code path of `research approve`
 (so an edited plan is validated before anything is written, and a stale final hash is
 refused), then the run goes on in a new `research resume` process. Every error is JSON
 `{"error": "one line", "field"?: name}` with a fitting status: 400 bad input, 403
-refused, 404 no such run, 409 not now (the run is elsewhere than that gate, or busy).
+refused, 404 no such run, 409 not now (the run is elsewhere than that gate, busy, queued, or
+its folder cannot be read as a run), 413 too large, 503 no process could be started.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from harness.surfaces.serve.request import (
     field_of,
     run_flags,
 )
+from harness.surfaces.serve.security import login_name
 from harness.surfaces.serve.states import GATES, RESUMABLE, STATUSES
 
 PLAN_DECISIONS = ("approve", "reject", "edit")
@@ -240,10 +243,15 @@ class Api:
             raise ApiError(409, f"--{gate}: already decided on this {gate}; resume the run to go on")
         raise ApiError(409, f"--{gate}: the run is {row['status']}, not {waiting.replace('_', ' ')}")
 
-    def _decide(self, run_dir: Path, **kwargs) -> str:
+    def _by(self, request: Request) -> str:
+        """Who decides: the name given at login, beside the server's OS user."""
+        name = login_name(request.headers.get("cookie", ""))
+        return f"{name} ({self.settings.user})" if name else self.settings.user
+
+    def _decide(self, run_dir: Path, by: str, **kwargs) -> str:
         self._idle(run_dir)
         try:
-            return record_decision(run_dir, by=self.settings.user, **kwargs)
+            return record_decision(run_dir, by=by, **kwargs)
         except ArtifactInvalid as exc:  # the edited plan is refused by its schema or checks: nothing was written
             raise ApiError(400, str(exc), "plan") from None
         except UsageError as exc:
@@ -268,14 +276,14 @@ class Api:
             if not isinstance(plan, (dict, str)):
                 raise ApiError(400, "plan: an edit needs the edited plan (an object)", "plan")
             text = plan if isinstance(plan, str) else json.dumps(plan, ensure_ascii=False)
-            recorded = self._decide(run_dir, plan=True, plan_text=text)
+            recorded = self._decide(run_dir, self._by(request), plan=True, plan_text=text)
         elif decision == "reject":
             feedback = body.get("feedback")
             if feedback is not None and not isinstance(feedback, str):
                 raise ApiError(400, "feedback: expected a string", "feedback")
-            recorded = self._decide(run_dir, plan=True, reject=(feedback or "").strip())
+            recorded = self._decide(run_dir, self._by(request), plan=True, reject=(feedback or "").strip())
         else:
-            recorded = self._decide(run_dir, plan=True)
+            recorded = self._decide(run_dir, self._by(request), plan=True)
         queued = self._continue(run_dir, [])
         return JSONResponse({"run_id": run_dir.name, "recorded": recorded, "queued": queued}, status_code=202)
 
@@ -286,7 +294,7 @@ class Api:
         if not isinstance(version, str) or not version:
             raise ApiError(400, "version: the sha256 of the draft you sign off is required", "version")
         self._at_gate(run_dir, "final")
-        recorded = self._decide(run_dir, final_version=version)
+        recorded = self._decide(run_dir, self._by(request), final_version=version)
         queued = self._continue(run_dir, [])
         return JSONResponse({"run_id": run_dir.name, "recorded": recorded, "queued": queued}, status_code=202)
 

@@ -31,7 +31,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +76,7 @@ class Waiting:
     argv: list[str]  # after `research`
     question: str | None = None  # a new run's (or follow-up's) question, for the runs list
     run_id: str | None = None  # the run a queued resume continues
-    queued_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    queued_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from harness.surfaces.serve.launcher import DEFAULT_MAX_ACTIVE
 
-TIMEOUT_408 = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+TIMEOUT_408 = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+)
 
 
 @dataclass(frozen=True)

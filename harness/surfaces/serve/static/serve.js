@@ -90,14 +90,17 @@ function runsPage() {
     let data;
     try { data = await api("GET", "/api/runs" + q); } catch (e) { count.textContent = e.message; return; }
     count.textContent = `${data.runs.length} run(s)`;
-    body.replaceChildren(...data.runs.map((r) => h("tr", { "data-run": r.run_id, "data-status": r.status },
-      h("td", {}, badge(r.status), r.live ? h("span", { class: "live" }, " ● live") : null),
-      h("td", {}, h("a", { href: "#/run/" + r.run_id }, r.question)),
+    body.replaceChildren(...data.runs.map((r) => h("tr", { "data-run": r.run_id || r.ticket, "data-status": r.status },
+      h("td", {}, badge(r.status), r.live ? h("span", { class: "live" }, " ● live") : null,
+        r.position ? h("span", { class: "muted" }, ` #${r.position} in the queue`) : null,
+        r.queued ? h("span", { class: "muted queued" }, ` queued to continue (#${r.queued})`) : null),
+      h("td", {}, r.run_id ? h("a", { href: "#/run/" + r.run_id }, r.question || "(unreadable run)") : (r.question || ""),
+        r.status_reason && !r.run_id ? h("div", { class: "muted" }, r.status_reason) : null),
       h("td", {}, when(r.created_at)),
       h("td", {}, seconds(r.duration_seconds)),
       h("td", {}, r.engines.join(", ") + (r.models.length ? " · " + r.models.join(", ") : "")),
       h("td", {}, spentLine(r.budget)),
-      h("td", {}, h("a", { href: `/runs/${r.run_id}/` }, "audit")))));
+      h("td", {}, r.run_id ? h("a", { href: `/runs/${r.run_id}/` }, "audit") : null))));
   }
   select.addEventListener("change", refresh);
   mount(h("h2", {}, "Runs"), h("p", {}, "Filter: ", select, " ", count, " · runs folder ", h("code", {}, meta.runs_dir)), table);
@@ -149,7 +152,7 @@ function newRunPage() {
     button.textContent = "Starting…";
     try {
       const res = await api("POST", "/api/runs", body);
-      location.hash = "#/run/" + res.run_id;
+      location.hash = res.run_id ? "#/run/" + res.run_id : "#/";  // queued: the runs list shows its place
     } catch (e) {
       const slot = e.field && form.querySelector(`[data-error-for="${CSS.escape(e.field)}"]`);
       (slot || form.querySelector("#form-error")).textContent = e.message;
@@ -296,7 +299,7 @@ function askPanel(id) {
     err.textContent = "";
     try {
       const res = await api("POST", `/api/runs/${id}/ask`, { question: input.value });
-      location.hash = "#/run/" + res.run_id;
+      location.hash = res.run_id ? "#/run/" + res.run_id : "#/";
     } catch (e) { err.textContent = e.message; }
   } }, "Ask a follow-up");
   return h("section", { class: "panel gate", id: "ask-panel" }, h("h3", {}, "Ask a follow-up"),
@@ -334,14 +337,16 @@ function runPage(id) {
     head.replaceChildren(...[
       h("h2", {}, d.question),
       h("p", {}, "status ", badge(d.status), d.live ? h("span", { class: "live", id: "live" }, " ● working") : null,
+        d.queued ? h("span", { class: "muted", id: "queued" }, ` · queued to continue (#${d.queued} in the queue)`) : null,
         d.status_reason ? h("span", { class: "muted" }, " — " + d.status_reason) : null,
         " · ", h("a", { href: `/runs/${id}/`, id: "open-viewer" }, "audit viewer"),
         d.final_report ? [" · ", h("a", { href: `/runs/${id}/final-report.md` }, "final-report.md")] : null),
       d.error ? h("p", { class: "error", id: "run-error" }, d.error) : null].filter(Boolean));
-    const key = [d.gate, d.plan_sha256, d.draft && d.draft.sha256, d.resumable, d.live, d.status].join("|");
+    const key = [d.gate, d.plan_sha256, d.draft && d.draft.sha256, d.resumable, d.live, d.status, d.queued].join("|");
     if (key !== gateKey) {
       gateKey = key;
-      if (d.gate === "plan" && d.plan) gate.replaceChildren(planGate(id, d, seen));
+      if (d.queued) gate.replaceChildren();  // a decision taken, the run waits for a slot to go on
+      else if (d.gate === "plan" && d.plan) gate.replaceChildren(planGate(id, d, seen));
       else if (d.gate === "final") gate.replaceChildren(finalGate(id, d));
       else if (d.resumable) gate.replaceChildren(resumePanel(id, d));
       else if (d.status === "completed" && !d.live) gate.replaceChildren(askPanel(id));
