@@ -737,3 +737,13 @@ def test_certfile_and_keyfile_serve_https_with_secure_cookies(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+
+
+# ---- 6. where you sign (the part done here) --------------------------------------------------------------
+
+
+def test_the_audit_viewer_served_by_the_app_links_back_to_the_runs_page(tmp_path, built_ws):
+    with make_client(tmp_path, built_ws.root.parent) as client:
+        page = client.get(f"/runs/{built_ws.run_id}/").text
+    assert f'href="/#/run/{built_ws.run_id}"' in page and "back to the app" in page
+    assert "back to the app" not in render_viewer(built_ws.root)  # the page written into the run folder has no app

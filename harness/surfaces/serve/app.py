@@ -121,7 +121,8 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
 
     def viewer(request: Request) -> Response:
         # the viewer page carries its own Content-Security-Policy (its script and style by hash)
-        return HTMLResponse(render_viewer(run_dir(request)), headers=NO_SNIFF)
+        found = run_dir(request)
+        return HTMLResponse(render_viewer(found, app_link=f"/#/run/{found.name}"), headers=NO_SNIFF)
 
     def run_file(request: Request) -> Response:
         root = run_dir(request)
