@@ -747,3 +747,38 @@ def test_the_audit_viewer_served_by_the_app_links_back_to_the_runs_page(tmp_path
         page = client.get(f"/runs/{built_ws.run_id}/").text
     assert f'href="/#/run/{built_ws.run_id}"' in page and "back to the app" in page
     assert "back to the app" not in render_viewer(built_ws.root)  # the page written into the run folder has no app
+
+
+def test_a_corpus_name_is_resolved_against_the_roots_and_the_form_lists_them(tmp_path):
+    from harness.surfaces.serve.request import CorpusRoots
+
+    root, other = tmp_path / "root", tmp_path / "other"
+    (root / "docs").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    (other / "notes").mkdir(parents=True)
+    (root / "out").symlink_to(tmp_path / "other", target_is_directory=True)
+    roots = CorpusRoots.parse([str(root), str(other), "python-docs"], tmp_path / "elsewhere")
+    assert roots.check("docs", tmp_path) == str(root / "docs")
+    assert roots.check("notes", tmp_path) == str(other / "notes")
+    assert [c["name"] for c in roots.listing()] == ["python-docs", "docs", "notes"]  # no hidden folder, no link out
+
+
+def test_a_completed_run_is_exported_from_the_app_and_others_are_refused(tmp_path, runs_dir, fixture_corpus, built_ws):
+    from harness.orchestrator.config import build_config
+    from harness.orchestrator.lifecycle import start_run
+
+    done = start_run(build_config(FIXTURE_QUESTION, corpus=str(fixture_corpus), runs_dir=str(runs_dir), yes=True))
+    assert done.status == "completed", done.reason
+    rid = done.run_dir.name
+    with make_client(tmp_path, runs_dir) as client:
+        for fmt, kind in (("html", "text/html"), ("md", "text/markdown")):
+            r = client.get(f"/api/runs/{rid}/export/{fmt}")
+            assert r.status_code == 200 and r.headers["content-type"].startswith(kind), r.text[:200]
+            assert r.headers["content-disposition"] == f'attachment; filename="{rid}.{fmt}"'
+            out = tmp_path / f"{rid}.{fmt}"
+            out.write_bytes(r.content)
+            check = research("validate", str(done.run_dir), "--export", str(out), cwd=tmp_path)
+            assert check.returncode == 0, check.stdout + check.stderr  # the very file `research export` writes
+        assert client.get(f"/api/runs/{rid}/export/exe").status_code == 404
+        refused = client.get(f"/api/runs/{built_ws.run_id}/export/md")
+        assert refused.status_code == 409 and "only a completed run" in refused.json()["error"]

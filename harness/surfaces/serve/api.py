@@ -9,6 +9,7 @@
     POST /api/runs/{run_id}/plan        {"decision": "approve"|"reject"|"edit", "feedback"?, "plan"?} -> 202
     POST /api/runs/{run_id}/final       {"version": SHA256} -> 202
     POST /api/runs/{run_id}/resume      {"budget"?: {"llm_calls"?: N, ...}} -> 202
+    GET  /api/runs/{run_id}/export/FMT  -> the completed run's report as pdf, docx, html or md (`research export`)
     POST /api/runs/{run_id}/ask         {"question"} -> 201 {"run_id", "parent"} (or 202 queued): a follow-up
     GET  /api/meta                      -> statuses, corpus roots, engines, the request fields
 
@@ -22,19 +23,21 @@ its folder cannot be read as a run), 413 too large, 503 no process could be star
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from harness.contract.statuses import BUDGET_EXHAUSTED, COMPLETED
-from harness.errors import ArtifactInvalid, UsageError, WorkspaceError
+from harness.errors import ArtifactInvalid, HarnessError, UsageError, WorkspaceError
 from harness.orchestrator.approvals import record_decision
 from harness.orchestrator.config import ENGINES, check_question
+from harness.surfaces.export import export_bytes
 from harness.surfaces.serve import runs
 from harness.surfaces.serve.events import run_events
 from harness.surfaces.serve.launcher import LaunchError, Queued
@@ -52,6 +55,12 @@ from harness.surfaces.serve.states import GATES, RESUMABLE, STATUSES
 PLAN_DECISIONS = ("approve", "reject", "edit")
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a request is a form or an edited plan, never a corpus
 MAX_EVENT_ID_DIGITS = 12  # Last-Event-ID is a trace line number
+EXPORT_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "html": "text/html; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+}
 
 
 class ApiError(Exception):
@@ -139,6 +148,7 @@ class Api:
                 "engines": list(ENGINES),
                 "fields": list(FIELDS),
                 "corpus_roots": self.settings.corpus_roots.describe(),
+                "corpora": self.settings.corpus_roots.listing(),
                 "runs_dir": str(self.settings.runs_dir),
             }
         )
@@ -325,8 +335,25 @@ class Api:
         queued = self._continue(run_dir, budget_flags(budget))
         return JSONResponse({"run_id": run_dir.name, "queued": queued}, status_code=202)
 
+    async def export(self, request: Request) -> Response:
+        """A completed run's report with its evidence as a file to download (`research export`)."""
+        run_dir = self._run_dir(request)
+        fmt = request.path_params["fmt"]
+        if fmt not in EXPORT_TYPES:
+            raise ApiError(404, f"--format {_short(fmt)}: choose one of {', '.join(EXPORT_TYPES)}", "format")
+        row = self._row(run_dir, self.launcher.live(run_dir))
+        if row["status"] != COMPLETED:
+            raise ApiError(409, f"run {run_dir.name} is {row['status']}: only a completed run has a report to export")
+        try:
+            name, data = await asyncio.to_thread(export_bytes, run_dir, fmt)
+        except HarnessError as exc:  # e.g. the export extra missing for pdf or docx
+            raise ApiError(409, str(exc), "format") from None
+        disposition = f'attachment; filename="{name}"'
+        return Response(data, media_type=EXPORT_TYPES[fmt], headers={"Content-Disposition": disposition})
+
     def routes(self) -> list[Route]:
         return [
+            Route("/api/runs/{run_id}/export/{fmt}", self.export, methods=["GET"]),
             Route("/api/meta", self.meta, methods=["GET"]),
             Route("/api/runs", self.list_runs, methods=["GET"]),
             Route("/api/runs", self.start, methods=["POST"]),

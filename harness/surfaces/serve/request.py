@@ -24,6 +24,7 @@ from harness.runtime.budget import DIMENSIONS
 from harness.surfaces.langgraph_server import ResearchRequest
 
 SERVER_ONLY = ("runs_dir", "agents", "yes")
+MAX_LISTED = 500  # corpus folders the new-run form offers
 # `research run` options a request may also set once build_config takes them (the web search provider);
 # never the web fetcher's --web-allow-private: a browser must not open the private network to a run.
 OPTIONAL = tuple(k for k in ("search",) if k in inspect.signature(build_config).parameters)
@@ -102,13 +103,44 @@ class CorpusRoots:
             if not self.builtin:
                 raise RequestError(f"--corpus {corpus}: not among the allowed corpus roots", status=403)
             return corpus
-        path = (cwd / corpus).resolve()
+        path = self.resolve(corpus, cwd)
         if not any(path == root or root in path.parents for root in self.folders):
             roots = ", ".join([str(r) for r in self.folders] + ([DEFAULT_CORPUS] if self.builtin else []))
             raise RequestError(f"--corpus {corpus}: outside the allowed corpus roots ({roots})", status=403)
         if not path.is_dir():
             raise RequestError(f"--corpus {corpus}: no such folder")
         return str(path)
+
+    def resolve(self, corpus: str, cwd: Path) -> Path:
+        """A folder as typed: an absolute path as it is; a relative name under the first root that holds it as a
+        folder (so `docs` means ROOT/docs), else under the server's folder (where `research run` would look)."""
+        if Path(corpus).is_absolute():
+            return Path(corpus).resolve()
+        for root in self.folders:
+            candidate = (root / corpus).resolve()
+            if candidate.is_dir() and (candidate == root or root in candidate.parents):
+                return candidate
+        return (cwd / corpus).resolve()
+
+    def listing(self, limit: int = MAX_LISTED) -> list[dict[str, str]]:
+        """What a corpus may be, for the form to offer: python-docs if allowed, then the folders directly under each
+        root (not hidden, not linked out of it), by the name `resolve` takes, at most `limit`."""
+        out = [{"name": DEFAULT_CORPUS, "path": DEFAULT_CORPUS}] if self.builtin else []
+        seen: set[str] = set()
+        for root in self.folders:
+            try:
+                children = sorted(p for p in root.iterdir() if not p.name.startswith("."))
+            except OSError:
+                continue
+            for child in children:
+                real = child.resolve()
+                if child.name in seen or not real.is_dir() or root not in real.parents:
+                    continue
+                seen.add(child.name)
+                out.append({"name": child.name, "path": str(real)})
+                if len(out) >= limit:
+                    return out
+        return out
 
     def describe(self) -> list[str]:
         return [str(r) for r in self.folders] + ([DEFAULT_CORPUS] if self.builtin else [])

@@ -121,8 +121,8 @@ function newRunPage() {
   const form = h("form", { class: "new panel", id: "new-run", novalidate: true },
     field("Question", "question", h("textarea", { id: "f-question", name: "question", rows: 3, required: true })),
     field("Corpus", "corpus", h("input", { type: "text", id: "f-corpus", name: "corpus", class: "wide", value: roots.includes("python-docs") ? "python-docs" : "", list: "corpus-roots" }),
-      "python-docs, or a folder under an allowed root: " + roots.join(", ")),
-    h("datalist", { id: "corpus-roots" }, roots.map((r) => h("option", { value: r }))),
+      "python-docs, or a folder under an allowed root, by its name there or its full path: " + roots.join(", ")),
+    h("datalist", { id: "corpus-roots" }, (meta.corpora || []).map((c) => h("option", { value: c.name, label: c.path }))),
     h("div", { class: "grid" },
       field("Engine", "engine", h("select", { id: "f-engine", name: "engine" }, h("option", { value: "" }, "default"), meta.engines.map((e) => h("option", { value: e }, e)))),
       field("Model", "model", h("input", { type: "text", id: "f-model", name: "model", placeholder: "PROVIDER:NAME" }))),
@@ -178,6 +178,14 @@ function rememberPlan(id, plan) {
   return seen;
 }
 
+function growing(area) {
+  // A question is read whole: the box wraps and grows with its text (style set through the CSSOM, which the CSP allows).
+  const fit = () => { area.style.height = "auto"; area.style.height = area.scrollHeight + 2 + "px"; };
+  area.addEventListener("input", fit);
+  requestAnimationFrame(fit);
+  return area;
+}
+
 function splitList(text) { return text.split(",").map((s) => s.trim()).filter(Boolean); }
 
 function planGate(id, d, seen) {
@@ -187,7 +195,7 @@ function planGate(id, d, seen) {
   function addRow(q, isNew) {
     const tr = h("tr", { class: "q", "data-qid": q.id },
       h("td", {}, h("strong", {}, q.id), " ", q.tag ? badge(q.tag, q.tag) : null, isNew ? badge("added", "new") : null),
-      h("td", {}, h("input", { type: "text", class: "wide q-text", value: q.text || "", "aria-label": "question " + q.id })),
+      h("td", {}, growing(h("textarea", { class: "wide q-text", rows: 2, "aria-label": "question " + q.id }, q.text || ""))),
       h("td", {}, h("select", { class: "q-kind" }, ["research", "deliverable"].map((k) => h("option", { value: k, selected: q.kind === k }, k)))),
       h("td", {}, h("input", { type: "checkbox", class: "q-critical", checked: q.critical, "aria-label": "critical" })),
       h("td", {}, ["corpus", "web"].map((s) => h("label", {}, h("input", { type: "checkbox", class: "q-src", value: s, checked: (q.allowed_sources || ["corpus"]).includes(s) }), s, " "))),
@@ -340,7 +348,9 @@ function runPage(id) {
         d.queued ? h("span", { class: "muted", id: "queued" }, ` · queued to continue (#${d.queued} in the queue)`) : null,
         d.status_reason ? h("span", { class: "muted" }, " — " + d.status_reason) : null,
         " · ", h("a", { href: `/runs/${id}/`, id: "open-viewer" }, "audit viewer"),
-        d.final_report ? [" · ", h("a", { href: `/runs/${id}/final-report.md` }, "final-report.md")] : null),
+        d.final_report ? [" · ", h("a", { href: `/runs/${id}/final-report.md` }, "final-report.md")] : null,
+        d.status === "completed" ? h("span", { id: "export" }, " · export: ", [["pdf", "PDF"], ["docx", "Word"], ["html", "HTML"], ["md", "Markdown"]]
+          .map(([f, label], i) => [i ? " " : "", h("a", { href: `/api/runs/${id}/export/${f}`, download: "", class: "button-link", "data-format": f }, label)])) : null),
       d.error ? h("p", { class: "error", id: "run-error" }, d.error) : null].filter(Boolean));
     const key = [d.gate, d.plan_sha256, d.draft && d.draft.sha256, d.resumable, d.live, d.status, d.queued].join("|");
     if (key !== gateKey) {
