@@ -782,3 +782,19 @@ def test_a_completed_run_is_exported_from_the_app_and_others_are_refused(tmp_pat
         assert client.get(f"/api/runs/{rid}/export/exe").status_code == 404
         refused = client.get(f"/api/runs/{built_ws.run_id}/export/md")
         assert refused.status_code == 409 and "only a completed run" in refused.json()["error"]
+
+
+def test_an_edit_cannot_allow_the_web_to_a_run_whose_web_is_off(tmp_path, built_ws):
+    built_ws.update_manifest(lambda m: m.__setitem__("status", "awaiting_plan_approval"))
+    before = (built_ws.root / "plan.json").read_bytes()
+    plan = json.loads(before)
+    plan["questions"][0]["allowed_sources"] = ["corpus", "web"]
+    settings_ = ServeSettings(built_ws.root.parent, CorpusRoots.parse([str(tmp_path)], tmp_path), tmp_path)
+    with TestClient(create_app(settings_, NoProcesses()), base_url=BASE) as client:
+        r = client.post(f"/api/runs/{built_ws.run_id}/plan", json={"decision": "edit", "plan": plan}, headers=CHANGE)
+        assert r.status_code == 400 and r.json()["field"] == "plan", r.text
+        assert "/questions/0/allowed_sources" in r.json()["error"] and "web is off" in r.json()["error"]
+    assert (built_ws.root / "plan.json").read_bytes() == before  # nothing written
+    (tmp_path / "edited.json").write_text(json.dumps(plan), encoding="utf-8")
+    proc = research("approve", str(built_ws.root), "--plan", str(tmp_path / "edited.json"), cwd=tmp_path)
+    assert proc.returncode != 0 and "web is off" in proc.stderr

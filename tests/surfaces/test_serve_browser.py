@@ -114,7 +114,8 @@ def test_a_whole_offline_run_in_the_browser(served, page):  # noqa: F811 - the f
     branches = page.locator("#branches tr")
     assert branches.count() >= 1 and "completed" in branches.first.inner_text()
     assert int(re.search(r"(\d+) card", branches.first.locator(".cards").inner_text()).group(1)) > 0
-    assert page.locator("#budget meter").count() >= 3
+    assert page.locator("#budget meter").count() >= 2
+    assert page.locator('#budget tr[data-dim="llm_calls"]').count() == 0  # an offline run shows no model meters
     assert page.locator("#reviews .review").count() >= 1
     assert page.locator('#events li[data-event="status"]').filter(has_text="completed").count() >= 1
     # the run folder is the record: the edit, the approval and the sign-off, bound to their hashes
@@ -300,3 +301,13 @@ def test_a_completed_run_is_exported_with_a_button(served, page, tmp_path):  # n
         )
         assert check.returncode == 0, check.stdout + check.stderr
     assert page.errors == [] and page.offsite == []
+
+
+def test_a_bad_run_id_and_a_stopped_server_say_so(served, page):  # noqa: F811
+    page.goto(served.url + "/#/run/20990101T000000.000000Z-abcdef")
+    trouble = page.locator("#run-trouble")
+    trouble.filter(has_text="no such run").wait_for(timeout=30_000)
+    page.goto(served.url + "/#/")
+    page.locator("#runs").wait_for(timeout=30_000)
+    served.stop()
+    page.get_by_text("The server does not answer").wait_for(timeout=30_000)

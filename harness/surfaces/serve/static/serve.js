@@ -88,7 +88,10 @@ function runsPage() {
   async function refresh() {
     const q = select.value ? "?status=" + encodeURIComponent(select.value) : "";
     let data;
-    try { data = await api("GET", "/api/runs" + q); } catch (e) { count.textContent = e.message; return; }
+    try { data = await api("GET", "/api/runs" + q); } catch (e) {
+      count.textContent = e.status ? e.message : "The server does not answer: it may have stopped (retrying every 2 s).";
+      return;
+    }
     count.textContent = `${data.runs.length} run(s)`;
     body.replaceChildren(...data.runs.map((r) => h("tr", { "data-run": r.run_id || r.ticket, "data-status": r.status },
       h("td", {}, badge(r.status), r.live ? h("span", { class: "live" }, " ● live") : null,
@@ -198,7 +201,7 @@ function planGate(id, d, seen) {
       h("td", {}, growing(h("textarea", { class: "wide q-text", rows: 2, "aria-label": "question " + q.id }, q.text || ""))),
       h("td", {}, h("select", { class: "q-kind" }, ["research", "deliverable"].map((k) => h("option", { value: k, selected: q.kind === k }, k)))),
       h("td", {}, h("input", { type: "checkbox", class: "q-critical", checked: q.critical, "aria-label": "critical" })),
-      h("td", {}, ["corpus", "web"].map((s) => h("label", {}, h("input", { type: "checkbox", class: "q-src", value: s, checked: (q.allowed_sources || ["corpus"]).includes(s) }), s, " "))),
+      h("td", {}, (d.config && d.config.web ? ["corpus", "web"] : ["corpus"]).map((s) => h("label", {}, h("input", { type: "checkbox", class: "q-src", value: s, checked: (q.allowed_sources || ["corpus"]).includes(s) }), s, " "))),
       h("td", {}, h("input", { type: "text", class: "wide q-terms", value: (q.search_terms || []).join(", "), "aria-label": "search terms " + q.id })),
       h("td", {}, h("button", { type: "button", class: "danger q-remove", onclick: () => tr.remove() }, "remove")),
       h("td", { class: "field-error q-error" }));
@@ -314,10 +317,14 @@ function askPanel(id) {
     h("p", {}, "A new run that starts from this run's sources and cards and researches only what is new."), input, " ", go, err);
 }
 
-function meters(budget) {
+const LLM_DIMS = ["llm_calls", "tokens"];
+
+function meters(budget, engines) {
+  // model calls and tokens only where a model runs: an offline run spends neither
   const spent = (budget && budget.spent) || {};
   const limits = (budget && budget.limits) || {};
-  return h("table", { id: "budget" }, h("tbody", {}, BUDGET_DIMS.map((dim) => {
+  const llm = !engines || engines.some((e) => e !== "offline");
+  return h("table", { id: "budget" }, h("tbody", {}, BUDGET_DIMS.filter((dim) => llm || !LLM_DIMS.includes(dim)).map((dim) => {
     const s = Number(spent[dim] || 0);
     const l = limits[dim];
     return h("tr", { "data-dim": dim }, h("td", {}, dim.replace(/_/g, " ")),
@@ -369,7 +376,7 @@ function runPage(id) {
           d.branches.length ? h("table", { id: "branches" }, h("tbody", {}, d.branches.map((b) => h("tr", { "data-qid": b.id },
             h("td", {}, b.id), h("td", {}, b.text), h("td", {}, b.status ? badge(b.status) : h("span", { class: "muted" }, "pending")),
             h("td", { class: "cards" }, `${b.cards} card(s)`))))) : h("p", { class: "muted" }, "no branches yet")),
-        h("div", {}, h("h3", {}, "Budget"), meters(d.budget))),
+        h("div", {}, h("h3", {}, "Budget"), meters(d.budget, d.engines))),
       h("h3", {}, "Review rounds"),
       d.reviews.length ? h("div", { id: "reviews" }, d.reviews.map((r) => h("div", { class: "review" },
         h("p", {}, h("strong", {}, r.path), " on ", r.draft || "?", " ", badge(r.verdict), ` ${r.defects.length} defect(s)`),
@@ -378,7 +385,17 @@ function runPage(id) {
   }
 
   const source = new EventSource(`/api/runs/${id}/events`);
-  source.addEventListener("run", (ev) => render(JSON.parse(ev.data)));
+  const trouble = h("p", { class: "error", id: "run-trouble", hidden: true });
+  head.before(trouble);
+  source.addEventListener("run", (ev) => { trouble.hidden = true; render(JSON.parse(ev.data)); });
+  source.addEventListener("error", async () => {
+    // say why the page stopped changing: no such run, a folder that cannot be read, or a server that does not answer
+    try { await api("GET", `/api/runs/${encodeURIComponent(id)}`); return; } catch (e) {
+      trouble.textContent = e.status ? e.message : "The server does not answer: it may have stopped. This page retries on its own.";
+      trouble.hidden = false;
+      if (e.status === 404) source.close();
+    }
+  });
   source.addEventListener("trace", (ev) => {
     events.append(traceLine(JSON.parse(ev.data)));
     while (events.children.length > 500) events.firstChild.remove();
