@@ -465,6 +465,14 @@ def test_a_follow_up_question_beginning_with_a_dash_reaches_its_run_as_a_questio
         while client.get(f"/api/runs/{child}").json()["live"]:
             assert time.monotonic() < deadline
             time.sleep(0.2)
+        # follow-ups link both ways on the run pages
+        assert client.get(f"/api/runs/{child}").json()["parent"] == {
+            "run_id": parent.run_dir.name,
+            "question": FIXTURE_QUESTION,
+        }
+        assert client.get(f"/api/runs/{parent.run_dir.name}").json()["children"] == [
+            {"run_id": child, "question": question}
+        ]
     manifest = json.loads((runs_dir / child / "run.json").read_text(encoding="utf-8"))
     assert manifest["question"] == question and manifest["status"] == "awaiting_plan_approval"
 

@@ -19,6 +19,7 @@ from harness.contract.formats import plan_content_sha256
 from harness.contract.layout import FINAL_REPORT, PLAN, RUN, question_cards
 from harness.contract.schemas import schema
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
+from harness.orchestrator.followup import children_of
 from harness.surfaces.serve.states import ACTIVE, BROKEN, GATES, RESUMABLE, STATUSES
 from harness.workspace.paths import inside, servable
 from harness.workspace.reader import RunReader
@@ -173,6 +174,10 @@ def _branches(reader: RunReader, run: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _link(run: Any) -> dict[str, Any] | None:
+    return {"run_id": run.get("run_id"), "question": run.get("question")} if isinstance(run, dict) else None
+
+
 def detail(run_dir: Path, live: bool) -> dict[str, Any]:
     """Everything the run page shows: the row, the plan, branches, reviews with defects, and the gate's hash."""
     reader = RunReader(run_dir)
@@ -192,6 +197,9 @@ def detail(run_dir: Path, live: bool) -> dict[str, Any]:
         "decisions": run.get("decisions") or [],
         "final_report": reader.exists(FINAL_REPORT),
         "draft": None,
+        # follow-ups link both ways: the run this one follows up, and the runs that follow it up
+        "parent": _link(run.get("parent")),
+        "children": [_link(c) for c in children_of(run_dir)],
     }
     if head["gate"] == "final":
         candidate = final_candidate(Workspace.open(run_dir))

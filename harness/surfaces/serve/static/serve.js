@@ -358,6 +358,9 @@ function runPage(id) {
         d.final_report ? [" · ", h("a", { href: `/runs/${id}/final-report.md` }, "final-report.md")] : null,
         d.status === "completed" ? h("span", { id: "export" }, " · export: ", [["pdf", "PDF"], ["docx", "Word"], ["html", "HTML"], ["md", "Markdown"]]
           .map(([f, label], i) => [i ? " " : "", h("a", { href: `/api/runs/${id}/export/${f}`, download: "", class: "button-link", "data-format": f }, label)])) : null),
+      d.parent ? h("p", { id: "parent-run" }, "follow-up of ", h("a", { href: "#/run/" + d.parent.run_id }, d.parent.question || d.parent.run_id)) : null,
+      d.children && d.children.length ? h("p", { id: "child-runs" }, "followed up by ",
+        d.children.map((c, i) => [i ? "; " : "", h("a", { href: "#/run/" + c.run_id }, c.question || c.run_id)])) : null,
       d.error ? h("p", { class: "error", id: "run-error" }, d.error) : null].filter(Boolean));
     const key = [d.gate, d.plan_sha256, d.draft && d.draft.sha256, d.resumable, d.live, d.status, d.queued].join("|");
     if (key !== gateKey) {
