@@ -270,6 +270,11 @@ def test_a_corpus_under_a_root_is_picked_by_its_name(served, page):  # noqa: F81
     page.goto(served.url + "/#/new")
     options = page.locator("#corpus-roots option").evaluate_all("os => os.map(o => o.value)")
     assert "corpus" in options  # a folder under the root tmp_path
+    search = page.locator('[data-field="search"]')  # only options that apply: the search provider with the web
+    assert search.is_hidden()
+    page.check("#f-web")
+    assert search.is_visible()
+    page.uncheck("#f-web")
     page.fill("#f-question", FIXTURE_QUESTION)
     page.fill("#f-corpus", "corpus")
     page.click("#start")

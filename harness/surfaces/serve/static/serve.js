@@ -164,6 +164,12 @@ function newRunPage() {
       button.textContent = "Start run";
     }
   });
+  // only options that apply: the search provider only with the web on
+  const webBox = form.querySelector("#f-web");
+  const searchField = form.querySelector('[data-field="search"]');
+  const syncWeb = () => { if (searchField) searchField.hidden = !webBox.checked; };
+  webBox.addEventListener("change", syncWeb);
+  syncWeb();
   mount(h("h2", {}, "New run"), form);
 }
 
