@@ -30,6 +30,7 @@ FILES = [
     "tests/orchestrator/test_outages.py",
     "tests/orchestrator/test_context_window.py",
     "tests/orchestrator/test_weak_models.py",
+    "tests/surfaces/test_door.py",
 ]
 # From the broader test files, only the tests that inject a fault belong in the report.
 SELECT = "not (test_workspace and not (crash or torn or symlink or refused or lock)) and not (test_orchestrator and not (crash or invalid_workspace))"

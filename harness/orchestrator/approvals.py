@@ -16,7 +16,7 @@ from harness.contract.formats import now_iso, plan_content_sha256
 from harness.contract.layout import PLAN, by_number
 from harness.contract.policy import HARNESS, HUMAN
 from harness.contract.statuses import AWAITING_PLAN_APPROVAL, PASS
-from harness.errors import UsageError
+from harness.errors import ArtifactInvalid, Problem, UsageError
 from harness.workspace.store import Workspace
 
 
@@ -80,11 +80,25 @@ def edit_plan(ws: Workspace, new_text: str, by: str) -> str:
         raise UsageError(f"plan.json (edited): not valid JSON: {exc.msg} at line {exc.lineno}") from None
     if isinstance(new_plan, dict):
         new_plan["approval"] = None
+        _web_only_if_on(ws, new_plan)
     ws.write(PLAN, new_plan, HUMAN)
     new = ws.read_text(PLAN, HARNESS)
     return "".join(
         difflib.unified_diff(old.splitlines(True), new.splitlines(True), "plan.json (before)", "plan.json (edited)")
     )
+
+
+def _web_only_if_on(ws: Workspace, plan: dict[str, Any]) -> None:
+    """An edit may not allow the web to a question of a run whose web is off: no tool would ever search it."""
+    if (ws.manifest.get("config") or {}).get("web"):
+        return
+    questions = plan.get("questions") if isinstance(plan.get("questions"), list) else []
+    for n, q in enumerate(questions):
+        if isinstance(q, dict) and "web" in (q.get("allowed_sources") or []):
+            problem = Problem(
+                PLAN, f"/questions/{n}/allowed_sources", "web-off", "the web is off for this run; allow the corpus only"
+            )
+            raise ArtifactInvalid([problem])
 
 
 def decide_plan(ws: Workspace, decision: str, by: str, feedback: str | None = None, diff: str | None = None) -> str:

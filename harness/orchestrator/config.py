@@ -7,6 +7,7 @@ field when something is wrong (a missing API key, an uninstalled provider, a bad
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from harness.contract.meaning import (
     MeaningModel,
     chosen_meaning,
 )
-from harness.contract.schemas import validate
+from harness.contract.schemas import schema, validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.contract.statuses import BUDGET_DIMENSIONS, USD
@@ -114,6 +115,64 @@ def check_config(data: Any, where: str) -> dict[str, Any]:
         p = problems[0]
         raise UsageError(f"{where}: field {p.pointer}: {p.message} [{p.rule}]")
     return data
+
+
+# The flag each numeric option is given by; its bounds are config.schema.json's (one place for every door).
+BUDGET_FLAGS = {
+    "llm_calls": "--budget-llm-calls",
+    "tokens": "--budget-tokens",
+    "searches": "--budget-searches",
+    "wall_seconds": "--budget-seconds",
+    "usd": "--budget-usd",
+}
+NUMBER_FLAGS = {"max_revisions": "--max-revisions", "concurrency": "--concurrency"}
+
+
+def _number_schema(key: str) -> dict[str, Any]:
+    """The schema of one numeric option: a top-level property, or `budget/DIM` in the limits."""
+    doc = schema("config.schema.json")
+    if key.startswith("budget/"):
+        return doc["$defs"]["limits"]["properties"][key.split("/", 1)[1]]
+    return doc["properties"][key]
+
+
+def check_numbers(values: dict[str, Any]) -> None:
+    """The run's numeric options (max_revisions, concurrency, `budget` limits), from any door: each a finite number
+    within the bounds config.schema.json states, or a one-line UsageError naming the flag. NaN, infinities (JSON's
+    `1e999`, `--budget-seconds inf`) and absurd values never reach run.json, where they would break every reader."""
+    flat = {k: v for k, v in values.items() if k != "budget"}
+    flat.update({f"budget/{k}": v for k, v in (values.get("budget") or {}).items()})
+    for key, value in flat.items():
+        if value is None:
+            continue
+        flag = NUMBER_FLAGS.get(key) or BUDGET_FLAGS.get(key.removeprefix("budget/"), key)
+        rule = _number_schema(key)
+        whole = rule["type"] == "integer"
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+            raise UsageError(f"{flag} {value!r}: expected {'a whole number' if whole else 'a number'}")
+        low, high = rule["minimum"], rule["maximum"]
+        if not math.isfinite(value) or not low <= value <= high:
+            raise UsageError(
+                f"{flag} {value}: must be {'a whole number' if whole else 'a number'} from {low} to {high}"
+            )
+
+
+def check_question(question: Any) -> str:
+    """A run's question from any door, stripped: not empty, no NUL byte, and no longer than run.schema.json allows
+    (a question, not a document: it travels as one command-line argument to the app's run processes)."""
+    if not isinstance(question, str) or not question.strip():
+        raise UsageError("QUESTION: must not be empty")
+    if "\0" in question:
+        raise UsageError("QUESTION: must not contain a NUL byte")
+    limit = schema("run.schema.json")["properties"]["question"]["maxLength"]
+    if len(question.strip()) > limit:
+        raise UsageError(f"QUESTION: {len(question.strip())} characters, more than the {limit} a question may have")
+    return question.strip()
+
+
+def check_limits(limits: dict[str, Any]) -> None:
+    """Budget limits (`--budget-*`, research.yaml `budget:`, a raise at resume or from the app): `check_numbers`."""
+    check_numbers({"budget": {k: v for k, v in limits.items() if k in BUDGET_DIMENSIONS}})
 
 
 def load_config_file(path: Path | None) -> dict[str, Any]:
@@ -224,8 +283,11 @@ def build_config(
 ) -> RunConfig:
     """The run configuration from flags (or the Python API's arguments) over research.yaml (`config_file`, or
     `config_data` of the same shape) over agent specs over defaults. `agent_objects` maps roles to ready agent objects."""
-    if not question or not question.strip():
-        raise UsageError("QUESTION: must not be empty")
+    question = check_question(question)
+    if budget is not None and not isinstance(budget, dict):
+        raise UsageError(
+            f"budget: expected an object of limits ({', '.join(BUDGET_FLAGS)}), got {type(budget).__name__}"
+        )
     file_cfg = check_config(config_data, "config") if config_data is not None else load_config_file(config_file)
     if engine is not None and engine not in ENGINES:
         raise UsageError(f"--engine {engine}: choose offline or llm")
@@ -248,12 +310,10 @@ def build_config(
         **file_cfg.get("budget", {}),
         **{k: v for k, v in (budget or {}).items() if v is not None},
     }
-    for dim, value in limits.items():
-        if dim in BUDGET_DIMENSIONS and value is not None and value < 0:
-            raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
+    check_limits(limits)
     corpus = corpus or file_cfg.get("corpus", DEFAULT_CORPUS)
     cfg = RunConfig(
-        question=question.strip(),
+        question=question,
         corpus=corpus,
         runs_dir=Path(runs_dir or file_cfg.get("runs_dir", "runs")),
         roles=roles,
@@ -283,10 +343,7 @@ def build_config(
         raise UsageError(
             f"{'--search' if search is not None else '--search-url'}: the web is off for this run (add --web)"
         )
-    if cfg.max_revisions < 0:
-        raise UsageError("--max-revisions: must be 0 or more")
-    if cfg.concurrency < 1:
-        raise UsageError("--concurrency: must be at least 1")
+    check_numbers({"max_revisions": cfg.max_revisions, "concurrency": cfg.concurrency})
     if cfg.web:
         enable_web(cfg)
     if cfg.mcp:

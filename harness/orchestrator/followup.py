@@ -22,7 +22,7 @@ from typing import Any
 from harness.contract.layout import card_path, snapshot_path, source_record_path
 from harness.contract.policy import TOOLS, Policy
 from harness.errors import UsageError
-from harness.orchestrator.config import RunConfig, config_from_snapshot
+from harness.orchestrator.config import RunConfig, check_question, config_from_snapshot
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
 from harness.workspace.validate import validate_workspace
@@ -30,12 +30,11 @@ from harness.workspace.validate import validate_workspace
 
 def followup_config(parent_dir: Path, question: str, *, yes: bool = False, runs_dir: str | None = None) -> RunConfig:
     """The follow-up's configuration: the parent's (engines, models, corpus, budget, language), a new question."""
-    if not question or not question.strip():
-        raise UsageError("QUESTION: must not be empty")
+    question = check_question(question)
     manifest = RunReader(parent_dir).run()
     if not manifest.get("config"):
         raise UsageError(f"{parent_dir}: not a run workspace (no readable run.json)")
-    cfg = config_from_snapshot(question.strip(), manifest["config"], (manifest.get("budget") or {}).get("limits", {}))
+    cfg = config_from_snapshot(question, manifest["config"], (manifest.get("budget") or {}).get("limits", {}))
     cfg.yes = yes  # a new plan is approved on its own: the parent's --yes does not carry over
     cfg.runs_dir = Path(runs_dir) if runs_dir else Path(parent_dir).resolve().parent
     return cfg
@@ -123,6 +122,8 @@ def children_of(run_dir: Path) -> list[dict[str, str]]:
     run_id = RunReader(run_dir).run().get("run_id")
     out = []
     for manifest in sorted(run_dir.parent.glob("*/run.json")):
+        if manifest.parent.is_symlink():  # a folder linked into the runs folder is no run of it
+            continue
         other = RunReader(manifest.parent).run()
         if run_id and (other.get("parent") or {}).get("run_id") == run_id:
             out.append({"run_id": other["run_id"], "question": other.get("question", ""), "path": str(manifest.parent)})

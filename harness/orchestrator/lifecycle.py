@@ -35,7 +35,7 @@ from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator import followup
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
-from harness.orchestrator.config import RunConfig, config_from_snapshot, search_settings
+from harness.orchestrator.config import RunConfig, check_limits, config_from_snapshot, search_settings
 from harness.orchestrator.graph import build_graph, graph_config
 from harness.orchestrator.live_run import LiveRun
 from harness.orchestrator.nodes import Pipeline
@@ -180,7 +180,10 @@ def run_context(
     tools = None
     if corpus is not None:
         index = CorpusIndex.build(corpus)
+        known = (manifest.get("corpus") or {}).get("skipped")
         ws.update_manifest(lambda m: m.__setitem__("corpus", {**_corpus_summary(corpus), "passages": len(index)}))
+        if corpus.skipped and corpus.skipped != known:  # named once per change, not at every resume
+            ws.trace("decision", agent="harness", decision="corpus_files_skipped", detail={"files": corpus.skipped})
         tools = ResearchTools(index, registry)
     web = None
     if cfg.web:
@@ -296,9 +299,7 @@ def raise_budget(ws: Workspace, limits: dict[str, Any]) -> dict[str, Any]:
 
     old = dict(ws.manifest["budget"]["limits"])
     new = {k: v for k, v in limits.items() if v is not None and k in BUDGET_DIMENSIONS}
-    for dim, value in new.items():
-        if value < 0:
-            raise UsageError(f"--budget-{dim.replace('_', '-')}: must not be negative")
+    check_limits(new)
     changed = {k: v for k, v in new.items() if old.get(k) != v}
     if changed:
         ws.update_manifest(lambda m: m["budget"]["limits"].update(changed))
@@ -331,6 +332,7 @@ def resume_run(
     run's own endpoints, else what the environment says now).
     """
     check_url(checkpoint_db)
+    check_limits(budget or {})  # refused before the run is even opened
     ws = Workspace.open(run_dir)
     ws.acquire_run_lock()
     try:

@@ -120,24 +120,46 @@ def _extract_cached(path: Path, data: bytes) -> tuple[str, str]:
     return title, text
 
 
+OUTSIDE = "symbolic link to a file or folder outside the corpus folder"
+
+
+def _inside(real: Path, root: Path) -> bool:
+    """`real` (already resolved) is the resolved corpus folder `root` or lies under it."""
+    return real == root or root in real.parents
+
+
 def load_folder(folder: Path, warn=None) -> Corpus:
-    """Read every supported file under `folder` (recursively); unreadable ones are skipped with a warning."""
+    """Read every supported file under `folder` (recursively); unreadable ones are skipped with a warning.
+
+    Nothing outside the folder is read: every file is opened at its resolved path, and only when that lies
+    inside the resolved folder; a symbolic link out of it (to a file or a folder) is skipped and named, like
+    an unreadable file (a cloned repository or an unpacked archive must not pull in what the user can read)."""
+    if "\0" in str(folder):
+        raise UsageError(f"--corpus: {str(folder)!r} holds a NUL byte, which no path can")
     folder = Path(folder)
     if not folder.exists():
         raise UsageError(f"--corpus: {folder} does not exist")
     if not folder.is_dir():
         raise UsageError(f"--corpus: {folder} is not a folder")
     warn = warn or (lambda msg: print(f"research: warning: {msg}", file=sys.stderr))
+    root = folder.resolve()
     docs: list[Document] = []
     skipped: list[dict[str, str]] = []
     seen: dict[str, str] = {}
     duplicates = 0
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder).as_posix()
-        if any(part.startswith(".") for part in rel.split("/")) or not path.is_file():
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue
+        real = path.resolve()
+        if not _inside(real, root):
+            skipped.append({"path": rel, "reason": OUTSIDE})
+            warn(f"{folder / rel}: skipped: {OUTSIDE}")
+            continue
+        if not path.is_file():
             continue
         try:
-            data = path.read_bytes()
+            data = real.read_bytes()
             title, text = _extract_cached(path, data)
         except Unreadable as exc:
             skipped.append({"path": rel, "reason": str(exc)})

@@ -471,7 +471,7 @@ def view(
 def serve(
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="The runs folder the app lists and starts runs in."),
     host: str = typer.Option(
-        "127.0.0.1", "--host", help="Address to listen on; any other than 127.0.0.1 needs the printed token."
+        "127.0.0.1", "--host", help="Address to listen on (off loopback, serve HTTPS or sit behind a TLS proxy)."
     ),
     port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free port)."),
     corpus_root: list[str] = typer.Option(
@@ -479,11 +479,30 @@ def serve(
         "--corpus-root",
         help="A folder a corpus may come from, or python-docs (repeatable; default: . and python-docs).",
     ),
+    max_active_runs: int | None = typer.Option(
+        None, "--max-active-runs", help="Run processes at once; more wait in a queue (default: 2 per core)."
+    ),
+    token_file: Path | None = typer.Option(
+        None, "--token-file", help="Keep the login token in this file (created if missing); default: new at each start."
+    ),
+    certfile: Path | None = typer.Option(None, "--certfile", help="Serve HTTPS with this certificate (PEM)."),
+    keyfile: Path | None = typer.Option(None, "--keyfile", help="The certificate's private key (PEM)."),
 ) -> None:
     """Serve a local web app to launch, steer and audit runs (the JSON API under it is in the README)."""
     from harness.surfaces.serve import serve_command
 
-    raise typer.Exit(serve_command(runs_dir, host, port, corpus_root or None))
+    raise typer.Exit(
+        serve_command(
+            runs_dir,
+            host,
+            port,
+            corpus_root or None,
+            max_active_runs=max_active_runs,
+            token_file=token_file,
+            certfile=certfile,
+            keyfile=keyfile,
+        )
+    )
 
 
 @app.command()

@@ -37,3 +37,27 @@ def resolve_inside(root: Path, relpath: str) -> tuple[Path, str]:
     if target != root_real and root_real not in target.parents:
         raise PathRefused(f"{rel}: resolves outside the workspace (through a symlink)")
     return root_real / rel, rel
+
+
+def inside(path: Path, root: Path) -> bool:
+    """`path` resolves (symlinks followed) to `root`'s resolved folder or somewhere under it."""
+    real, top = path.resolve(), root.resolve()
+    return real == top or top in real.parents
+
+
+def servable(root: Path, rel: str) -> Path | None:
+    """The one rule for reading a run's file on anyone's behalf (the readers, the viewer, the raw-file route):
+    the resolved file `rel` names, or None. It must resolve inside the run folder `root` and, once resolved,
+    name no hidden part: never the private `.harness/` folder or a dotfile, whatever symlink points there."""
+    parts = [p for p in rel.split("/") if p]
+    if not parts or any(p.startswith(".") or "\\" in p or "\0" in p for p in parts):
+        return None
+    top = root.resolve()
+    try:
+        target = top.joinpath(*parts).resolve()
+        inner = target.relative_to(top).parts
+    except (OSError, ValueError, RuntimeError):  # outside the run folder, or a symlink loop
+        return None
+    if not inner or any(p.startswith(".") for p in inner):
+        return None
+    return target

@@ -23,6 +23,7 @@ from harness.contract.formats import sha256_bytes
 from harness.contract.globs import literal_folders, matches
 from harness.contract.quotes import quote_matches
 from harness.errors import WorkspaceError
+from harness.workspace.paths import servable
 from harness.workspace.trace import read_events
 
 
@@ -38,9 +39,9 @@ class RunReader:
     def read_bytes(self, rel: str) -> bytes | None:
         if self._cache is not None and rel in self._cache:
             return self._cache[rel]
-        path = self.root / rel
+        path = servable(self.root, rel)  # nothing outside the run folder or in its private folder, symlinks included
         try:
-            data = path.read_bytes() if path.is_file() else None
+            data = path.read_bytes() if path is not None and path.is_file() else None
         except OSError:
             data = None
         if self._cache is not None:

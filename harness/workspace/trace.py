@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract.layout import TRACE
+from harness.workspace.paths import servable
 
 
 def read_events(root: Path | str) -> list[dict[str, Any]]:
     """Every well-formed event of the workspace's trace, in order (a torn or bad line is skipped)."""
-    path = Path(root) / TRACE
+    path = servable(Path(root), TRACE)  # a trace.jsonl linked to a file outside the run reads as none
     events = []
-    if path.is_file():
+    if path is not None and path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
                 event = json.loads(line)

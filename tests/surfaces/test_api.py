@@ -121,7 +121,7 @@ def test_run_takes_concurrency_and_checkpoint_db_as_the_cli_does(fixture_corpus,
     runs = tmp_path / "runs"
     with pytest.raises(harness.HarnessError, match=r"^--checkpoint-db mysql://\S+: expected a postgresql://"):
         harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, checkpoint_db="mysql://db.invalid/x")
-    with pytest.raises(harness.HarnessError, match="--concurrency: must be at least 1"):
+    with pytest.raises(harness.HarnessError, match="--concurrency 0: must be a whole number from 1 to 64"):
         harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, concurrency=0)
     assert not runs.exists() or not any(runs.iterdir())  # refused before any work
     done = harness.run(FIXTURE_QUESTION, corpus=fixture_corpus, runs_dir=runs, concurrency=1)

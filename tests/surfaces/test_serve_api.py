@@ -32,8 +32,11 @@ BASE = "http://127.0.0.1:8000"
 CHANGE = {"X-Research-Request": "1"}
 
 
-def make_client(tmp_path: Path, runs_dir: Path, roots: list[str] | None = None, token: str | None = None) -> TestClient:
-    settings = ServeSettings(runs_dir, CorpusRoots.parse(roots or [str(tmp_path)], tmp_path), tmp_path, token)
+def make_client(
+    tmp_path: Path, runs_dir: Path, roots: list[str] | None = None, token: str | None = None, loopback: bool = True
+) -> TestClient:
+    roots_ = CorpusRoots.parse(roots or [str(tmp_path)], tmp_path)
+    settings = ServeSettings(runs_dir, roots_, tmp_path, token, loopback=loopback)
     return TestClient(create_app(settings), base_url=BASE)
 
 
@@ -176,11 +179,19 @@ def test_resume_is_refused_at_a_gate_and_needs_a_raise_when_the_budget_is_spent(
         ({"question": "  "}, "question", "QUESTION: must not be empty"),
         ({"question": "q", "engine": "gpt"}, "engine", "--engine gpt: choose offline or llm"),
         ({"question": "q", "model": "gemini"}, "model", "--model gemini: expected PROVIDER:NAME"),
-        ({"question": "q", "max_revisions": -1}, "max_revisions", "--max-revisions: must be 0 or more"),
+        (
+            {"question": "q", "max_revisions": -1},
+            "max_revisions",
+            "--max-revisions -1: must be a whole number from 0 to 10",
+        ),
         ({"question": "q", "max_revisions": "two"}, "max_revisions", "--max-revisions: expected an integer"),
         ({"question": "q", "web": "yes"}, "web", "--web: expected true or false"),
         ({"question": "q", "budget": {"searches": 0}}, "budget.searches", "--budget-searches 0: too small"),
-        ({"question": "q", "budget": {"tokens": -5}}, "budget.tokens", "--budget-tokens: must not be negative"),
+        (
+            {"question": "q", "budget": {"tokens": -5}},
+            "budget.tokens",
+            "--budget-tokens -5: must be a whole number from 0",
+        ),
         ({"question": "q", "yes": True}, "yes", "yes: not a request field"),
         ({"question": "q", "agents": ["writer=python:os:system"]}, "agents", "agents: not a request field"),
         ({"question": "q", "runs_dir": "/tmp"}, "runs_dir", "runs_dir: not a request field"),
@@ -262,7 +273,7 @@ def test_on_loopback_only_loopback_host_names_are_answered(client):
 
 def test_elsewhere_every_request_needs_the_token_which_login_sets_as_an_httponly_cookie(tmp_path, runs_dir, built_ws):
     token = "t0ken-" + "x" * 30
-    with make_client(tmp_path, runs_dir, token=token) as c:
+    with make_client(tmp_path, runs_dir, token=token, loopback=False) as c:
         for path in (
             "/api/runs",
             f"/api/runs/{built_ws.run_id}",
@@ -276,7 +287,7 @@ def test_elsewhere_every_request_needs_the_token_which_login_sets_as_an_httponly
         assert c.get("/api/runs", headers={"Authorization": "Bearer wrong"}).status_code == 401
         assert c.get("/api/runs", headers={"Authorization": f"Bearer {token}"}).status_code == 200
         assert c.get("/login?token=wrong", follow_redirects=False).status_code == 401
-        login = c.get(f"/login?token={token}", follow_redirects=False)
+        login = c.get(f"/login?token={token}&name=", follow_redirects=False)
         assert login.status_code == 303
         cookie = login.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=strict" in cookie and f"research_token={token}".lower() in cookie
@@ -357,7 +368,7 @@ def test_the_event_stream_is_the_trace_and_run_json_and_two_watchers_see_the_sam
     assert len(again) == len(lines)
 
 
-def test_serve_prints_a_login_token_only_when_not_on_the_loopback_address(tmp_path, monkeypatch, capsys):
+def test_serve_prints_a_login_token_on_every_host_loopback_included(tmp_path, monkeypatch, capsys):
     import socket
 
     import uvicorn
@@ -375,14 +386,17 @@ def test_serve_prints_a_login_token_only_when_not_on_the_loopback_address(tmp_pa
     monkeypatch.setattr(uvicorn.Config, "bind_socket", bind_socket)
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
     monkeypatch.chdir(tmp_path)
-    assert serve_command(tmp_path / "runs", "0.0.0.0", 0, None) == 0
-    first = capsys.readouterr().out.splitlines()[0]
-    token = re.fullmatch(r"research serve: http://0\.0\.0\.0:\d+/login\?token=([A-Za-z0-9_-]{40,})", first).group(1)
-    with TestClient(apps[0], base_url=BASE) as c:
-        assert c.get("/api/runs").status_code == 401
-        assert c.get("/api/runs", headers={"Authorization": f"Bearer {token}"}).status_code == 200
-    assert serve_command(tmp_path / "runs", "127.0.0.1", 0, None) == 0
-    assert re.fullmatch(r"research serve: http://127\.0\.0\.1:\d+/", capsys.readouterr().out.splitlines()[0])
+    tokens = []
+    for host in ("0.0.0.0", "127.0.0.1"):
+        assert serve_command(tmp_path / "runs", host, 0, None) == 0
+        out = capsys.readouterr().out.splitlines()
+        pattern = rf"research serve: http://{re.escape(host)}:\d+/login\?token=([A-Za-z0-9_-]{{40,}})"
+        tokens.append(re.fullmatch(pattern, out[0]).group(1))
+        assert any("plain HTTP" in line for line in out) == (host == "0.0.0.0")  # off loopback: say to use TLS
+        with TestClient(apps[-1], base_url=BASE) as c:
+            assert c.get("/api/runs").status_code == 401
+            assert c.get("/api/runs", headers={"Authorization": f"Bearer {tokens[-1]}"}).status_code == 200
+    assert tokens[0] != tokens[1]  # a new token at each start
 
 
 def test_a_run_is_live_while_some_process_holds_its_run_lock(client, built_ws):

@@ -114,7 +114,8 @@ def test_a_whole_offline_run_in_the_browser(served, page):  # noqa: F811 - the f
     branches = page.locator("#branches tr")
     assert branches.count() >= 1 and "completed" in branches.first.inner_text()
     assert int(re.search(r"(\d+) card", branches.first.locator(".cards").inner_text()).group(1)) > 0
-    assert page.locator("#budget meter").count() >= 3
+    assert page.locator("#budget meter").count() >= 2
+    assert page.locator('#budget tr[data-dim="llm_calls"]').count() == 0  # an offline run shows no model meters
     assert page.locator("#reviews .review").count() >= 1
     assert page.locator('#events li[data-event="status"]').filter(has_text="completed").count() >= 1
     # the run folder is the record: the edit, the approval and the sign-off, bound to their hashes
@@ -170,6 +171,9 @@ def test_a_rejected_plan_comes_back_refined_with_its_tags_beside_the_previous_re
     new = [q for q, t in tags.items() if "NEW" in t]
     assert len(new) == 1
     assert "licensing" in page.locator(f'#current-revision tr.q[data-qid="{new[0]}"] .q-text').input_value()
+    for box in page.locator("#current-revision .q-text").all():  # the refined plan's questions read whole
+        size = box.evaluate("e => [e.tagName, e.clientWidth, e.scrollHeight - e.clientHeight]")
+        assert size[0] == "TEXTAREA" and size[1] >= 200 and size[2] <= 2, size
     assert "Also cover licensing." in page.locator("#refinement blockquote").inner_text()
     assert page.locator("#refinement .badge", has_text="NEW").count() == 1
     manifest = json.loads((served.runs_dir / run_id / "run.json").read_text(encoding="utf-8"))
@@ -259,3 +263,56 @@ def test_the_form_shows_the_clis_messages_beside_their_fields_and_starts_nothing
     # the only console lines are Chromium's notes of the two refused requests (403, then 400)
     assert [re.search(r"status of (\d+)", e).group(1) for e in page.errors] == ["403", "400"]
     assert page.offsite == []
+
+
+def test_a_corpus_under_a_root_is_picked_by_its_name(served, page):  # noqa: F811
+    """The form offers the folders under the roots; a name typed there is the folder under its root."""
+    page.goto(served.url + "/#/new")
+    options = page.locator("#corpus-roots option").evaluate_all("os => os.map(o => o.value)")
+    assert "corpus" in options  # a folder under the root tmp_path
+    search = page.locator('[data-field="search"]')  # only options that apply: the search provider with the web
+    assert search.is_hidden()
+    page.check("#f-web")
+    assert search.is_visible()
+    page.uncheck("#f-web")
+    page.fill("#f-question", FIXTURE_QUESTION)
+    page.fill("#f-corpus", "corpus")
+    page.click("#start")
+    page.locator("#plan-gate").wait_for(timeout=RUN_TIMEOUT_MS)
+    run_id = re.search(r"#/run/(.+)$", page.url).group(1)
+    manifest = json.loads((served.runs_dir / run_id / "run.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["corpus"] == str(served.corpus)
+    assert page.errors == [] and page.offsite == []
+
+
+def test_a_completed_run_is_exported_with_a_button(served, page, tmp_path):  # noqa: F811
+    from harness.orchestrator.config import build_config
+    from harness.orchestrator.lifecycle import start_run
+
+    done = start_run(build_config(FIXTURE_QUESTION, corpus=str(served.corpus), runs_dir=str(served.runs_dir), yes=True))
+    assert done.status == "completed", done.reason
+    rid = done.run_dir.name
+    page.goto(f"{served.url}/#/run/{rid}")
+    for fmt in ("html", "md"):
+        with page.expect_download(timeout=60_000) as download:
+            page.click(f'#export a[data-format="{fmt}"]')
+        assert download.value.suggested_filename == f"{rid}.{fmt}"
+        saved = tmp_path / download.value.suggested_filename
+        download.value.save_as(saved)
+        check = subprocess.run(
+            [sys.executable, "-m", "harness", "validate", str(done.run_dir), "--export", str(saved)],
+            capture_output=True,
+            text=True,
+        )
+        assert check.returncode == 0, check.stdout + check.stderr
+    assert page.errors == [] and page.offsite == []
+
+
+def test_a_bad_run_id_and_a_stopped_server_say_so(served, page):  # noqa: F811
+    page.goto(served.url + "/#/run/20990101T000000.000000Z-abcdef")
+    trouble = page.locator("#run-trouble")
+    trouble.filter(has_text="no such run").wait_for(timeout=30_000)
+    page.goto(served.url + "/#/")
+    page.locator("#runs").wait_for(timeout=30_000)
+    served.stop()
+    page.get_by_text("The server does not answer").wait_for(timeout=30_000)

@@ -28,6 +28,7 @@ from harness.workspace.trace import read_events
 
 CHANGE = {"X-Research-Request": "1"}
 TIMEOUT_S = 240
+HTTP = httpx.Client()  # carries the login token the server printed (every request needs it, on loopback too)
 
 
 def start_server(tmp_path: Path, runs_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
@@ -43,6 +44,8 @@ def start_server(tmp_path: Path, runs_dir: Path, env: dict[str, str]) -> tuple[s
             "0",
             "--corpus-root",
             str(tmp_path),
+            "--token-file",
+            str(tmp_path / "token"),  # both servers of the test share it: a restart keeps the token
         ],
         cwd=tmp_path,
         env=env,
@@ -52,13 +55,15 @@ def start_server(tmp_path: Path, runs_dir: Path, env: dict[str, str]) -> tuple[s
     )
     line = proc.stdout.readline()
     assert line.startswith("research serve: http://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
-    return proc, line.split(": ", 1)[1].strip().rstrip("/")
+    url, _, token = line.split(": ", 1)[1].strip().partition("/login?token=")
+    HTTP.headers["Authorization"] = f"Bearer {token}"
+    return proc, url
 
 
 def wait_for(url: str, predicate, timeout: float = TIMEOUT_S) -> dict:
     deadline = time.monotonic() + timeout
     while True:
-        d = httpx.get(url).json()
+        d = HTTP.get(url).json()
         if predicate(d) or time.monotonic() > deadline:
             return d
         time.sleep(0.2)
@@ -82,11 +87,11 @@ def test_a_run_cut_off_while_the_server_is_stopped_resumes_to_completed(tmp_path
     servers = [first]
     try:
         request = {"question": FIXTURE_QUESTION, "corpus": str(corpus)}
-        a = httpx.post(f"{url}/api/runs", json=request, headers=CHANGE, timeout=TIMEOUT_S).json()["run_id"]
-        b = httpx.post(f"{url}/api/runs", json=request, headers=CHANGE, timeout=TIMEOUT_S).json()["run_id"]
+        a = HTTP.post(f"{url}/api/runs", json=request, headers=CHANGE, timeout=TIMEOUT_S).json()["run_id"]
+        b = HTTP.post(f"{url}/api/runs", json=request, headers=CHANGE, timeout=TIMEOUT_S).json()["run_id"]
         for run_id in (a, b):
             assert wait_for(f"{url}/api/runs/{run_id}", lambda d: d["gate"] == "plan")["gate"] == "plan"
-        r = httpx.post(f"{url}/api/runs/{a}/plan", json={"decision": "approve"}, headers=CHANGE)
+        r = HTTP.post(f"{url}/api/runs/{a}/plan", json={"decision": "approve"}, headers=CHANGE)
         assert r.status_code == 202, r.text
         first.send_signal(signal.SIGINT)  # stopped mid-run, as Ctrl-C stops it
         assert first.wait(timeout=60) == 0
@@ -103,11 +108,11 @@ def test_a_run_cut_off_while_the_server_is_stopped_resumes_to_completed(tmp_path
         assert json.loads(manifest.read_text(encoding="utf-8"))["status"] == cut["status"]
 
         # B is still paused at its plan gate
-        paused = httpx.get(f"{url}/api/runs/{b}").json()
+        paused = HTTP.get(f"{url}/api/runs/{b}").json()
         assert paused["status"] == "awaiting_plan_approval" and paused["gate"] == "plan" and not paused["live"]
 
         # resuming A from the API ends completed, and the workspace validates
-        r = httpx.post(f"{url}/api/runs/{a}/resume", json={}, headers=CHANGE)
+        r = HTTP.post(f"{url}/api/runs/{a}/resume", json={}, headers=CHANGE)
         assert r.status_code == 202, r.text
         done = wait_for(f"{url}/api/runs/{a}", lambda d: not d["live"] and d["status"] != cut["status"])
         assert done["status"] == "completed", done
@@ -115,7 +120,7 @@ def test_a_run_cut_off_while_the_server_is_stopped_resumes_to_completed(tmp_path
             [sys.executable, "-m", "harness", "validate", str(runs_dir / a)], capture_output=True, text=True, env=env
         )
         assert check.returncode == 0, check.stdout + check.stderr
-        listed = {r["run_id"]: r["status"] for r in httpx.get(f"{url}/api/runs").json()["runs"]}
+        listed = {r["run_id"]: r["status"] for r in HTTP.get(f"{url}/api/runs").json()["runs"]}
         assert listed == {a: "completed", b: "awaiting_plan_approval"}
     finally:
         for proc in servers:

@@ -44,6 +44,13 @@ def _format_of(path: Path, fmt: str | None) -> str:
     return fmt
 
 
+def export_bytes(run_dir: Path | str, fmt: str) -> tuple[str, bytes]:
+    """The export of a completed run in `fmt`, in memory (the app's export button): its file name and content."""
+    fmt = _format_of(Path(f"x.{fmt}"), fmt)
+    content = export_content(run_dir)
+    return f"{content.provenance.run_id}.{fmt}", _render(content, fmt)
+
+
 def export_run(run_dir: Path | str, fmt: str, out: Path | None = None) -> Path:
     """Write the export of a completed run; returns its path (default ./<run_id>.<fmt>)."""
     fmt = _format_of(Path(f"x.{fmt}"), fmt)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-from dataclasses import dataclass
+import html
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -29,9 +30,18 @@ from starlette.routing import Route
 
 from harness.surfaces.serve.api import Api, ApiError, error_response
 from harness.surfaces.serve.launcher import Launcher
+from harness.surfaces.serve.limits import ServerLimits
 from harness.surfaces.serve.request import CorpusRoots
 from harness.surfaces.serve.runs import run_dir_of
-from harness.surfaces.serve.security import Guard, login_cookie, valid_login
+from harness.surfaces.serve.security import (
+    NAME_COOKIE,
+    Guard,
+    SecurityHeaders,
+    clean_name,
+    login_cookie,
+    name_cookie,
+    valid_login,
+)
 from harness.surfaces.viewer import render_viewer
 from harness.surfaces.viewer.server import CONTENT_TYPES, servable_file
 
@@ -49,12 +59,30 @@ class ServeSettings:
     runs_dir: Path
     corpus_roots: CorpusRoots
     cwd: Path
-    token: str | None = None  # required on every request when set (a non-loopback --host)
+    token: str | None = None  # required on every request when set (`research serve` always sets one)
     user: str = ""
+    loopback: bool = True  # listening on the loopback address: answer only requests addressed to it
+    https: bool = False  # served over TLS (--certfile/--keyfile): cookies are Secure
+    limits: ServerLimits = field(default_factory=ServerLimits)
 
     def __post_init__(self) -> None:
         self.runs_dir = self.runs_dir.resolve()
         self.user = self.user or f"{getpass.getuser()} (research serve)"
+
+
+LOGIN_CSP = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+
+def login_page(token: str) -> str:
+    """The login form: the name to record beside the OS user on each decision (no script, no style)."""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>research serve: log in</title></head>'
+        '<body><h1>research serve</h1><form method="get" action="/login">'
+        f'<input type="hidden" name="token" value="{html.escape(token, quote=True)}">'
+        '<p><label for="name">Your name, recorded beside the server\'s OS user on each decision you make:</label></p>'
+        '<p><input id="name" name="name" maxlength="80" autofocus> <button type="submit">Continue</button></p>'
+        "</form></body></html>"
+    )
 
 
 def _page(_request: Request) -> Response:
@@ -82,7 +110,7 @@ def _lifespan(launcher: Launcher):
 
 def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Starlette:
     """The app over `settings.runs_dir`; `launcher` starts the runs' processes (one per app by default)."""
-    launcher = launcher or Launcher(settings.runs_dir, settings.cwd)
+    launcher = launcher or Launcher(settings.runs_dir, settings.cwd, settings.limits.max_active_runs)
     api = Api(settings, launcher)
 
     def run_dir(request: Request) -> Path:
@@ -93,7 +121,8 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
 
     def viewer(request: Request) -> Response:
         # the viewer page carries its own Content-Security-Policy (its script and style by hash)
-        return HTMLResponse(render_viewer(run_dir(request)), headers=NO_SNIFF)
+        found = run_dir(request)
+        return HTMLResponse(render_viewer(found, app_link=f"/#/run/{found.name}"), headers=NO_SNIFF)
 
     def run_file(request: Request) -> Response:
         root = run_dir(request)
@@ -106,10 +135,18 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
         )
 
     def login(request: Request) -> Response:
-        if not valid_login(request.query_params.get("token"), settings.token):
+        token = request.query_params.get("token")
+        if not valid_login(token, settings.token):
             return JSONResponse({"error": "token: wrong or missing"}, status_code=401)
+        if "name" not in request.query_params:  # first ask the name each decision will record
+            return HTMLResponse(login_page(token or ""), headers={**NO_SNIFF, "Content-Security-Policy": LOGIN_CSP})
         response = RedirectResponse("/", status_code=303)
-        response.set_cookie(**login_cookie(settings.token or ""))
+        response.set_cookie(**login_cookie(settings.token or "", settings.https))
+        name = clean_name(request.query_params.get("name"))
+        if name:
+            response.set_cookie(**name_cookie(name, settings.https))
+        else:
+            response.delete_cookie(NAME_COOKIE, path="/")
         return response
 
     async def api_error(_request: Request, exc: Exception) -> Response:
@@ -135,7 +172,7 @@ def create_app(settings: ServeSettings, launcher: Launcher | None = None) -> Sta
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Guard, token=settings.token)],
+        middleware=[Middleware(SecurityHeaders), Middleware(Guard, token=settings.token, loopback=settings.loopback)],
         exception_handlers={ApiError: api_error, HTTPException: http_error},
         lifespan=_lifespan(launcher),
     )

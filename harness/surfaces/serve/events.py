@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract.layout import RUN, TRACE
+from harness.workspace.paths import servable
 
 POLL_S = 0.25
 
@@ -24,15 +25,18 @@ POLL_S = 0.25
 class TraceTail:
     """Complete lines appended to trace.jsonl since the last read (a line being written waits for its newline)."""
 
-    def __init__(self, path: Path, skip_lines: int = 0):
-        self.path = path
+    def __init__(self, run_dir: Path, skip_lines: int = 0):
+        self.run_dir = run_dir
         self.offset = 0
         self.line_no = 0
         self._skip = skip_lines
 
     def read(self) -> list[tuple[int, dict[str, Any]]]:
+        path = servable(self.run_dir, TRACE)  # the run's own trace, never a file a symlink points at
+        if path is None:
+            return []
         try:
-            with open(self.path, "rb") as fh:
+            with open(path, "rb") as fh:
                 fh.seek(self.offset)
                 chunk = fh.read()
         except OSError:
@@ -71,7 +75,7 @@ async def run_events(
     last_event_id: int = 0,
 ) -> AsyncIterator[dict[str, Any]]:
     """Server-sent events for the run at `run_dir` until the client goes away: `run` snapshots and `trace` lines."""
-    tail = TraceTail(run_dir / TRACE, skip_lines=last_event_id)
+    tail = TraceTail(run_dir, skip_lines=last_event_id)
     seen: tuple[Any, ...] | None = None
     while not await disconnected():
         for line_no, event in tail.read():

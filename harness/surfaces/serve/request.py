@@ -18,25 +18,19 @@ from typing import Any
 
 from harness.errors import UsageError
 from harness.orchestrator.agents import preflight
-from harness.orchestrator.config import DEFAULT_CORPUS, build_config
+from harness.orchestrator.config import BUDGET_FLAGS, DEFAULT_CORPUS, build_config, check_limits
 from harness.orchestrator.lifecycle import check_budget_fits
 from harness.runtime.budget import DIMENSIONS
 from harness.surfaces.langgraph_server import ResearchRequest
 
 SERVER_ONLY = ("runs_dir", "agents", "yes")
+MAX_LISTED = 500  # corpus folders the new-run form offers
 # `research run` options a request may also set once build_config takes them (the web search provider);
 # never the web fetcher's --web-allow-private: a browser must not open the private network to a run.
 OPTIONAL = tuple(k for k in ("search",) if k in inspect.signature(build_config).parameters)
 FIELDS = tuple(k for k in ResearchRequest.__annotations__ if k not in SERVER_ONLY) + tuple(
     k for k in OPTIONAL if k not in ResearchRequest.__annotations__
 )
-BUDGET_FLAGS = {
-    "llm_calls": "--budget-llm-calls",
-    "tokens": "--budget-tokens",
-    "searches": "--budget-searches",
-    "wall_seconds": "--budget-seconds",
-    "usd": "--budget-usd",
-}
 # The flag each field stands for: messages name the flag (as on the CLI), the page shows them beside the field.
 FLAGS = {
     "question": "QUESTION",
@@ -103,17 +97,50 @@ class CorpusRoots:
 
     def check(self, corpus: str, cwd: Path) -> str:
         """The corpus to pass to `research run`: python-docs, or an absolute folder under an allowed root."""
+        if "\0" in corpus:
+            raise RequestError(f"--corpus: {corpus!r} holds a NUL byte, which no path can")
         if corpus == DEFAULT_CORPUS:
             if not self.builtin:
                 raise RequestError(f"--corpus {corpus}: not among the allowed corpus roots", status=403)
             return corpus
-        path = (cwd / corpus).resolve()
+        path = self.resolve(corpus, cwd)
         if not any(path == root or root in path.parents for root in self.folders):
             roots = ", ".join([str(r) for r in self.folders] + ([DEFAULT_CORPUS] if self.builtin else []))
             raise RequestError(f"--corpus {corpus}: outside the allowed corpus roots ({roots})", status=403)
         if not path.is_dir():
             raise RequestError(f"--corpus {corpus}: no such folder")
         return str(path)
+
+    def resolve(self, corpus: str, cwd: Path) -> Path:
+        """A folder as typed: an absolute path as it is; a relative name under the first root that holds it as a
+        folder (so `docs` means ROOT/docs), else under the server's folder (where `research run` would look)."""
+        if Path(corpus).is_absolute():
+            return Path(corpus).resolve()
+        for root in self.folders:
+            candidate = (root / corpus).resolve()
+            if candidate.is_dir() and (candidate == root or root in candidate.parents):
+                return candidate
+        return (cwd / corpus).resolve()
+
+    def listing(self, limit: int = MAX_LISTED) -> list[dict[str, str]]:
+        """What a corpus may be, for the form to offer: python-docs if allowed, then the folders directly under each
+        root (not hidden, not linked out of it), by the name `resolve` takes, at most `limit`."""
+        out = [{"name": DEFAULT_CORPUS, "path": DEFAULT_CORPUS}] if self.builtin else []
+        seen: set[str] = set()
+        for root in self.folders:
+            try:
+                children = sorted(p for p in root.iterdir() if not p.name.startswith("."))
+            except OSError:
+                continue
+            for child in children:
+                real = child.resolve()
+                if child.name in seen or not real.is_dir() or root not in real.parents:
+                    continue
+                seen.add(child.name)
+                out.append({"name": child.name, "path": str(real)})
+                if len(out) >= limit:
+                    return out
+        return out
 
     def describe(self) -> list[str]:
         return [str(r) for r in self.folders] + ([DEFAULT_CORPUS] if self.builtin else [])
@@ -122,20 +149,30 @@ class CorpusRoots:
 def _typed(body: dict[str, Any]) -> dict[str, Any]:
     for key, value in body.items():
         if key not in FIELDS:
-            raise RequestError(f"{key}: not a request field (fields: {', '.join(FIELDS)})", field=key)
+            name = key if len(key) <= 40 else key[:37] + "..."
+            raise RequestError(f"{name}: not a request field (fields: {', '.join(FIELDS)})", field=name)
         expected = _TYPES.get(key)
         if value is None or expected is None:
             continue
         if not isinstance(value, expected) or (bool in (type(value),) and bool not in expected):
             kind = {str: "a string", bool: "true or false", int: "an integer", dict: "an object"}[expected[0]]
-            raise RequestError(f"{FLAGS.get(key, key)}: expected {kind}, got {value!r}", field=key)
+            raise RequestError(f"{FLAGS.get(key, key)}: expected {kind}, got {_short(value)}", field=key)
+        if isinstance(value, str) and "\0" in value:
+            raise RequestError(f"{FLAGS.get(key, key)}: must not contain a NUL byte", field=key)
     budget = body.get("budget") or {}
     for dim, value in budget.items():
         if dim not in DIMENSIONS:
-            raise RequestError(f"budget.{dim}: not a budget (budgets: {', '.join(DIMENSIONS)})", field=f"budget.{dim}")
+            name = f"budget.{dim if len(dim) <= 40 else dim[:37] + '...'}"
+            raise RequestError(f"{name}: not a budget (budgets: {', '.join(DIMENSIONS)})", field=name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise RequestError(f"{BUDGET_FLAGS[dim]}: expected a number, got {value!r}")
+            raise RequestError(f"{BUDGET_FLAGS[dim]}: expected a number, got {_short(value)}")
     return body
+
+
+def _short(value: Any) -> str:
+    """A value as a message shows it: cut, so an error line stays one short line whatever was sent."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def budget_flags(budget: dict[str, Any] | None) -> list[str]:
@@ -152,8 +189,13 @@ def check_budget_request(budget: Any) -> dict[str, Any]:
     if budget is None:
         return {}
     if not isinstance(budget, dict):
-        raise RequestError(f"budget: expected an object, got {budget!r}", field="budget")
-    return _typed({"budget": budget})["budget"]
+        raise RequestError(f"budget: expected an object, got {_short(budget)}", field="budget")
+    budget = _typed({"budget": budget})["budget"]
+    try:
+        check_limits(budget)
+    except UsageError as exc:
+        raise RequestError(str(exc)) from None
+    return budget
 
 
 def run_flags(body: Any, roots: CorpusRoots, cwd: Path, runs_dir: Path) -> list[str]:

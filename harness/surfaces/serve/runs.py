@@ -9,17 +9,20 @@ passing draft's sha256, as `research approve` checks them).
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from harness.contract.formats import plan_content_sha256
-from harness.contract.layout import FINAL_REPORT, RUN, question_cards
+from harness.contract.layout import FINAL_REPORT, PLAN, RUN, question_cards
 from harness.contract.schemas import schema
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
-from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE
+from harness.orchestrator.followup import children_of
+from harness.surfaces.serve.states import ACTIVE, BROKEN, GATES, RESUMABLE, STATUSES
 from harness.surfaces.summary import cost_text, dollars, run_costs
+from harness.workspace.paths import inside, servable
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
 
@@ -27,11 +30,14 @@ RUN_ID = re.compile(schema("common.schema.json")["$defs"]["run_id"]["pattern"])
 
 
 def run_dir_of(runs_dir: Path, run_id: str) -> Path | None:
-    """The folder of run `run_id` under `runs_dir`, or None: only a well-formed id naming a run folder there."""
+    """The folder of run `run_id` under `runs_dir`, or None: only a well-formed id naming a run folder there,
+    itself, not a symbolic link to a folder somewhere else (its files then answer to `paths.servable`)."""
     if not RUN_ID.fullmatch(run_id or ""):
         return None
     path = runs_dir / run_id
-    return path if (path / RUN).is_file() else None
+    if path.is_symlink() or not inside(path, runs_dir):
+        return None
+    return path if servable(path, RUN) is not None and (path / RUN).is_file() else None
 
 
 def run_ids(runs_dir: Path) -> list[str]:
@@ -39,6 +45,42 @@ def run_ids(runs_dir: Path) -> list[str]:
     if not runs_dir.is_dir():
         return []
     return sorted((p.name for p in runs_dir.iterdir() if run_dir_of(runs_dir, p.name)), reverse=True)
+
+
+def why(exc: BaseException) -> str:
+    """One short line for what made a run folder unreadable."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def json_ready(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` if strict JSON can carry it (no NaN or infinity a hand-edited run.json may hold), else ValueError."""
+    json.dumps(data, allow_nan=False, default=str)
+    return data
+
+
+def listed(run_dir: Path, live: bool) -> dict[str, Any]:
+    """The runs page's row of a run, or, for a folder that cannot be read as one (half-copied, hand-edited, holding
+    a number JSON cannot carry), a row with status `broken` and why: one bad folder never hides the others."""
+    try:
+        return json_ready(row(run_dir, live))
+    except Exception as exc:  # noqa: BLE001 - whatever a broken folder raises, the list still answers
+        return {
+            "run_id": run_dir.name,
+            "question": None,
+            "status": BROKEN,
+            "status_reason": why(exc),
+            "broken": why(exc),
+            "created_at": None,
+            "updated_at": None,
+            "duration_seconds": None,
+            "engines": [],
+            "models": [],
+            "budget": {"limits": {}, "spent": {}},
+            "live": live,
+            "gate": None,
+            "resumable": False,
+        }
 
 
 def _seconds_between(start: Any, end: Any) -> float | None:
@@ -51,14 +93,20 @@ def _seconds_between(start: Any, end: Any) -> float | None:
 
 
 def row(run_dir: Path, live: bool) -> dict[str, Any]:
-    """One run as the runs page lists it, and the head of its detail."""
-    run = RunReader(run_dir).run()
+    """One run as the runs page lists it, and the head of its detail; ValueError for a folder that is no readable
+    run (`listed` shows it as broken)."""
+    reader = RunReader(run_dir)
+    run = reader.run()
+    if run.get("status") not in STATUSES:
+        raise ValueError(f"{RUN}: not readable as a run's manifest")
+    if run["status"] in GATES and GATES[run["status"]] == "plan" and not reader.exists(PLAN):
+        raise ValueError(f"{PLAN}: missing, though the run waits at its plan gate (a folder copied in part?)")
     config = run.get("config") or {}
     budget = run.get("budget") or {}
     status = run.get("status")
     decided = not live and _decided(run_dir, status)
     return {
-        "run_id": run.get("run_id"),
+        "run_id": run_dir.name,  # the folder's name is how the app finds it, whatever a copied run.json says
         "question": run.get("question"),
         "status": status,
         "status_reason": run.get("status_reason"),
@@ -127,6 +175,10 @@ def _branches(reader: RunReader, run: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _link(run: Any) -> dict[str, Any] | None:
+    return {"run_id": run.get("run_id"), "question": run.get("question")} if isinstance(run, dict) else None
+
+
 def detail(run_dir: Path, live: bool) -> dict[str, Any]:
     """Everything the run page shows: the row, the plan, branches, reviews with defects, and the gate's hash."""
     reader = RunReader(run_dir)
@@ -147,6 +199,9 @@ def detail(run_dir: Path, live: bool) -> dict[str, Any]:
         "final_report": reader.exists(FINAL_REPORT),
         "draft": None,
         "cost": run_costs(reader),  # dollars per role and run, as inspect and the viewer show them
+        # follow-ups link both ways: the run this one follows up, and the runs that follow it up
+        "parent": _link(run.get("parent")),
+        "children": [_link(c) for c in children_of(run_dir)],
     }
     out["cost"]["line"] = cost_text(out["cost"])
     out["cost"]["shown"] = {role: dollars(r["usd"]) for role, r in out["cost"]["roles"].items()}

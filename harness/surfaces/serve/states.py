@@ -23,3 +23,7 @@ GATES: dict[str, str] = {AWAITING_PLAN_APPROVAL: "plan", AWAITING_FINAL_APPROVAL
 RESUMABLE: frozenset[str] = frozenset({BUDGET_EXHAUSTED, "interrupted"} & set(STATUSES))
 # Statuses of a run whose process is (or should be) working on it: one cut off in them can be resumed too.
 ACTIVE: frozenset[str] = frozenset(set(STATUSES) - TERMINAL - set(GATES) - RESUMABLE)
+# Not a run status: what the runs list shows for a folder it cannot read as a run (half-copied, hand-broken).
+BROKEN = "broken"
+# Not a run status either: a start (new run, follow-up or resume) waiting for a free slot (launcher.py).
+QUEUED = "queued"

@@ -28,9 +28,13 @@ from harness.workspace.store import Workspace
 __all__ = ["build_viewer", "render_viewer", "serve", "view_command"]
 
 
-def render_viewer(run_dir: Path | str) -> str:
-    """The viewer page for the workspace at `run_dir`, without writing it."""
-    return render_page(collect(run_dir))
+def render_viewer(run_dir: Path | str, app_link: str | None = None) -> str:
+    """The viewer page for the workspace at `run_dir`, without writing it; `app_link`: the run's page in the app
+    serving it (`research serve`), linked from the header (the page written into the run folder has none)."""
+    data = collect(run_dir)
+    if app_link:
+        data["app_link"] = app_link
+    return render_page(data)
 
 
 def build_viewer(run_dir: Path | str) -> Path:

@@ -73,8 +73,8 @@ def safe_href(url: str) -> str | None:
     m = _SCHEME.match(url)
     if m:
         return url if m.group(1).lower() in _SAFE_SCHEMES else None
-    if url.startswith("//") or url.startswith("\\"):
-        return None  # protocol-relative: would leave the workspace
+    if url.replace("\\", "/").startswith("//"):
+        return None  # protocol-relative, a backslash read as a slash as browsers do: would leave the run
     return url
 
 

@@ -220,6 +220,7 @@ def header(data: dict[str, Any]) -> Markup:
             el("code", s["run_id"] or "?"),
             badge(status),
             el("span", s["status_reason"], class_="reason") if s["status_reason"] else None,
+            el("a", "← back to the app", href=data["app_link"], id="v-app") if data.get("app_link") else None,
             class_="title-row",
         ),
         el("h1", s["question"] or ""),

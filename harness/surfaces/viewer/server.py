@@ -15,6 +15,8 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from harness.workspace.paths import servable
+
 HOST = "127.0.0.1"
 CONTENT_TYPES = {  # text is sent as text/plain: a snapshot holding HTML is shown, never rendered
     ".html": "text/html; charset=utf-8",
@@ -26,17 +28,10 @@ CONTENT_TYPES = {  # text is sent as text/plain: a snapshot holding HTML is show
 
 
 def servable_file(root: Path, rel: str) -> Path | None:
-    """The file `rel` names under the run folder `root`, or None: hidden paths, anything outside, folders."""
-    parts = [p for p in rel.split("/") if p]
-    if any(p.startswith(".") or "\\" in p or "\0" in p for p in parts):
-        return None
-    root = root.resolve()
-    target = root.joinpath(*parts).resolve()
-    if target != root and root not in target.parents:
-        return None
-    if not target.is_file():
-        return None
-    return target
+    """The file `rel` names under the run folder `root`, or None: the workspace's one rule (`paths.servable`:
+    nothing hidden, nothing resolving outside or into `.harness/`), and never a folder."""
+    target = servable(root, rel)
+    return target if target is not None and target.is_file() else None
 
 
 class _ReadOnlyHandler(SimpleHTTPRequestHandler):
@@ -63,6 +58,8 @@ class _ReadOnlyHandler(SimpleHTTPRequestHandler):
         self.send_header("Content-Type", CONTENT_TYPES.get(target.suffix, "application/octet-stream"))
         self.send_header("Content-Length", str(size))
         self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Content-Security-Policy", "frame-ancestors 'none'")  # a <meta> policy cannot say it
+        self.send_header("X-Frame-Options", "DENY")
         self.send_header("Cache-Control", "no-store")
         self.send_header("Referrer-Policy", "no-referrer")
         self.end_headers()

@@ -88,16 +88,22 @@ function runsPage() {
   async function refresh() {
     const q = select.value ? "?status=" + encodeURIComponent(select.value) : "";
     let data;
-    try { data = await api("GET", "/api/runs" + q); } catch (e) { count.textContent = e.message; return; }
+    try { data = await api("GET", "/api/runs" + q); } catch (e) {
+      count.textContent = e.status ? e.message : "The server does not answer: it may have stopped (retrying every 2 s).";
+      return;
+    }
     count.textContent = `${data.runs.length} run(s)`;
-    body.replaceChildren(...data.runs.map((r) => h("tr", { "data-run": r.run_id, "data-status": r.status },
-      h("td", {}, badge(r.status), r.live ? h("span", { class: "live" }, " ● live") : null),
-      h("td", {}, h("a", { href: "#/run/" + r.run_id }, r.question)),
+    body.replaceChildren(...data.runs.map((r) => h("tr", { "data-run": r.run_id || r.ticket, "data-status": r.status },
+      h("td", {}, badge(r.status), r.live ? h("span", { class: "live" }, " ● live") : null,
+        r.position ? h("span", { class: "muted" }, ` #${r.position} in the queue`) : null,
+        r.queued ? h("span", { class: "muted queued" }, ` queued to continue (#${r.queued})`) : null),
+      h("td", {}, r.run_id ? h("a", { href: "#/run/" + r.run_id }, r.question || "(unreadable run)") : (r.question || ""),
+        r.status_reason && !r.run_id ? h("div", { class: "muted" }, r.status_reason) : null),
       h("td", {}, when(r.created_at)),
       h("td", {}, seconds(r.duration_seconds)),
       h("td", {}, r.engines.join(", ") + (r.models.length ? " · " + r.models.join(", ") : "")),
       h("td", {}, spentLine(r.budget)),
-      h("td", {}, h("a", { href: `/runs/${r.run_id}/` }, "audit")))));
+      h("td", {}, r.run_id ? h("a", { href: `/runs/${r.run_id}/` }, "audit") : null))));
   }
   select.addEventListener("change", refresh);
   mount(h("h2", {}, "Runs"), h("p", {}, "Filter: ", select, " ", count, " · runs folder ", h("code", {}, meta.runs_dir)), table);
@@ -118,8 +124,8 @@ function newRunPage() {
   const form = h("form", { class: "new panel", id: "new-run", novalidate: true },
     field("Question", "question", h("textarea", { id: "f-question", name: "question", rows: 3, required: true })),
     field("Corpus", "corpus", h("input", { type: "text", id: "f-corpus", name: "corpus", class: "wide", value: roots.includes("python-docs") ? "python-docs" : "", list: "corpus-roots" }),
-      "python-docs, or a folder under an allowed root: " + roots.join(", ")),
-    h("datalist", { id: "corpus-roots" }, roots.map((r) => h("option", { value: r }))),
+      "python-docs, or a folder under an allowed root, by its name there or its full path: " + roots.join(", ")),
+    h("datalist", { id: "corpus-roots" }, (meta.corpora || []).map((c) => h("option", { value: c.name, label: c.path }))),
     h("div", { class: "grid" },
       field("Engine", "engine", h("select", { id: "f-engine", name: "engine" }, h("option", { value: "" }, "default"), meta.engines.map((e) => h("option", { value: e }, e)))),
       field("Model", "model", h("input", { type: "text", id: "f-model", name: "model", placeholder: "PROVIDER:NAME" }))),
@@ -149,7 +155,7 @@ function newRunPage() {
     button.textContent = "Starting…";
     try {
       const res = await api("POST", "/api/runs", body);
-      location.hash = "#/run/" + res.run_id;
+      location.hash = res.run_id ? "#/run/" + res.run_id : "#/";  // queued: the runs list shows its place
     } catch (e) {
       const slot = e.field && form.querySelector(`[data-error-for="${CSS.escape(e.field)}"]`);
       (slot || form.querySelector("#form-error")).textContent = e.message;
@@ -158,6 +164,12 @@ function newRunPage() {
       button.textContent = "Start run";
     }
   });
+  // only options that apply: the search provider only with the web on
+  const webBox = form.querySelector("#f-web");
+  const searchField = form.querySelector('[data-field="search"]');
+  const syncWeb = () => { if (searchField) searchField.hidden = !webBox.checked; };
+  webBox.addEventListener("change", syncWeb);
+  syncWeb();
   mount(h("h2", {}, "New run"), form);
 }
 
@@ -175,6 +187,14 @@ function rememberPlan(id, plan) {
   return seen;
 }
 
+function growing(area) {
+  // A question is read whole: the box wraps and grows with its text (style set through the CSSOM, which the CSP allows).
+  const fit = () => { area.style.height = "auto"; area.style.height = area.scrollHeight + 2 + "px"; };
+  area.addEventListener("input", fit);
+  requestAnimationFrame(fit);
+  return area;
+}
+
 function splitList(text) { return text.split(",").map((s) => s.trim()).filter(Boolean); }
 
 function planGate(id, d, seen) {
@@ -184,10 +204,10 @@ function planGate(id, d, seen) {
   function addRow(q, isNew) {
     const tr = h("tr", { class: "q", "data-qid": q.id },
       h("td", {}, h("strong", {}, q.id), " ", q.tag ? badge(q.tag, q.tag) : null, isNew ? badge("added", "new") : null),
-      h("td", {}, h("input", { type: "text", class: "wide q-text", value: q.text || "", "aria-label": "question " + q.id })),
+      h("td", {}, growing(h("textarea", { class: "wide q-text", rows: 2, "aria-label": "question " + q.id }, q.text || ""))),
       h("td", {}, h("select", { class: "q-kind" }, ["research", "deliverable"].map((k) => h("option", { value: k, selected: q.kind === k }, k)))),
       h("td", {}, h("input", { type: "checkbox", class: "q-critical", checked: q.critical, "aria-label": "critical" })),
-      h("td", {}, ["corpus", "web"].map((s) => h("label", {}, h("input", { type: "checkbox", class: "q-src", value: s, checked: (q.allowed_sources || ["corpus"]).includes(s) }), s, " "))),
+      h("td", {}, (d.config && d.config.web ? ["corpus", "web"] : ["corpus"]).map((s) => h("label", {}, h("input", { type: "checkbox", class: "q-src", value: s, checked: (q.allowed_sources || ["corpus"]).includes(s) }), s, " "))),
       h("td", {}, h("input", { type: "text", class: "wide q-terms", value: (q.search_terms || []).join(", "), "aria-label": "search terms " + q.id })),
       h("td", {}, h("button", { type: "button", class: "danger q-remove", onclick: () => tr.remove() }, "remove")),
       h("td", { class: "field-error q-error" }));
@@ -296,18 +316,22 @@ function askPanel(id) {
     err.textContent = "";
     try {
       const res = await api("POST", `/api/runs/${id}/ask`, { question: input.value });
-      location.hash = "#/run/" + res.run_id;
+      location.hash = res.run_id ? "#/run/" + res.run_id : "#/";
     } catch (e) { err.textContent = e.message; }
   } }, "Ask a follow-up");
   return h("section", { class: "panel gate", id: "ask-panel" }, h("h3", {}, "Ask a follow-up"),
     h("p", {}, "A new run that starts from this run's sources and cards and researches only what is new."), input, " ", go, err);
 }
 
-function meters(budget) {
+const LLM_DIMS = ["llm_calls", "tokens"];
+
+function meters(budget, engines) {
+  // model calls and tokens only where a model runs: an offline run spends neither
   const spent = (budget && budget.spent) || {};
   const limits = (budget && budget.limits) || {};
   // dollars appear as a meter only under a dollar limit; what was spent is in the cost panel (or price unknown)
-  const shown = BUDGET_DIMS.filter((dim) => dim !== "usd" || (limits.usd !== null && limits.usd !== undefined));
+  const llm = !engines || engines.some((e) => e !== "offline");
+  const shown = BUDGET_DIMS.filter((dim) => (dim !== "usd" || (limits.usd !== null && limits.usd !== undefined)) && (llm || !LLM_DIMS.includes(dim)));
   return h("table", { id: "budget" }, h("tbody", {}, shown.map((dim) => {
     const s = Number(spent[dim] || 0);
     const l = limits[dim];
@@ -354,14 +378,21 @@ function runPage(id) {
     head.replaceChildren(...[
       h("h2", {}, d.question),
       h("p", {}, "status ", badge(d.status), d.live ? h("span", { class: "live", id: "live" }, " ● working") : null,
+        d.queued ? h("span", { class: "muted", id: "queued" }, ` · queued to continue (#${d.queued} in the queue)`) : null,
         d.status_reason ? h("span", { class: "muted" }, " — " + d.status_reason) : null,
         " · ", h("a", { href: `/runs/${id}/`, id: "open-viewer" }, "audit viewer"),
-        d.final_report ? [" · ", h("a", { href: `/runs/${id}/final-report.md` }, "final-report.md")] : null),
+        d.final_report ? [" · ", h("a", { href: `/runs/${id}/final-report.md` }, "final-report.md")] : null,
+        d.status === "completed" ? h("span", { id: "export" }, " · export: ", [["pdf", "PDF"], ["docx", "Word"], ["html", "HTML"], ["md", "Markdown"]]
+          .map(([f, label], i) => [i ? " " : "", h("a", { href: `/api/runs/${id}/export/${f}`, download: "", class: "button-link", "data-format": f }, label)])) : null),
+      d.parent ? h("p", { id: "parent-run" }, "follow-up of ", h("a", { href: "#/run/" + d.parent.run_id }, d.parent.question || d.parent.run_id)) : null,
+      d.children && d.children.length ? h("p", { id: "child-runs" }, "followed up by ",
+        d.children.map((c, i) => [i ? "; " : "", h("a", { href: "#/run/" + c.run_id }, c.question || c.run_id)])) : null,
       d.error ? h("p", { class: "error", id: "run-error" }, d.error) : null].filter(Boolean));
-    const key = [d.gate, d.plan_sha256, d.draft && d.draft.sha256, d.resumable, d.live, d.status].join("|");
+    const key = [d.gate, d.plan_sha256, d.draft && d.draft.sha256, d.resumable, d.live, d.status, d.queued].join("|");
     if (key !== gateKey) {
       gateKey = key;
-      if (d.gate === "plan" && d.plan) gate.replaceChildren(planGate(id, d, seen));
+      if (d.queued) gate.replaceChildren();  // a decision taken, the run waits for a slot to go on
+      else if (d.gate === "plan" && d.plan) gate.replaceChildren(planGate(id, d, seen));
       else if (d.gate === "final") gate.replaceChildren(finalGate(id, d));
       else if (d.resumable) gate.replaceChildren(resumePanel(id, d));
       else if (d.status === "completed" && !d.live) gate.replaceChildren(askPanel(id));
@@ -374,7 +405,7 @@ function runPage(id) {
           d.branches.length ? h("table", { id: "branches" }, h("tbody", {}, d.branches.map((b) => h("tr", { "data-qid": b.id },
             h("td", {}, b.id), h("td", {}, b.text), h("td", {}, b.status ? badge(b.status) : h("span", { class: "muted" }, "pending")),
             h("td", { class: "cards" }, `${b.cards} card(s)`))))) : h("p", { class: "muted" }, "no branches yet")),
-        h("div", {}, h("h3", {}, "Budget"), meters(d.budget), h("h3", {}, "Cost"), costPanel(d.cost))),
+        h("div", {}, h("h3", {}, "Budget"), meters(d.budget, d.engines), h("h3", {}, "Cost"), costPanel(d.cost))),
       h("h3", {}, "Review rounds"),
       d.reviews.length ? h("div", { id: "reviews" }, d.reviews.map((r) => h("div", { class: "review" },
         h("p", {}, h("strong", {}, r.path), " on ", r.draft || "?", " ", badge(r.verdict), ` ${r.defects.length} defect(s)`),
@@ -383,7 +414,17 @@ function runPage(id) {
   }
 
   const source = new EventSource(`/api/runs/${id}/events`);
-  source.addEventListener("run", (ev) => render(JSON.parse(ev.data)));
+  const trouble = h("p", { class: "error", id: "run-trouble", hidden: true });
+  head.before(trouble);
+  source.addEventListener("run", (ev) => { trouble.hidden = true; render(JSON.parse(ev.data)); });
+  source.addEventListener("error", async () => {
+    // say why the page stopped changing: no such run, a folder that cannot be read, or a server that does not answer
+    try { await api("GET", `/api/runs/${encodeURIComponent(id)}`); return; } catch (e) {
+      trouble.textContent = e.status ? e.message : "The server does not answer: it may have stopped. This page retries on its own.";
+      trouble.hidden = false;
+      if (e.status === 404) source.close();
+    }
+  });
   source.addEventListener("trace", (ev) => {
     events.append(traceLine(JSON.parse(ev.data)));
     while (events.children.length > 500) events.firstChild.remove();
