@@ -50,6 +50,7 @@ from harness.contract.statuses import (
     BranchStatus,
     RunStatus,
 )
+from harness.evidence.answers import answer_verdicts
 from harness.evidence.checks import describe_defect, draft_defects, verdict_for
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import render_report
@@ -347,7 +348,12 @@ class Pipeline:
         draft = state["draft"]
         review = review_path(state["draft_no"])
         branches = state.get("branches", {})
-        found = draft_defects(self.ws.reader(cache=True), draft, branches)
+        reader = self.ws.reader(cache=True)
+        found = draft_defects(reader, draft, branches, may_research=self._may_research(state))
+        answers = [
+            {"question_id": v.question_id, "verdict": v.verdict, "reason": v.reason}
+            for v in answer_verdicts(reader, self.ws.read_text(draft, HARNESS))
+        ]
         brief = Brief(
             "reviewer",
             task=f"Review {draft}.",
@@ -361,7 +367,7 @@ class Pipeline:
             },
             material=reviewer_material(draft, self.ws.read_text(draft, HARNESS)),
         )
-        guard = merge_deterministic(review, found, draft, state["draft_sha"])
+        guard = merge_deterministic(review, found, draft, state["draft_sha"], answers)
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
         if outcome.status in OUTCOME_CUT:
             return self._stop_on_failure(outcome, "reviewer")
@@ -382,6 +388,18 @@ class Pipeline:
             )
         verdict = self.ws.read_json(review, HARNESS)["verdict"]
         return {"review": review, "verdict": verdict}
+
+    def _may_research(self, state: RunState) -> set[str]:
+        """The research questions an unanswered verdict may still send back to research: each once (its
+        branch has run only in the first round), and only while the revise budget has a round left."""
+        if state.get("round", 0) >= self.run.config.max_revisions:
+            return set()
+        branches = state.get("branches", {})
+        return {
+            q["id"]
+            for q in self._plan()["questions"]
+            if q["kind"] == "research" and (branches.get(q["id"]) or {}).get("round", 0) == 0
+        }
 
     def _defects_for(self, review: str | None, role: str, question: str | None = None) -> list[dict[str, Any]]:
         """The error defects of `review` routed to `role` (and, for a Researcher, naming its question)."""
