@@ -32,12 +32,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.contract.claims import USABLE
+from harness.contract.layout import FINAL_REPORT, METRICS
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import ANSWERED, NOT_ANSWERED, PARTLY, AnswerVerdict
+from harness.errors import Problem
 from harness.evidence.draft import parse_draft
-from harness.evidence.lexical import content_words, coverage
+from harness.evidence.lexical import content_words, coverage, criterion_groups
+from harness.sources.tokens import tokenize
 from harness.workspace.reader import RunReader
 
 SUBJECT_SHARE = 0.5  # of the question's topic words (other than names) the cited quotes must hold together
@@ -142,7 +146,9 @@ _FRAME = content_words(
 
 
 def _has_name(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.I) is not None
+    """`name` is in `text`: every word of it, as the one tokenizer stems it ("taskgroups" names TaskGroup)."""
+    stems = set(tokenize(name))
+    return bool(stems) and stems <= set(tokenize(text))
 
 
 @dataclass(frozen=True)
@@ -190,10 +196,13 @@ class Ask:
 
 
 def _criterion_test(criterion: str, side: str | None = None):
-    want = content_words(criterion)
+    """A quote on the criterion (half its words, each or a word it is commonly discussed with: "error handling"
+    is spoken of as exceptions, `lexical.RELATED`), and on the side when one is named."""
+    groups = criterion_groups(criterion)
 
     def test(quote: str) -> bool:
-        on_it = bool(want) and coverage(want, content_words(quote)) >= SUBJECT_SHARE
+        words = content_words(quote)
+        on_it = bool(groups) and sum(bool(g & words) for g in groups) / len(groups) >= SUBJECT_SHARE
         return on_it and (
             side is None
             or _has_name(side, quote)
@@ -354,17 +363,25 @@ def _and(items: list[str] | tuple[str, ...]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _heading_like(line: str) -> bool:
+    line = line.strip()
+    return bool(line) and len(line.split()) <= HEADING_WORDS and not re.search(r"[.!?;:,]\s*$", line)
+
+
 def heading_above(snapshot: str, start: int) -> str:
-    """The nearest line above offset `start` of `snapshot` that reads as a heading or a signature (short, no full
-    stop at its end): what the quote's section is about."""
-    before = snapshot[:start]
-    lines = before.splitlines()
-    if before and not before.endswith("\n"):
-        lines = lines[:-1]  # the start of the quote's own line
-    for line in reversed(lines):
-        line = line.strip()
-        if line and len(line.split()) <= HEADING_WORDS and not re.search(r"[.!?;,]\s*$", line):
-            return line
+    """What the section holding offset `start` of `snapshot` is about: the first line of the quote's own paragraph
+    when that is a signature line above the quote, else the nearest one-line paragraph above it that
+    reads as a heading (short, no full stop at its end)."""
+    blocks = re.split(r"\n[ \t]*\n", snapshot[:start])
+    own = blocks[-1].splitlines()
+    if blocks[-1] and not blocks[-1].endswith("\n"):
+        own = own[:-1]  # the start of the quote's own line
+    if own and _heading_like(own[0]) and _CODE_TOKEN.search(own[0]):
+        return own[0].strip()  # a signature line (a wrapped sentence's first line is no heading)
+    for block in reversed(blocks[:-1]):
+        lines = [ln for ln in block.splitlines() if ln.strip()]
+        if len(lines) == 1 and _heading_like(lines[0]):
+            return lines[0].strip()
     return ""
 
 
@@ -405,12 +422,87 @@ def answer_verdicts(reader: RunReader, text: str) -> list[QuestionVerdict]:
     return out
 
 
-def verdict_record(v: QuestionVerdict, text: str) -> dict:
-    """A verdict as metrics.json and a review store it."""
-    return {
-        "question_id": v.question_id,
-        "question": text,
-        "verdict": v.verdict,
-        "reason": v.reason,
-        "claims": list(v.claims),
-    }
+def reviewer_judgements(reader: RunReader, draft_rel: str | None) -> dict[str, dict]:
+    """question id -> a model Reviewer's own judgement (verdict, reason) in the latest review of `draft_rel`."""
+    for rel in reversed(reader.reviews()):
+        review = reader.read_json(rel) or {}
+        if review.get("draft") == draft_rel:
+            return {
+                a["question_id"]: {"verdict": a["verdict"], "reason": a["reason"]}
+                for a in review.get("answers") or []
+                if isinstance(a, dict) and a.get("origin") == "llm" and "question_id" in a
+            }
+    return {}
+
+
+def answer_records(reader: RunReader, draft_rel: str | None) -> list[dict[str, Any]]:
+    """metrics.json's `answers`: each research question, its verdict, why, the claims judged, and beside it the
+    model Reviewer's judgement when one gave it (else null)."""
+    text = reader.read_text(draft_rel) if draft_rel else None
+    questions = {q["id"]: q.get("text", "") for q in reader.questions()}
+    judged = reviewer_judgements(reader, draft_rel)
+    return [
+        {
+            "question_id": v.question_id,
+            "question": questions.get(v.question_id, ""),
+            "verdict": v.verdict,
+            "reason": v.reason,
+            "claims": list(v.claims),
+            "reviewer": judged.get(v.question_id),
+        }
+        for v in answer_verdicts(reader, text or "")
+    ]
+
+
+GAP_NOTE = {NOT_ANSWERED: "Not answered from the sources", PARTLY: "Only partly answered from the sources"}
+
+
+def gap_notes(records: list[dict[str, Any]]) -> str | None:
+    """The Limitations bullets for the questions the report leaves open, in plain words; None when it answers all."""
+    lines = [
+        f"- {GAP_NOTE[r['verdict']]}: {r['question_id']} ({normalize_ws(r['question'])}): {r['reason']}."
+        for r in records
+        if r["verdict"] in GAP_NOTE
+    ]
+    return "\n".join(lines) or None
+
+
+def answer_problems(reader: RunReader) -> list[Problem]:
+    """Invariant 10, re-checked on any workspace: metrics.json's verdicts are what the check decides on its report
+    today, and the final report states every question it leaves open (and no other) under Limitations."""
+    metrics = reader.read_json(METRICS)
+    if not isinstance(metrics, dict) or not metrics.get("report"):
+        return []
+    stored = metrics.get("answers")
+    if not isinstance(stored, list):
+        return [Problem(METRICS, "/answers", "answer-verdicts", "metrics.json carries no answer verdicts")]
+    problems = []
+    today = {r["question_id"]: r for r in answer_records(reader, metrics["report"])}
+    kept = {a.get("question_id"): a for a in stored if isinstance(a, dict)}
+    for qid in sorted(set(today) | set(kept)):
+        now, then = today.get(qid), kept.get(qid)
+        if now is None or then is None or now["verdict"] != then.get("verdict"):
+            problems.append(
+                Problem(
+                    METRICS,
+                    "/answers",
+                    "answer-verdict",
+                    f"{qid}: metrics.json says {then and then.get('verdict')}, the answer check says "
+                    f"{now and now['verdict']}",
+                )
+            )
+    report = reader.read_text(FINAL_REPORT)
+    if report is not None:
+        for qid, r in today.items():
+            stated = re.search(rf"answered from the sources: {re.escape(qid)}\b", report) is not None
+            if stated != (r["verdict"] in GAP_NOTE):
+                problems.append(
+                    Problem(
+                        FINAL_REPORT,
+                        "",
+                        "answer-stated",
+                        f"{qid} is {r['verdict']}, but the report "
+                        + ("says it is not answered" if stated else "does not say so under Limitations"),
+                    )
+                )
+    return problems

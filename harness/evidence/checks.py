@@ -6,7 +6,7 @@ draft), refs, a message and a route (who should fix it: researcher, analyst, wri
 human). An LLM review may add defects to these; it can never remove one
 (`orchestrator/review_guard.py`).
 
-`question_not_answered` is the answer check's (`evidence/answers.py`): a research question the
+`heading_as_finding` and `question_not_answered` are the answer check's (`evidence/answers.py`): a research question the
 draft leaves partly or wholly unanswered is an error routed to the Researcher while that question
 may still go back to research (`may_research`, decided by the parent: once per question, within
 the revise budget); after that a warning, and the final report states it under Limitations.
@@ -31,7 +31,7 @@ from harness.contract.statuses import (
     REVISE,
     Verdict,
 )
-from harness.evidence.answers import answer_verdicts
+from harness.evidence.answers import answer_verdicts, claim_findings
 from harness.evidence.draft import Sentence, parse_draft
 from harness.evidence.lexical import content_words, coverage, numbers
 from harness.evidence.support import evidence_text, supports
@@ -150,6 +150,8 @@ def draft_defects(
             )
         for key in s.claim_ids:
             defects += _check_cited_claim(ev, key, sentences, i, cited_questions, checked_cards)
+        if s.factual:
+            defects += _check_heading(ev, s)
         defects += _check_support(ev, s)
         defects += [
             defect(
@@ -165,6 +167,39 @@ def draft_defects(
     return defects
 
 
+def _check_heading(ev: _Evidence, s: Sentence) -> list[dict]:
+    """A factual sentence resting on a claim whose every quote is only a heading or a page title
+    (`answers.heading_only`): a title states nothing, so it is never a finding."""
+    out = []
+    for key in s.claim_ids:
+        claim = ev.claims.get(key)
+        if claim is None or claim["status"] not in USABLE or not claim.get("supporting_cards"):
+            continue
+        if not claim_findings(ev.reader, {**claim, "contradicting_cards": []}):
+            out.append(
+                defect(
+                    "heading_as_finding",
+                    s.line,
+                    f"{key} quotes only a heading or a page title, which states nothing; cite a claim that states the fact.",
+                    "writer",
+                    excerpt=s.plain,
+                    claims=[key],
+                )
+            )
+    return out
+
+
+_NOT_ANSWERED_TEXT, _PARTLY_TEXT = "is not answered", "is only partly answered"
+
+
+def answer_gap(d: dict[str, Any]) -> tuple[str, int] | None:
+    """(question id, 2 when not answered, 1 when partly) for a `question_not_answered` defect; else None."""
+    questions = (d.get("refs") or {}).get("questions") or []
+    if d.get("code") != "question_not_answered" or not questions:
+        return None
+    return questions[0], 2 if f" {_NOT_ANSWERED_TEXT} " in d.get("message", "") else 1
+
+
 def _check_answers(reader: RunReader, text: str, may_research: Collection[str]) -> list[dict]:
     """A research question the cited evidence leaves partly or wholly unanswered (`evidence/answers.py`)."""
     out = []
@@ -172,7 +207,7 @@ def _check_answers(reader: RunReader, text: str, may_research: Collection[str]) 
         if v.verdict not in ANSWER_GAPS:
             continue
         again = v.question_id in may_research
-        what = "is not answered" if v.verdict == NOT_ANSWERED else "is only partly answered"
+        what = _NOT_ANSWERED_TEXT if v.verdict == NOT_ANSWERED else _PARTLY_TEXT
         out.append(
             defect(
                 "question_not_answered",
@@ -232,9 +267,15 @@ def _check_cited_claim(
     elif claim["status"] == CONFLICTED:
         out += _check_conflict(ev, claim, sentences, i)
     elif claim["status"] == VERIFIED_WITH_LIMIT:
-        window = _window(sentences, i)
         limits = content_words(" ".join(claim.get("limitations", [])))
-        if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
+
+        def states_limit(text: str) -> bool:
+            return bool(_HEDGE.search(text)) or coverage(limits, content_words(text)) >= 0.5
+
+        # Near the sentence, or once for the section in a sentence that cites this claim too (a limitation
+        # shared by several claims of one source is said once: "These findings have a limitation: ...").
+        same_section = (t.plain for t in sentences if t.section == s.section and key in t.claim_ids)
+        if not states_limit(_window(sentences, i)) and not any(map(states_limit, same_section)):
             out.append(
                 defect(
                     "uncertainty_removed",

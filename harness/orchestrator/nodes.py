@@ -34,6 +34,7 @@ from harness.contract.statuses import (
     BLOCKED,
     BRANCH_BROKEN,
     BRANCH_STATUSES,
+    BRANCH_WITHOUT_EVIDENCE,
     BUDGET_EXHAUSTED,
     COMPLETED,
     FAILED,
@@ -50,7 +51,7 @@ from harness.contract.statuses import (
     BranchStatus,
     RunStatus,
 )
-from harness.evidence.answers import answer_verdicts
+from harness.evidence.answers import answer_records, answer_verdicts
 from harness.evidence.checks import describe_defect, draft_defects, verdict_for
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import render_report
@@ -391,14 +392,17 @@ class Pipeline:
 
     def _may_research(self, state: RunState) -> set[str]:
         """The research questions an unanswered verdict may still send back to research: each once (its
-        branch has run only in the first round), and only while the revise budget has a round left."""
+        branch has run only in the first round), only while the revise budget has a round left, and not one
+        whose branch found no evidence at all (blocked, failed, timed out: the report already says why)."""
         if state.get("round", 0) >= self.run.config.max_revisions:
             return set()
         branches = state.get("branches", {})
         return {
             q["id"]
             for q in self._plan()["questions"]
-            if q["kind"] == "research" and (branches.get(q["id"]) or {}).get("round", 0) == 0
+            if q["kind"] == "research"
+            and (branches.get(q["id"]) or {}).get("round", 0) == 0
+            and (branches.get(q["id"]) or {}).get("status") not in BRANCH_WITHOUT_EVIDENCE
         }
 
     def _defects_for(self, review: str | None, role: str, question: str | None = None) -> list[dict[str, Any]]:
@@ -459,7 +463,10 @@ class Pipeline:
         claims = {c["claim_id"]: c for c in self.ws.read_json(CLAIMS, HARNESS)["claims"]}
         cards = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(CARDS, HARNESS)}
         sources = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(SOURCE_RECORDS, HARNESS)}
-        text = render_report(self.ws.read_text(draft, HARNESS), draft, state["draft_sha"], claims, cards, sources)
+        answers = answer_records(self.ws.reader(cache=True), draft)
+        text = render_report(
+            self.ws.read_text(draft, HARNESS), draft, state["draft_sha"], claims, cards, sources, answers=answers
+        )
         self.ws.write(FINAL_REPORT, text, HARNESS)
         self._write_metrics(draft, state)
         self.ws.update_manifest(lambda m: m.__setitem__("final_report", FINAL_REPORT))

@@ -29,10 +29,10 @@ from harness.contract.formats import dump_json
 from harness.contract.layout import FINAL_REPORT, METRICS
 from harness.contract.schemas import validate
 from harness.errors import HarnessError, UsageError
+from harness.evidence.audit import validate_run
 from harness.evidence.metrics import compute_metrics
 from harness.surfaces.summary import summarize
 from harness.workspace.reader import RunReader
-from harness.workspace.validate import validate_workspace
 
 CASE_FILE = "case.yaml"
 SCHEMA = "eval-case.schema.json"
@@ -481,7 +481,7 @@ def check_expectations(root: Path, expect: dict[str, Any]) -> list[Check]:
         for role, spec in expect["refused_writes"].items():
             add(f"refused_writes.{role}", spec, refused.get(role, 0), compare(refused.get(role, 0), spec))
     want_valid = expect.get("valid", True)
-    problems = validate_workspace(root)
+    problems = validate_run(root)
     add(
         "valid",
         "clean" if want_valid else "problems",

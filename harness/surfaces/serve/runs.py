@@ -19,6 +19,7 @@ from harness.contract.layout import FINAL_REPORT, RUN, question_cards
 from harness.contract.schemas import schema
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
 from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE
+from harness.surfaces.summary import answers_of
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
 
@@ -127,7 +128,8 @@ def _branches(reader: RunReader, run: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def detail(run_dir: Path, live: bool) -> dict[str, Any]:
-    """Everything the run page shows: the row, the plan, branches, reviews with defects, and the gate's hash."""
+    """Everything the run page shows: the row, the plan, branches, reviews with defects, the answer check's verdicts
+    (once metrics.json is written), and the gate's hash."""
     reader = RunReader(run_dir)
     head = row(run_dir, live)
     run = reader.run()
@@ -144,6 +146,7 @@ def detail(run_dir: Path, live: bool) -> dict[str, Any]:
         "reviews": _reviews(reader),
         "decisions": run.get("decisions") or [],
         "final_report": reader.exists(FINAL_REPORT),
+        "answers": answers_of(reader),
         "draft": None,
     }
     if head["gate"] == "final":
