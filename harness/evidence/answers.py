@@ -301,20 +301,25 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
     return Ask(question["id"], tuple(names), frozenset(words), tuple(reqs))
 
 
+_NAME_ONLY = re.compile(r"^(?:class |def |module |coroutine )?[A-Za-z_][\w.]*(?:\(\))?$")
+
+
 def heading_only(quote: str, title: str = "", snapshot: str | None = None) -> bool:
-    """A quote that is only a heading or a page title: the source's title (or part of it), or a whole short line
-    of the source without a full stop and without code. It states nothing, so it answers nothing."""
+    """A quote that is only a heading or a page title, so it states nothing and answers nothing: the source's title
+    (or part of it), or a whole short line of the source without a full stop that reads as a heading (it opens with
+    a capital: "Running a Subset of Tests") or is a name alone ("asyncio.TaskGroup", "class TaskGroup"). A command
+    line ("cargo test one_hundred") is a finding."""
     q = normalize_ws(quote).strip()
     if not q:
         return True
     bare = q.rstrip(".:").strip().lower()
     if title and bare and bare in normalize_ws(title).lower():
         return True
-    if _SENTENCE_END.search(q) or _CODE_TOKEN.search(q) or len(q.split()) > HEADING_WORDS:
+    if _SENTENCE_END.search(q) or len(q.split()) > HEADING_WORDS or snapshot is None:
         return False
-    if snapshot is None:
+    if not (_NAME_ONLY.match(q) or (q[:1].isupper() and not _CODE_TOKEN.search(q))):
         return False
-    return any(normalize_ws(line).strip() == q for line in snapshot.splitlines())
+    return any(normalize_ws(line).strip().lstrip("#").strip() == q for line in snapshot.splitlines())
 
 
 @dataclass(frozen=True)

@@ -227,6 +227,11 @@ class Pipeline:
         reason = outcome.reason
         if status == COMPLETED and not cards:  # "done" with nothing written is no evidence
             status, reason = BLOCKED, f"no_evidence: the researcher wrote no evidence cards ({outcome.summary[:120]})"
+        earlier = sorted(id_of(p) for p in self.ws.list(question_cards(qid), HARNESS) if id_of(p) not in cards)
+        if rnd and status == BLOCKED and earlier:
+            # Researched again (the answer check sent it back) and found nothing new: the evidence of the
+            # earlier round stands, and so does the branch.
+            status, reason, cards = COMPLETED, f"researched again, nothing new: {reason}", sorted(earlier + cards)
         self.ws.remove_private(_branch_marker(qid, rnd))
         result = BranchResult(
             status=status,
