@@ -43,6 +43,7 @@ KEY_METRICS = (
     "primary_source_ratio",
     "conflict_disclosure_rate",
     "plan_coverage",
+    "answer_coverage",
 )
 _CMP = re.compile(r"^\s*(==|!=|>=|<=|>|<)?\s*(-?[0-9]+(?:\.[0-9]+)?|null)\s*$")
 _CONFIG_KEYS = ("max_revisions", "concurrency", "agents", "budget", "role_budgets", "sources")
@@ -516,6 +517,7 @@ _SHORT = {
     "primary_source_ratio": "primary",
     "conflict_disclosure_rate": "disclosed",
     "plan_coverage": "plan",
+    "answer_coverage": "answered",
 }
 
 
