@@ -9,9 +9,9 @@ from pathlib import Path
 
 from fakes.workspaces import SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
 from harness.contract.formats import sha256_text
-from harness.engines.offline.writer import render_draft
+from harness.engines.offline.writer import checked_draft, render_draft
 from harness.evidence.answers import answer_records
-from harness.evidence.checks import answer_gap, draft_defects
+from harness.evidence.checks import answer_gap, defect, draft_defects
 from harness.evidence.report import render_report
 from harness.workspace.reader import RunReader
 
@@ -121,3 +121,19 @@ def test_the_report_states_each_open_question_under_limitations(tmp_path):
     answered = [dict(r, verdict="answered") for r in records]
     report = render_report(draft, "drafts/draft-1.md", sha256_text(draft), claims, cards, sources, answers=answered)
     assert "answered from the sources" not in report
+
+
+def test_the_writer_never_says_nothing_is_missing_when_a_question_is_open(tmp_path):
+    claims = [claim("C1", CARD)]
+    reader = build(tmp_path, claims)
+    cards = {CARD: make_card(card_id=CARD)}
+    gap = defect(
+        "question_not_answered",
+        0,
+        "Q1 is not answered by the evidence the draft cites: x.",
+        "writer",
+        severity="warning",
+    )
+    gap["refs"] = {"questions": ["Q1"]}
+    assert "None found" in checked_draft(reader.plan(), claims, cards, {}, lambda text: [])
+    assert "None found" not in checked_draft(reader.plan(), claims, cards, {}, lambda text: [gap])

@@ -275,9 +275,12 @@ def render_draft(
     branches: dict[str, dict],
     drop: set[tuple[str, str]] = frozenset(),
     extra: dict[str, list[str]] | None = None,
+    open_questions: frozenset[str] = frozenset(),
 ) -> str:
     """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there;
-    `extra` (question id -> claim ids) the claims added because they give what the answer check found missing."""
+    `extra` (question id -> claim ids) the claims added because they give what the answer check found missing;
+    `open_questions` the questions it still finds open (the harness states them under Limitations, so the draft
+    never says there is nothing to state)."""
     extra = extra or {}
 
     def skip(place: str) -> set[str]:
@@ -350,7 +353,7 @@ def render_draft(
                     cited.add(c["claim_id"])
                 lines += _limit_lines(own, cl)
                 lines.append("")
-    lines += _limitations(research, by_q, claims, cited, branches, cl)
+    lines += _limitations(research, by_q, claims, cited, branches, cl, bool(open_questions))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -389,7 +392,7 @@ def _comparison(plan, research, candidates, by_q, cited, skip) -> list[str]:
     return out
 
 
-def _limitations(research, by_q, claims, cited, branches, cl: _Claims) -> list[str]:
+def _limitations(research, by_q, claims, cited, branches, cl: _Claims, open_questions: bool = False) -> list[str]:
     lines = ["## Limitations", ""]
     gaps = False
     for q in research:
@@ -419,7 +422,7 @@ def _limitations(research, by_q, claims, cited, branches, cl: _Claims) -> list[s
     if uncited:
         # Only what is known: the answer check judges the cited evidence (the harness adds its verdicts here).
         lines.append(f"- {uncited} further usable claim(s) in claims.json are not cited.")
-    elif not gaps:
+    elif not gaps and not open_questions:
         lines.append("- None found beyond the scope of the corpus searched.")
     return lines
 
@@ -455,12 +458,12 @@ def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
     return out
 
 
-def _checked(plan, claims, cards, branches, check, extra) -> tuple[str, list[dict]]:
+def _checked(plan, claims, cards, branches, check, extra, open_questions=frozenset()) -> tuple[str, list[dict]]:
     """Render, run the Reviewer's deterministic checks (`check(text)` → defects), drop from its place each claim
     a defect names, and render again, until the draft is clean or nothing more can be dropped. The last draft
     and its defects."""
     drop: set[tuple[str, str]] = set()
-    text = render_draft(plan, claims, cards, branches, drop, extra)
+    text = render_draft(plan, claims, cards, branches, drop, extra, open_questions)
     defects = check(text)
     for _ in range(CHECK_ROUNDS):
         more = rejected(text, defects) - drop
@@ -470,7 +473,7 @@ def _checked(plan, claims, cards, branches, check, extra) -> tuple[str, list[dic
         # (A claim left out everywhere is left out alone: no place is whole.)
         again = ({place for place, _ in more} & {place for place, _ in drop}) - {EVERYWHERE}
         drop |= more | {(place, ANY) for place in again}
-        text = render_draft(plan, claims, cards, branches, drop, extra)
+        text = render_draft(plan, claims, cards, branches, drop, extra, open_questions)
         defects = check(text)
     return text, defects
 
@@ -508,6 +511,8 @@ def checked_draft(plan, claims, cards, branches, check) -> str:
                 k for x in parse_citations(t2) for k in x.keys
             }:
                 extra, text, defects, gaps = trial, t2, d2, now
+    if gaps:  # open questions: the report will say so, so the draft must not say there is nothing to say
+        text, _ = _checked(plan, claims, cards, branches, check, extra, frozenset(gaps))
     return text
 
 
