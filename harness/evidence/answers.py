@@ -73,7 +73,8 @@ _NUMBER_ASKED = re.compile(
     re.I,
 )
 _DATE_ASKED = re.compile(
-    r"^\s*when\b|[,;]\s*(?:and\s+)?when\b|\b(?:what|which) (?:year|date|month|day|version)\b|\bsince when\b", re.I
+    r"^\s*when\b|[,;]\s*(?:and\s+)?when\b|\b(?:what|which)\s+(?:[\w.-]+\s+){0,2}?(?:year|date|month|day|version|release)s?\b|\bsince when\b",
+    re.I,
 )
 _NAME_ASKED = re.compile(
     r"^\s*who\b|[,;]\s*(?:and\s+)?who\b|\b(?:which|what) (?:person|people|company|companies|organi[sz]ation|author|team|country|city|module|function|class|library|package|tool|command)\b",
@@ -109,7 +110,7 @@ _NUMBER_WORDS = (
 _NUMBER = re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.I)
 _DATE = re.compile(
     r"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december)\b|\b(?:version|since|in)\s+\d+(?:\.\d+)+\b",
+    r"december)\b|\bv?\d+\.\d+(?:\.\d+)*\b",
     re.I,
 )
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
@@ -254,8 +255,10 @@ def _reason(q: str) -> bool:
     return bool(_REASON.search(q))
 
 
-def _dated(q: str) -> bool:
-    return bool(_DATE.search(q))
+def _dated(question: str):
+    """A year, a month or a version number the question does not already give."""
+    asked = set(re.findall(r"\d+(?:\.\d+)*", question))
+    return lambda q: any(m.group(0).lstrip("v") not in asked for m in _DATE.finditer(q))
 
 
 def _statement(q: str) -> bool:
@@ -293,7 +296,7 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
     if _NUMBER_ASKED.search(text):
         reqs.append(Requirement("a number", _new_number(raw)))
     if _DATE_ASKED.search(text):
-        reqs.append(Requirement("a date or version", _dated))
+        reqs.append(Requirement("a date or version", _dated(raw)))
     if _NAME_ASKED.search(text):
         reqs.append(Requirement("a name", _new_name(raw)))
     if not reqs:

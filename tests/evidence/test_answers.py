@@ -125,6 +125,13 @@ CASES = [
         None,
         ANSWERED,
     ),
+    ("Which Larkspur release added rate limits?", ["Rate limits were added to Larkspur in 2.3."], None, ANSWERED),
+    (
+        "Which Larkspur release added rate limits?",
+        ["Larkspur can limit the rate of jobs per queue."],
+        None,
+        NOT_ANSWERED,
+    ),
     ("Who maintains the requests library?", ["The requests library is maintained by volunteers."], None, NOT_ANSWERED),
     ("Why does Larkspur retry failed jobs?", ["Larkspur retries failed jobs because workers crash."], None, ANSWERED),
     ("Why does Larkspur retry failed jobs?", ["Larkspur retries failed jobs up to 3 times."], None, NOT_ANSWERED),
