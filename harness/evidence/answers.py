@@ -4,23 +4,24 @@ One rule for every engine (invariant 10). For each research question it reads on
 draft cites for that question (the usable claims of that question the draft cites, and their cards'
 verbatim quotes) and decides `answered`, `partly` or `not_answered`, with a one-line reason:
 
-1. **The subject is there.** The names the question gives (code names, proper names) each appear in a
-   cited quote, and the quotes hold at least half of the question's other topic words. No quote, or no
-   subject: `not_answered`.
-2. **The kind of answer asked for is there**, each requirement in at least one cited quote:
-   - "what is / what does ... mean": a definition or statement (the subject, then "is", "means",
-     "refers to", "returns", "provides"...);
-   - "how do I / how to": a step, command, setting or code name (a code-like token, or an instruction:
-     "use", "call", "run", "set"... said to the reader);
-   - a comparison: each side named, and each criterion on each side (for a plan that researches one
-     side per question, the question's criteria on its side);
-   - "when / how many / how large / who": a date, a number, a name not already in the question;
+1. **The subject is there.** Every name the question gives (a code name, a proper name) is in a cited quote,
+   its source's title or the heading above it (`Finding.context`); a question without names needs at least
+   half of its topic words there. No finding, or no subject: `not_answered`.
+2. **The kind of answer asked for is there**, each requirement in at least one cited quote that is itself
+   about the subject (holds a name, or most of the topic words):
+   - "what is / what does ... mean": a definition or statement ("is", "means", "refers to", "returns"...);
+   - "how do I / how to": a step, command, setting or code name (an instruction to the reader: "use",
+     "call", "run", "you can set"...; or a code-like token other than the question's own names);
+   - a comparison: each side on each criterion (a criterion's words, or the words it is commonly discussed
+     with, `lexical.RELATED`); for a plan that researches one side per question, its criteria on its side;
+   - "when / which release / how many / how large / who": a date or version, a number, a name, each one the
+     question does not already hold;
    - "why": a reason ("because", "so that", "to avoid"...);
-   - anything else: a statement naming the subject.
+   - anything else: a statement.
    All met: `answered`; some: `partly`; none: `not_answered`.
 
 A quote that is only a heading or a page title (its source's title, or a whole short line of its source
-without a full stop and without code) is never a finding: it answers nothing.
+without a full stop that opens with a capital or is a name alone) is never a finding: it answers nothing.
 
 What it cannot judge: it reads words, not meaning. A quote with the subject's words and a command of
 the wrong program passes; an answer in other words than the question's (a synonym, another language)
