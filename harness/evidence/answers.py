@@ -31,6 +31,7 @@ is recorded beside it (`reviews/review-N.json` `answers`), never in its place.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,8 @@ from harness.workspace.reader import RunReader
 
 SUBJECT_SHARE = 0.5  # of the question's topic words (other than names) the cited quotes must hold together
 QUOTE_SHARE = 0.66  # of those words one quote must hold to be about the subject (2 of 2, 2 of 3, 3 of 4)
+WORDS_ENOUGH = 4  # topic words that are enough in a long question, whatever its share
+WORDS_WITH_NAMES = 3  # a question with names: its other topic words count from this many on
 HEADING_WORDS = 12  # a whole line of its source this short, with no full stop and no code, is a heading
 
 # The offline Planner's wrapper around a subject ("What do the sources say about X?"): it asks for statements.
@@ -148,9 +151,12 @@ _FRAME = content_words(
 
 
 def _has_name(name: str, text: str) -> bool:
-    """`name` is in `text`: every word of it, as the one tokenizer stems it ("taskgroups" names TaskGroup)."""
+    """`name` is in `text`: every word of it, as the one tokenizer stems it ("taskgroups" names TaskGroup); a name
+    the tokenizer drops ("None", a stopword) as a whole word."""
     stems = set(tokenize(name))
-    return bool(stems) and stems <= set(tokenize(text))
+    if not stems:
+        return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+    return stems <= set(tokenize(text))
 
 
 @dataclass(frozen=True)
@@ -186,12 +192,25 @@ class Ask:
     words: frozenset[str]
     requirements: tuple[Requirement, ...]
 
+    @property
+    def words_count(self) -> bool:
+        """Its topic words are part of the subject: always without names; with names, when there are three or
+        more (with fewer, the names carry the subject: "When was asyncio.TaskGroup added?")."""
+        return bool(self.words) and (not self.names or len(self.words) >= WORDS_WITH_NAMES)
+
+    def holds_words(self, text: str, share: float) -> bool:
+        """`text` holds `share` of the topic words, or WORDS_ENOUGH of them in a long question."""
+        have = len(set(self.words) & content_words(text))
+        return have >= min(math.ceil(len(self.words) * share - 1e-9), WORDS_ENOUGH)
+
     def about(self, f: Finding) -> bool:
-        """`f` is about the subject: its quote or context holds a name the question gives, or most of its other
-        topic words (two of two, two of three, three of four...)."""
+        """`f` is about the subject: its quote or context holds a name the question gives, or most of its topic
+        words when they count (two of two, two of three, three of four, then four)."""
+        if not self.names and not self.words_count:
+            return True
         if any(_has_name(n, f.text) for n in self.names):
             return True
-        return bool(self.words) and coverage(set(self.words), content_words(f.text)) >= QUOTE_SHARE
+        return self.words_count and self.holds_words(f.text, QUOTE_SHARE)
 
     def met(self, req: Requirement, f: Finding) -> bool:
         return bool(req.test(f.quote)) and (not req.on_subject or self.about(f))  # type: ignore[operator]
@@ -348,7 +367,7 @@ def judge(ask: Ask, findings: list[Finding], claims: tuple[str, ...] = ()) -> Qu
         return QuestionVerdict(
             qid, NOT_ANSWERED, f"the cited quotes do not name its subject ({_and(missing_names)})", claims
         )
-    if not ask.names and ask.words and coverage(set(ask.words), content_words(joined)) < SUBJECT_SHARE:
+    if ask.words_count and not ask.holds_words(joined, SUBJECT_SHARE):
         what = ", ".join(sorted(ask.words))
         return QuestionVerdict(qid, NOT_ANSWERED, f"the cited quotes do not name its subject (words: {what})", claims)
     met = tuple(r.label for r in ask.requirements if any(ask.met(r, f) for f in findings))

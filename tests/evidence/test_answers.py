@@ -280,3 +280,29 @@ def test_validate_finds_a_report_that_hides_an_open_question_or_invents_one(tmp_
     assert [p.rule for p in answer_problems(RunReader(tmp_path))] == ["answer-stated"]
     (tmp_path / "final-report.md").write_text("# T\n\n## Limitations\n\n- Not answered from the sources: Q1 (x): y.\n")
     assert answer_problems(RunReader(tmp_path)) == []
+
+
+def test_a_long_question_needs_four_of_its_topic_words_not_half():
+    question = (
+        "If the same number or string literal appears twice in my program, can I rely on getting the same object?"
+    )
+    quote = "Multiple evaluations of literals with the same value may obtain the same object or a different one."
+    assert verdict(question, [quote], context="Literals in the program text").verdict == ANSWERED
+    assert verdict(question, ["Evaluation of a literal yields an object."]).verdict == NOT_ANSWERED
+
+
+def test_a_name_every_source_holds_does_not_make_any_quote_an_answer():
+    question = "Is there a maximum length for a variable name in Python, and does case matter?"
+    off = "The lower and upper bound expressions are evaluated, and the sequence's length is added to a negative bound."
+    assert verdict(question, [off], context="Python language reference").verdict == NOT_ANSWERED
+    on = "Identifiers are unlimited in length, and case is significant in a variable name."
+    assert verdict(question, [on], context="Python language reference").verdict == ANSWERED
+
+
+def test_a_name_the_tokenizer_drops_is_matched_as_a_word():
+    question = "Does calling type(None)() create a new object distinct from None?"
+    assert (
+        verdict(question, ["Calling type(None)() returns the singleton None: it does not create a new object."]).verdict
+        == ANSWERED
+    )
+    assert verdict(question, ["It creates a new instance of the class."]).verdict == NOT_ANSWERED
