@@ -5,8 +5,9 @@ draft cites for that question (the usable claims of that question the draft cite
 verbatim quotes) and decides `answered`, `partly` or `not_answered`, with a one-line reason:
 
 1. **The subject is there.** Every name the question gives (a code name, a proper name) is in a cited quote,
-   its source's title or the heading above it (`Finding.context`); a question without names needs at least
-   half of its topic words there. No finding, or no subject: `not_answered`.
+   its source's title or the heading above it (`Finding.context`); and at least half of its other topic words
+   (four are enough) are there too, for a question without names, or with three such words or more besides
+   its names. No finding, or no subject: `not_answered`.
 2. **The kind of answer asked for is there**, each requirement in at least one cited quote that is itself
    about the subject (holds a name, or most of the topic words):
    - "what is / what does ... mean": a definition or statement ("is", "means", "refers to", "returns"...);
