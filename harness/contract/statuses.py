@@ -13,6 +13,8 @@ evidence", which verdict is stricter) is a named tuple here, not a literal in th
   an agent status, or `timeout` / `budget_exhausted` / `interrupted` (a provider outage) when the
   harness cut it off;
 - review verdicts, laxest first (`schemas/review.schema.json`);
+- answer verdicts: whether the report answers one research question (`evidence/answers.py`; stored in
+  `metrics.json` and `reviews/review-N.json`);
 - budget dimensions: the keys of every limit and spend (`run.json` `budget`).
 """
 
@@ -98,6 +100,16 @@ def strictest(*verdicts: Verdict) -> Verdict:
     """The strictest of `verdicts` (pass < revise < needs_human)."""
     return max(verdicts, key=VERDICTS.index)
 
+
+# ---- answer verdicts ------------------------------------------------------------------------
+
+ANSWERED: Final = "answered"
+PARTLY: Final = "partly"
+NOT_ANSWERED: Final = "not_answered"
+AnswerVerdict = Literal["answered", "partly", "not_answered"]
+ANSWER_VERDICTS: Final[tuple[AnswerVerdict, ...]] = get_args(AnswerVerdict)
+# A question the report leaves (partly) open: a Reviewer defect, then a plain line under Limitations.
+ANSWER_GAPS: Final[tuple[AnswerVerdict, ...]] = (PARTLY, NOT_ANSWERED)
 
 # ---- budget dimensions ----------------------------------------------------------------------
 

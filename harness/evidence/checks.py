@@ -5,18 +5,33 @@ Reviewer may add semantic ones. Each defect has a code, a severity, a location (
 draft), refs, a message and a route (who should fix it: researcher, analyst, writer or
 human). An LLM review may add defects to these; it can never remove one
 (`orchestrator/review_guard.py`).
+
+`heading_as_finding` and `question_not_answered` are the answer check's (`evidence/answers.py`): a research question the
+draft leaves partly or wholly unanswered is an error routed to the Researcher while that question
+may still go back to research (`may_research`, decided by the parent: once per question, within
+the revise budget); after that a warning, and the final report states it under Limitations.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from harness.contract.citations import CLAIM_ID, format_citation
 from harness.contract.claims import CONFLICTED, NOT_REPORTABLE, USABLE, VERIFIED_WITH_LIMIT
 from harness.contract.language import judges_overlap, run_language
 from harness.contract.layout import SOURCE_ID
-from harness.contract.statuses import BRANCH_WITHOUT_EVIDENCE, NEEDS_HUMAN, PASS, REVISE, Verdict
+from harness.contract.statuses import (
+    ANSWER_GAPS,
+    BRANCH_WITHOUT_EVIDENCE,
+    NEEDS_HUMAN,
+    NOT_ANSWERED,
+    PASS,
+    REVISE,
+    Verdict,
+)
+from harness.evidence.answers import answer_verdicts, claim_findings
 from harness.evidence.draft import Sentence, parse_draft
 from harness.evidence.lexical import content_words, coverage, numbers
 from harness.evidence.support import evidence_text, supports
@@ -106,10 +121,16 @@ def _window(sentences: list[Sentence], i: int) -> str:
 
 
 def draft_defects(
-    reader: RunReader, draft_rel: str, branches: dict[str, dict] | None = None, *, text: str | None = None
+    reader: RunReader,
+    draft_rel: str,
+    branches: dict[str, dict] | None = None,
+    *,
+    text: str | None = None,
+    may_research: Collection[str] = (),
 ) -> list[dict[str, Any]]:
     """All deterministic defects of the draft at `draft_rel` (or of `text`, a draft not yet written), read
-    through `reader` (a caching one is best)."""
+    through `reader` (a caching one is best). `may_research`: the research questions that may still go back
+    to research (an unanswered one is then an error for the Researcher, else a warning)."""
     text = (reader.read_text(draft_rel) or "") if text is None else text
     sentences = parse_draft(text)
     ev = _Evidence(reader)
@@ -129,6 +150,8 @@ def draft_defects(
             )
         for key in s.claim_ids:
             defects += _check_cited_claim(ev, key, sentences, i, cited_questions, checked_cards)
+        if s.factual:
+            defects += _check_heading(ev, s)
         defects += _check_support(ev, s)
         defects += [
             defect(
@@ -140,7 +163,68 @@ def draft_defects(
     defects += _check_scope(ev, sentences, cited_questions, branches or {})
     cited = sorted({k for s in sentences for k in s.claim_ids if k in ev.claims})
     defects += _check_injection_echo(ev, text, sentences, cited)
+    defects += _check_answers(reader, text, may_research)
     return defects
+
+
+def _check_heading(ev: _Evidence, s: Sentence) -> list[dict]:
+    """A factual sentence resting on a claim whose every quote is only a heading or a page title
+    (`answers.heading_only`): a title states nothing, so it is never a finding."""
+    out = []
+    for key in s.claim_ids:
+        claim = ev.claims.get(key)
+        if claim is None or claim["status"] not in USABLE or not claim.get("supporting_cards"):
+            continue
+        if not claim_findings(ev.reader, {**claim, "contradicting_cards": []}):
+            out.append(
+                defect(
+                    "heading_as_finding",
+                    s.line,
+                    f"{key} quotes only a heading or a page title, which states nothing; cite a claim that states the fact.",
+                    "writer",
+                    excerpt=s.plain,
+                    claims=[key],
+                )
+            )
+    return out
+
+
+_NOT_ANSWERED_TEXT, _PARTLY_TEXT = "is not answered", "is only partly answered"
+
+
+def answer_gap(d: dict[str, Any]) -> tuple[str, int] | None:
+    """(question id, 2 when not answered, 1 when partly) for a `question_not_answered` defect; else None."""
+    questions = (d.get("refs") or {}).get("questions") or []
+    if d.get("code") != "question_not_answered" or not questions:
+        return None
+    return questions[0], 2 if f" {_NOT_ANSWERED_TEXT} " in d.get("message", "") else 1
+
+
+def _check_answers(reader: RunReader, text: str, may_research: Collection[str]) -> list[dict]:
+    """A research question the cited evidence leaves partly or wholly unanswered (`evidence/answers.py`)."""
+    out = []
+    for v in answer_verdicts(reader, text):
+        if v.verdict not in ANSWER_GAPS:
+            continue
+        again = v.question_id in may_research
+        what = _NOT_ANSWERED_TEXT if v.verdict == NOT_ANSWERED else _PARTLY_TEXT
+        out.append(
+            defect(
+                "question_not_answered",
+                0,
+                f"{v.question_id} {what} by the evidence the draft cites: {v.reason}. "
+                + (
+                    "Cite a claim of claims.json that answers it, if one does; its research goes back once."
+                    if again
+                    else "The report states it under Limitations."
+                ),
+                "researcher" if again else "writer",
+                severity="error" if again else "warning",
+                claims=v.claims,
+                questions=[v.question_id],
+            )
+        )
+    return out
 
 
 def _check_cited_claim(
@@ -183,9 +267,15 @@ def _check_cited_claim(
     elif claim["status"] == CONFLICTED:
         out += _check_conflict(ev, claim, sentences, i)
     elif claim["status"] == VERIFIED_WITH_LIMIT:
-        window = _window(sentences, i)
         limits = content_words(" ".join(claim.get("limitations", [])))
-        if not _HEDGE.search(window) and coverage(limits, content_words(window)) < 0.5:
+
+        def states_limit(text: str) -> bool:
+            return bool(_HEDGE.search(text)) or coverage(limits, content_words(text)) >= 0.5
+
+        # Near the sentence, or once for the section in a sentence that cites this claim too (a limitation
+        # shared by several claims of one source is said once: "These findings have a limitation: ...").
+        same_section = (t.plain for t in sentences if t.section == s.section and key in t.claim_ids)
+        if not states_limit(_window(sentences, i)) and not any(map(states_limit, same_section)):
             out.append(
                 defect(
                     "uncertainty_removed",

@@ -55,3 +55,29 @@ def number_clauses(text: str) -> set[str]:
         if _VERSION.search(clause):
             words |= {w for w in content_words(clause) if not w.replace(".", "").isdigit()}
     return words
+
+
+# Words a criterion is commonly discussed with: "error handling" is about exceptions. The answer check judges a
+# criterion by these (`evidence/answers.py`). The offline Writer places claims in a criterion's row by the same
+# words (`engines/offline/ranking.criterion_words` holds a copy of this table today; it should import this one).
+RELATED = {
+    "error": "exception raise fail failure",
+    "exception": "error raise",
+    "fail": "error exception",
+    "speed": "fast slow performance time",
+    "fast": "speed slow performance",
+    "performance": "speed fast slow",
+    "memory": "allocation footprint",
+    "cancel": "cancellation cancelled",
+    "security": "secure safe",
+    "safety": "safe secure",
+    "concurrency": "concurrent parallel thread",
+    "cost": "price expensive cheap",
+}
+_RELATED_STEMS = {stem: content_words(related) for word, related in RELATED.items() for stem in content_words(word)}
+
+
+def criterion_groups(criterion: str) -> list[set[str]]:
+    """Each content word of a criterion with the words it is commonly discussed with: a text speaks of the
+    criterion's word when it holds any word of its group."""
+    return [{w} | _RELATED_STEMS.get(w, set()) for w in sorted(content_words(criterion))]

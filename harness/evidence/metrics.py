@@ -14,6 +14,9 @@ Definitions (also in docs/metrics.md):
 - duplicate_source_rate: source hits that another research branch had already registered / all hits.
 - unsupported_claim_rate: rejected or unsupported claims / claims.
 - plan_coverage: research questions with a cited usable claim or a stated reason / research questions.
+- answer_coverage: research questions the answer check (harness/evidence/answers.py) finds `answered`
+  / research questions; `answers` holds each question's verdict and reason (and a model Reviewer's
+  judgement beside it, when one gave it).
 - injection_flags: registered sources in which instruction-like sentences were flagged, how many
   sentences, and how many per reason (harness/sources/injection.py).
 - cost: dollars per run and per verified claim (statable claims: verified or verified_with_limit), and tokens
@@ -28,7 +31,8 @@ from typing import Any
 from harness.contract.claims import NOT_REPORTABLE, STATABLE, USABLE
 from harness.contract.language import judges_overlap, run_language
 from harness.contract.specs import ROLES
-from harness.contract.statuses import COMPLETED
+from harness.contract.statuses import ANSWERED, COMPLETED
+from harness.evidence.answers import answer_records
 from harness.evidence.checks import draft_defects
 from harness.evidence.draft import parse_draft
 from harness.evidence.support import evidence_text, supports
@@ -142,6 +146,8 @@ def compute_metrics(
 
     covered = sum(1 for q in research if q["id"] in cited_questions or re.search(rf"\b{re.escape(q['id'])}\b", notes))
 
+    answers = answer_records(reader, draft_rel)
+
     delegations = [e for e in reader.events() if e.get("event") == "delegation"]
     roles = role_costs(delegations)
     stats = run.get("stats") or {}
@@ -161,7 +167,9 @@ def compute_metrics(
                 sum(1 for c in claims.values() if c["status"] in NOT_REPORTABLE), len(claims)
             ),
             "plan_coverage": _ratio(covered, len(research)),
+            "answer_coverage": _ratio(sum(1 for a in answers if a["verdict"] == ANSWERED), len(research)),
         },
+        "answers": answers,
         "judge": judge,
         "injection_flags": injection_flags(reader),
         "roles": roles,

@@ -7,9 +7,10 @@ their sources, and a Sources section lists the sources actually cited. A citatio
 does not resolve, or that names a rejected or unsupported claim, stops rendering: it can
 never reach the final report.
 
-Whatever engine wrote the draft, the Limitations section names every source of the run in
-which instruction-like text was flagged (added to the draft's Limitations section, or as one),
-and a source title that repeats flagged text is never printed.
+Whatever engine wrote the draft, the Limitations section states each research question the
+answer check (`evidence/answers.py`) finds not or only partly answered, in plain words, and names
+every source of the run in which instruction-like text was flagged (added to the draft's
+Limitations section, or as one); a source title that repeats flagged text is never printed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from harness.contract.claims import NOT_REPORTABLE
 from harness.contract.layout import card_path, snapshot_path, source_record_path
 from harness.contract.quotes import normalize_ws
 from harness.errors import HarnessError
+from harness.evidence.answers import gap_notes
 from harness.sources.injection import repeats_flagged
 
 _LIMITATIONS = re.compile(r"^(#{1,6})\s*(?:\d+[.)]?\s*)?limitations\b", re.I | re.M)
@@ -119,8 +121,12 @@ def render_report(
     cards: dict[str, dict],
     sources: dict[str, dict],
     standalone: bool = False,
+    answers: list[dict[str, Any]] = (),
 ) -> str:
     """The final report for `draft`; raises ReportError if any citation cannot be resolved.
+
+    `answers`: the answer check's records for this draft (`answers.answer_records`); each question left open is
+    stated under Limitations (`answers.gap_notes`).
 
     `standalone` (for exports, which leave the run folder): every link to a card, source record or
     snapshot points inside the document instead (`anchor_for`), and each Evidence and Sources entry
@@ -149,6 +155,7 @@ def render_report(
         replace_citations(draft, lambda keys: "(" + "; ".join(_links(claims[k], href) for k in keys) + ")").rstrip()
         + "\n"
     )
+    body = with_limitations_note(body, gap_notes(list(answers)))
     body = with_limitations_note(body, flagged_note(sources, standalone))
     out = [
         body,

@@ -34,6 +34,7 @@ from harness.contract.statuses import (
     BLOCKED,
     BRANCH_BROKEN,
     BRANCH_STATUSES,
+    BRANCH_WITHOUT_EVIDENCE,
     BUDGET_EXHAUSTED,
     COMPLETED,
     FAILED,
@@ -50,6 +51,7 @@ from harness.contract.statuses import (
     BranchStatus,
     RunStatus,
 )
+from harness.evidence.answers import answer_records, answer_verdicts
 from harness.evidence.checks import describe_defect, draft_defects, verdict_for
 from harness.evidence.metrics import compute_metrics
 from harness.evidence.report import render_report
@@ -225,6 +227,11 @@ class Pipeline:
         reason = outcome.reason
         if status == COMPLETED and not cards:  # "done" with nothing written is no evidence
             status, reason = BLOCKED, f"no_evidence: the researcher wrote no evidence cards ({outcome.summary[:120]})"
+        earlier = sorted(id_of(p) for p in self.ws.list(question_cards(qid), HARNESS) if id_of(p) not in cards)
+        if rnd and status == BLOCKED and earlier:
+            # Researched again (the answer check sent it back) and found nothing new: the evidence of the
+            # earlier round stands, and so does the branch.
+            status, reason, cards = COMPLETED, f"researched again, nothing new: {reason}", sorted(earlier + cards)
         self.ws.remove_private(_branch_marker(qid, rnd))
         result = BranchResult(
             status=status,
@@ -347,7 +354,12 @@ class Pipeline:
         draft = state["draft"]
         review = review_path(state["draft_no"])
         branches = state.get("branches", {})
-        found = draft_defects(self.ws.reader(cache=True), draft, branches)
+        reader = self.ws.reader(cache=True)
+        found = draft_defects(reader, draft, branches, may_research=self._may_research(state))
+        answers = [
+            {"question_id": v.question_id, "verdict": v.verdict, "reason": v.reason}
+            for v in answer_verdicts(reader, self.ws.read_text(draft, HARNESS))
+        ]
         brief = Brief(
             "reviewer",
             task=f"Review {draft}.",
@@ -361,7 +373,7 @@ class Pipeline:
             },
             material=reviewer_material(draft, self.ws.read_text(draft, HARNESS)),
         )
-        guard = merge_deterministic(review, found, draft, state["draft_sha"])
+        guard = merge_deterministic(review, found, draft, state["draft_sha"], answers)
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
         if outcome.status in OUTCOME_CUT:
             return self._stop_on_failure(outcome, "reviewer")
@@ -382,6 +394,21 @@ class Pipeline:
             )
         verdict = self.ws.read_json(review, HARNESS)["verdict"]
         return {"review": review, "verdict": verdict}
+
+    def _may_research(self, state: RunState) -> set[str]:
+        """The research questions an unanswered verdict may still send back to research: each once (its
+        branch has run only in the first round), only while the revise budget has a round left, and not one
+        whose branch found no evidence at all (blocked, failed, timed out: the report already says why)."""
+        if state.get("round", 0) >= self.run.config.max_revisions:
+            return set()
+        branches = state.get("branches", {})
+        return {
+            q["id"]
+            for q in self._plan()["questions"]
+            if q["kind"] == "research"
+            and (branches.get(q["id"]) or {}).get("round", 0) == 0
+            and (branches.get(q["id"]) or {}).get("status") not in BRANCH_WITHOUT_EVIDENCE
+        }
 
     def _defects_for(self, review: str | None, role: str, question: str | None = None) -> list[dict[str, Any]]:
         """The error defects of `review` routed to `role` (and, for a Researcher, naming its question)."""
@@ -441,7 +468,10 @@ class Pipeline:
         claims = {c["claim_id"]: c for c in self.ws.read_json(CLAIMS, HARNESS)["claims"]}
         cards = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(CARDS, HARNESS)}
         sources = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(SOURCE_RECORDS, HARNESS)}
-        text = render_report(self.ws.read_text(draft, HARNESS), draft, state["draft_sha"], claims, cards, sources)
+        answers = answer_records(self.ws.reader(cache=True), draft)
+        text = render_report(
+            self.ws.read_text(draft, HARNESS), draft, state["draft_sha"], claims, cards, sources, answers=answers
+        )
         self.ws.write(FINAL_REPORT, text, HARNESS)
         self._write_metrics(draft, state)
         self.ws.update_manifest(lambda m: m.__setitem__("final_report", FINAL_REPORT))

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import Problem
+from harness.evidence.audit import validate_run
 from harness.orchestrator.approvals import record_decision
 from harness.orchestrator.config import DEFAULT_CORPUS, build_config
 from harness.orchestrator.lifecycle import RunResult, resume_run, start_run
 from harness.workspace.reader import RunReader, open_run
-from harness.workspace.validate import validate_workspace
 
 __all__ = ["RunReader", "RunResult", "approve", "open_run", "resume", "run", "validate"]
 
@@ -142,4 +142,4 @@ def approve(
 
 def validate(run_dir: str | Path) -> list[Problem]:
     """Every schema and cross-file problem of a run folder (`research validate`); empty when it is clean."""
-    return validate_workspace(Path(run_dir))
+    return validate_run(Path(run_dir))

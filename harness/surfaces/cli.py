@@ -23,8 +23,8 @@ from harness.contract.statuses import (
 )
 from harness.contract.version import __version__
 from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
+from harness.evidence.audit import validate_run
 from harness.surfaces.summary import budget_amount, cost_line, cost_text, dollars, summarize
-from harness.workspace.validate import validate_workspace
 
 app = typer.Typer(
     name="research",
@@ -105,7 +105,7 @@ def validate(
         else:
             print("\n".join(found) or f"{export_file}: matches {run_dir}")
         raise typer.Exit(0 if not found else 1)
-    problems = validate_workspace(run_dir)
+    problems = validate_run(run_dir)
     if as_json:
         print(
             json.dumps(
@@ -188,6 +188,20 @@ def inspect(
             "  by role: "
             + ", ".join(f"{role} {dollars(r['usd'])}" for role, r in s["cost"]["roles"].items() if r["delegations"])
         )
+    answers = s.get("answers")
+    if answers:
+        cov = answers["coverage"]
+        t = Table(
+            title=f"answers (the answer check): {answers['answered']}/{answers['questions_total']} answered"
+            + (f", coverage {cov:.0%}" if isinstance(cov, (int, float)) else ""),
+            title_justify="left",
+        )
+        for col in ("id", "verdict", "reason", "reviewer"):
+            t.add_column(col, overflow="fold")
+        for a in answers["questions"]:
+            judged = a.get("reviewer") or {}
+            t.add_row(a["question_id"], a["verdict"], a["reason"], judged.get("verdict") or "-")
+        out.print(t)
     out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
 
 

@@ -29,10 +29,10 @@ from harness.contract.formats import dump_json
 from harness.contract.layout import FINAL_REPORT, METRICS
 from harness.contract.schemas import validate
 from harness.errors import HarnessError, UsageError
+from harness.evidence.audit import validate_run
 from harness.evidence.metrics import compute_metrics
 from harness.surfaces.summary import summarize
 from harness.workspace.reader import RunReader
-from harness.workspace.validate import validate_workspace
 
 CASE_FILE = "case.yaml"
 SCHEMA = "eval-case.schema.json"
@@ -43,6 +43,7 @@ KEY_METRICS = (
     "primary_source_ratio",
     "conflict_disclosure_rate",
     "plan_coverage",
+    "answer_coverage",
 )
 _CMP = re.compile(r"^\s*(==|!=|>=|<=|>|<)?\s*(-?[0-9]+(?:\.[0-9]+)?|null)\s*$")
 _CONFIG_KEYS = ("max_revisions", "concurrency", "agents", "budget", "role_budgets", "sources")
@@ -481,7 +482,7 @@ def check_expectations(root: Path, expect: dict[str, Any]) -> list[Check]:
         for role, spec in expect["refused_writes"].items():
             add(f"refused_writes.{role}", spec, refused.get(role, 0), compare(refused.get(role, 0), spec))
     want_valid = expect.get("valid", True)
-    problems = validate_workspace(root)
+    problems = validate_run(root)
     add(
         "valid",
         "clean" if want_valid else "problems",
@@ -516,6 +517,7 @@ _SHORT = {
     "primary_source_ratio": "primary",
     "conflict_disclosure_rate": "disclosed",
     "plan_coverage": "plan",
+    "answer_coverage": "answered",
 }
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract.claims import CLAIM_STATUSES, STATABLE
-from harness.contract.layout import CLAIMS, FINAL_REPORT
+from harness.contract.layout import CLAIMS, FINAL_REPORT, METRICS
 from harness.contract.statuses import USD
 from harness.evidence.metrics import role_costs, run_cost
 from harness.workspace.reader import RunReader
@@ -72,6 +72,25 @@ def cost_line(run_dir: Path | str) -> str | None:
         return cost_text(run_costs(RunReader(run_dir, cache=True)))
     except (OSError, ValueError):
         return None
+
+
+def answers_of(reader: RunReader) -> dict[str, Any] | None:
+    """The answer check's verdicts as metrics.json holds them (`evidence/answers.py`): answer coverage and, per
+    research question, its verdict and reason, with a model Reviewer's judgement beside it; None before metrics."""
+    metrics = reader.read_json(METRICS)
+    if not isinstance(metrics, dict) or not isinstance(metrics.get("answers"), list):
+        return None
+    ratio = (metrics.get("ratios") or {}).get("answer_coverage") or {}
+    return {
+        "coverage": ratio.get("value"),
+        "answered": ratio.get("numerator"),
+        "questions_total": ratio.get("denominator"),
+        "questions": [
+            {k: a.get(k) for k in ("question_id", "question", "verdict", "reason", "reviewer")}
+            for a in metrics["answers"]
+            if isinstance(a, dict)
+        ],
+    }
 
 
 def summarize(root: Path | str | RunReader) -> dict[str, Any]:
@@ -142,6 +161,7 @@ def summarize(root: Path | str | RunReader) -> dict[str, Any]:
         "reviews": reviews,
         "budget": {"limits": budget.get("limits", {}), "spent": budget.get("spent", {})},
         "cost": run_costs(reader),
+        "answers": answers_of(reader),
         # workspace-relative, like every path here: the summary travels (viewer) without local paths
         "final_report": FINAL_REPORT if reader.exists(FINAL_REPORT) else None,
     }

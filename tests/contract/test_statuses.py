@@ -28,6 +28,15 @@ def test_verdicts_are_the_review_schema_enum_in_strictness_order():
     assert statuses.strictest("pass") == "pass"
 
 
+def test_answer_verdicts_are_the_schema_enum_that_reviews_and_metrics_store():
+    enum = schema("common.schema.json")["$defs"]["answer_verdict"]["enum"]
+    assert list(statuses.ANSWER_VERDICTS) == enum
+    answers = schema("metrics.schema.json")["properties"]["answers"]["items"]["properties"]
+    assert answers["verdict"]["$ref"] == "common.schema.json#/$defs/answer_verdict"
+    review = schema("review.schema.json")["$defs"]["answer"]["properties"]
+    assert review["verdict"]["$ref"] == "common.schema.json#/$defs/answer_verdict"
+
+
 def test_budget_dimensions_are_the_run_schema_budget_keys():
     values = schema("run.schema.json")["$defs"]["budget_values"]["properties"]
     assert list(statuses.BUDGET_DIMENSIONS) == list(values)
@@ -50,6 +59,7 @@ def test_claim_statuses_are_the_claims_schema_enum():
         (statuses.OUTCOME_BROKEN, statuses.OUTCOME_STATUSES),
         (statuses.COUNTED_DIMENSIONS, statuses.BUDGET_DIMENSIONS),
         (claims.STATABLE, claims.USABLE),
+        (statuses.ANSWER_GAPS, statuses.ANSWER_VERDICTS),
     ],
 )
 def test_named_sets_are_subsets_of_their_type(subset, whole):

@@ -274,8 +274,11 @@ def test_a_comparison_is_a_cited_table_with_gaps_marked_not_found(tmp_path):
     notes = draft.split("| cancellation |", 1)[1].split("\n## ", 1)[0]
     assert "What the evidence supports" in notes and "does not support" in notes
     assert "Gardening" not in cited_titles(run_dir)
-    review = json.loads((run_dir / "reviews" / "review-1.json").read_text())
-    assert review["verdict"] == "pass", review["defects"]
+    # slowq's cancellation is not in the corpus: the answer check sends that question back to research once
+    reviews = [json.loads(p.read_text()) for p in sorted((run_dir / "reviews").glob("review-*.json"))]
+    for review in reviews[:-1]:
+        assert {d["code"] for d in review["defects"] if d["severity"] == "error"} == {"question_not_answered"}
+    assert reviews[-1]["verdict"] == "pass", reviews[-1]["defects"]
 
 
 def test_the_writer_cites_only_the_claims_that_carry_the_answer():

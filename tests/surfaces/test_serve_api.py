@@ -440,6 +440,13 @@ def test_a_completed_run_can_be_followed_up_and_others_are_refused(tmp_path, run
     parent = start_run(build_config(FIXTURE_QUESTION, corpus=str(corpus), runs_dir=str(runs_dir), yes=True))
     assert parent.status == "completed", parent.reason
     with make_client(tmp_path, runs_dir) as client:
+        # the run page carries the answer check's verdicts, as metrics.json holds them
+        answers = client.get(f"/api/runs/{parent.run_dir.name}").json()["answers"]
+        metrics = json.loads((parent.run_dir / "metrics.json").read_text())
+        assert [(a["question_id"], a["verdict"]) for a in answers["questions"]] == [
+            (a["question_id"], a["verdict"]) for a in metrics["answers"]
+        ]
+        assert answers["coverage"] == metrics["ratios"]["answer_coverage"]["value"]
         path = f"/api/runs/{parent.run_dir.name}/ask"
         assert client.post(path, json={}, headers=CHANGE).json()["field"] == "question"
         assert client.post(path, json={"question": "x?", "yes": True}, headers=CHANGE).status_code == 400

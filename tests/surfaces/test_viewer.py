@@ -100,6 +100,15 @@ def test_view_writes_index_html_as_a_validated_indexed_artifact(xss_run):
     assert validate_workspace(xss_run) == []
 
 
+def test_the_metrics_tab_shows_each_questions_answer_verdict(xss_run):
+    html = (xss_run / "index.html").read_text(encoding="utf-8")
+    metrics = json.loads((xss_run / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["answers"] and "Answers (the answer check" in html
+    for a in metrics["answers"]:
+        assert f'<td class="answer-{a["verdict"]}">{a["verdict"]}</td>' in html
+    assert _data(html)["summary"]["answers"]["questions"][0]["question_id"] == metrics["answers"][0]["question_id"]
+
+
 def test_page_is_self_contained(xss_run):
     html = (xss_run / "index.html").read_text(encoding="utf-8")
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html), (

@@ -24,7 +24,11 @@ or a table cell (`ranking.stands_alone`).
 Before it submits, the Writer runs the Reviewer's own deterministic checks on its draft
 (`ctx.services.check_draft`) and drops what would fail from the place it failed in (a Summary
 sentence, a table cell whose criterion its evidence does not state), then renders again:
-an offline run never goes to review with a draft its own checks reject.
+an offline run never goes to review with a draft its own checks reject. The same checks carry
+the answer check's verdicts (`evidence/answers.py`): for a question it finds not or partly
+answered, the Writer adds the uncited claims that make the verdict better (a claim that gives
+the step, the definition, the number the question asks for), never one that only matches its
+words. A limitation shared by the claims of one source is said once for them.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, FAILED, TIMEOUT
 from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
+from harness.evidence.checks import answer_gap
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.sentences import split_sentences
@@ -44,6 +49,7 @@ from harness.sources.sentences import split_sentences
 SUMMARY_MAX = 3
 CHAIN_MAX = 7  # claims of the answer's chain (high-confidence cards) a Summary may cite
 CHECK_ROUNDS = 6  # render, check, drop what failed: at most this many times
+ANSWER_TRIES = 4  # uncited claims tried, per question the answer check finds open
 ANY = "*"  # in a drop set: every claim of that place
 TITLE = "# title"  # in a drop set: the report's title line
 EVERYWHERE = "*everywhere"  # in a drop set: a claim left out of every place (its defect names no line of the draft)
@@ -185,16 +191,32 @@ def answer_claims(pool: list[dict], cl: _Claims, skip: set[str] = frozenset()) -
 
 
 def _claim_lines(c: dict, prefix: str = "") -> list[str]:
-    """A usable claim as sentences: verified as stated; with limit plus its limitation; conflicted with both sides."""
-    cid = c["claim_id"]
-    if c["status"] == "verified":
-        return [prefix + _cite(c["statement"], cid)]
-    if c["status"] == "verified_with_limit":
-        return [
-            prefix + _cite(c["statement"], cid),
-            f"This finding has a limitation: {_bare('; '.join(c['limitations']))} {format_citation([cid])}.",
-        ]
+    """A usable claim as sentences: verified or with limit as stated (the limitation follows once for the section,
+    `_limit_lines`); conflicted claims have their own section."""
+    if c["status"] in STATABLE:
+        return [prefix + _cite(c["statement"], c["claim_id"])]
     return []
+
+
+def _limit_groups(claims: list[dict], cl: _Claims) -> list[tuple[str, list[str]]]:
+    """(limitation, claim ids) of the limited claims, one group per limitation and source: a limitation that
+    holds for a source is said once for it, not once per sentence quoting it."""
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for c in claims:
+        if c["status"] == "verified_with_limit":
+            key = (_bare("; ".join(c["limitations"])), tuple(sorted(cl.sources(c))))
+            groups.setdefault(key, []).append(c["claim_id"])
+    return [(limit, ids) for (limit, _), ids in groups.items()]
+
+
+def _limit_lines(claims: list[dict], cl: _Claims) -> list[str]:
+    """The limitations of a section's limited claims, each said once per source, citing the claims it holds for."""
+    return [
+        f"This finding has a limitation: {limit} {format_citation(ids)}."
+        if len(ids) == 1
+        else f"These findings, from one source, have a limitation: {limit} {format_citation(ids)}."
+        for limit, ids in _limit_groups(claims, cl)
+    ]
 
 
 def _conflict_line(c: dict, cards: dict[str, dict]) -> str:
@@ -252,8 +274,14 @@ def render_draft(
     cards: dict[str, dict],
     branches: dict[str, dict],
     drop: set[tuple[str, str]] = frozenset(),
+    extra: dict[str, list[str]] | None = None,
+    open_questions: frozenset[str] = frozenset(),
 ) -> str:
-    """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there."""
+    """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there;
+    `extra` (question id -> claim ids) the claims added because they give what the answer check found missing;
+    `open_questions` the questions it still finds open (the harness states them under Limitations, so the draft
+    never says there is nothing to state)."""
+    extra = extra or {}
 
     def skip(place: str) -> set[str]:
         out = {cid for where, cid in drop if where in (place, EVERYWHERE)}
@@ -274,19 +302,33 @@ def render_draft(
         "",
     ]
     summary: list[str] = []
+    stated: list[dict] = []
+
+    def added(q: dict, place: str) -> list[dict]:
+        """The claims added to `place` for question `q` because they give what its answer lacked."""
+        return [
+            c for c in by_q[q["id"]] if c["claim_id"] in extra.get(q["id"], ()) and c["claim_id"] not in skip(place)
+        ]
+
     if candidates:
         for q in research[:SUMMARY_MAX]:
             best = answer_claims(by_q[q["id"]], cl, skip("Summary"))[:1]
-            for c in best:
-                summary += _claim_lines(c, prefix=f"For {candidates[q['id']]}: ")
-                cited.add(c["claim_id"])
+            for c in best + added(q, "Summary"):
+                if c["claim_id"] not in cited:
+                    summary += _claim_lines(c, prefix=f"For {candidates[q['id']]}: ")
+                    stated.append(c)
+                    cited.add(c["claim_id"])
     else:
         # Across questions: each question's best claim first, then each one's second best, and so on.
         pool = [c for q in research for c in by_q[q["id"]]]
         pool.sort(key=lambda c: (by_q[c["question_id"]].index(c), [q["id"] for q in research].index(c["question_id"])))
-        for c in answer_claims(pool, cl, skip("Summary")):
-            summary += _claim_lines(c)
-            cited.add(c["claim_id"])
+        more = [c for q in research[:1] if len(research) == 1 for c in added(q, "Summary")]
+        for c in answer_claims(pool, cl, skip("Summary")) + more:
+            if c["claim_id"] not in cited:
+                summary += _claim_lines(c)
+                stated.append(c)
+                cited.add(c["claim_id"])
+    summary += _limit_lines(stated, cl)
     lines += summary or ["*No usable evidence answers the question; see Limitations.*"]
     lines.append("")
     if candidates:
@@ -302,14 +344,16 @@ def render_draft(
             cited.add(c["claim_id"])
     if not candidates and len(research) > 1:
         for q in research:
-            extra = [c for c in answer_claims(by_q[q["id"]], cl, skip(topic(q)))[:1] if c["claim_id"] not in cited]
-            if extra:
+            own = answer_claims(by_q[q["id"]], cl, skip(topic(q)))[:1] + added(q, topic(q))
+            own = [c for c in dict((c["claim_id"], c) for c in own).values() if c["claim_id"] not in cited]
+            if own:
                 lines += [f"## {topic(q)}", ""]
-                for c in extra:
+                for c in own:
                     lines += _claim_lines(c)
                     cited.add(c["claim_id"])
+                lines += _limit_lines(own, cl)
                 lines.append("")
-    lines += _limitations(research, by_q, claims, cited, branches)
+    lines += _limitations(research, by_q, claims, cited, branches, cl, bool(open_questions))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -348,7 +392,7 @@ def _comparison(plan, research, candidates, by_q, cited, skip) -> list[str]:
     return out
 
 
-def _limitations(research, by_q, claims, cited, branches) -> list[str]:
+def _limitations(research, by_q, claims, cited, branches, cl: _Claims, open_questions: bool = False) -> list[str]:
     lines = ["## Limitations", ""]
     gaps = False
     for q in research:
@@ -363,21 +407,22 @@ def _limitations(research, by_q, claims, cited, branches) -> list[str]:
             lines.append(f"- {q['id']} ({q['text']}): no usable evidence was found.")
             gaps = True
         elif not any(c["claim_id"] in cited for c in by_q[q["id"]]):
-            lines.append(
-                f"- {q['id']} ({q['text']}): its evidence does not bear on the answer, so none of it is cited."
-            )
+            lines.append(f"- {q['id']} ({q['text']}): none of its evidence is cited.")
             gaps = True
     for c in claims:
         if c["status"] == "conflicted" and c["claim_id"] in cited:
             lines.append(f"- {c['claim_id']} is left open because its sources conflict.")
             gaps = True
-        elif c["status"] == "verified_with_limit" and c["claim_id"] in cited:
-            lines.append(f"- {c['claim_id']} rests on limited evidence: {'; '.join(c['limitations'])}.")
-            gaps = True
+    for limit, ids in _limit_groups([c for c in claims if c["claim_id"] in cited], cl):
+        which = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+        rest = "rests" if len(ids) == 1 else "rest, from one source,"
+        lines.append(f"- {which} {rest} on limited evidence: {limit}.")
+        gaps = True
     uncited = sum(1 for q in research for c in by_q[q["id"]] if c["claim_id"] not in cited)
     if uncited:
-        lines.append(f"- {uncited} further usable claim(s) in claims.json are not cited: they do not carry the answer.")
-    elif not gaps:
+        # Only what is known: the answer check judges the cited evidence (the harness adds its verdicts here).
+        lines.append(f"- {uncited} further usable claim(s) in claims.json are not cited.")
+    elif not gaps and not open_questions:
         lines.append("- None found beyond the scope of the corpus searched.")
     return lines
 
@@ -413,20 +458,61 @@ def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
     return out
 
 
-def checked_draft(plan, claims, cards, branches, check) -> str:
+def _checked(plan, claims, cards, branches, check, extra, open_questions=frozenset()) -> tuple[str, list[dict]]:
     """Render, run the Reviewer's deterministic checks (`check(text)` → defects), drop from its place each claim
-    a defect names, and render again, until the draft is clean or nothing more can be dropped."""
+    a defect names, and render again, until the draft is clean or nothing more can be dropped. The last draft
+    and its defects."""
     drop: set[tuple[str, str]] = set()
-    text = render_draft(plan, claims, cards, branches, drop)
+    text = render_draft(plan, claims, cards, branches, drop, extra, open_questions)
+    defects = check(text)
     for _ in range(CHECK_ROUNDS):
-        more = rejected(text, check(text)) - drop
+        more = rejected(text, defects) - drop
         if not more:
             break
         # A place rejected a second time is dropped whole (a table row then reads "not found"), so the loop ends.
         # (A claim left out everywhere is left out alone: no place is whole.)
         again = ({place for place, _ in more} & {place for place, _ in drop}) - {EVERYWHERE}
         drop |= more | {(place, ANY) for place in again}
-        text = render_draft(plan, claims, cards, branches, drop)
+        text = render_draft(plan, claims, cards, branches, drop, extra, open_questions)
+        defects = check(text)
+    return text, defects
+
+
+def _gaps(defects: list[dict]) -> dict[str, int]:
+    """question id -> how short of an answer the answer check finds it (2 not answered, 1 partly)."""
+    return dict(g for d in defects if (g := answer_gap(d)))
+
+
+def checked_draft(plan, claims, cards, branches, check) -> str:
+    """The draft its own checks pass (`_checked`), with, for each question the answer check finds open, the
+    claims of that question that give what the answer lacks: each uncited claim (best first, at most
+    ANSWER_TRIES of them) is added when the question's verdict gets better with it. A claim that only matches
+    the question's words adds nothing to the verdict, so it is never added."""
+    extra: dict[str, list[str]] = {}
+    text, defects = _checked(plan, claims, cards, branches, check, extra)
+    gaps = _gaps(defects)
+    for q in [q for q in plan["questions"] if q["id"] in gaps]:
+        cited = {k for c in parse_citations(text) for k in c.keys}
+        pool = [
+            c
+            for c in claims
+            if c["question_id"] == q["id"]
+            and c["status"] in STATABLE
+            and c["claim_id"] not in cited
+            and stands_alone(c["statement"])
+        ]
+        for c in pool[:ANSWER_TRIES]:
+            if q["id"] not in gaps or len(extra.get(q["id"], [])) >= SUMMARY_MAX:
+                break
+            trial = {**extra, q["id"]: [*extra.get(q["id"], []), c["claim_id"]]}
+            t2, d2 = _checked(plan, claims, cards, branches, check, trial)
+            now = _gaps(d2)
+            if now.get(q["id"], 0) < gaps[q["id"]] and c["claim_id"] in {
+                k for x in parse_citations(t2) for k in x.keys
+            }:
+                extra, text, defects, gaps = trial, t2, d2, now
+    if gaps:  # open questions: the report will say so, so the draft must not say there is nothing to say
+        text, _ = _checked(plan, claims, cards, branches, check, extra, frozenset(gaps))
     return text
 
 

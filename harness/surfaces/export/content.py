@@ -19,6 +19,7 @@ from harness.contract.formats import sha256_text
 from harness.contract.language import DEFAULT_LANGUAGE, run_language
 from harness.contract.layout import FINAL_REPORT
 from harness.errors import UsageError, WorkspaceError
+from harness.evidence.answers import answer_records
 from harness.evidence.report import render_report, rendered_from
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.markup import escape
@@ -92,10 +93,11 @@ def export_content(run_dir: Path | str) -> ExportContent:
     claims = reader.claims() or {}
     cards = {cid: c for cid in reader.card_ids() if (c := reader.card(cid)) is not None}
     sources = {sid: s for sid in reader.source_ids() if (s := reader.source(sid)) is not None}
-    if render_report(draft, draft_rel, draft_sha, claims, cards, sources) != report:
+    answers = answer_records(reader, draft_rel)
+    if render_report(draft, draft_rel, draft_sha, claims, cards, sources, answers=answers) != report:
         raise WorkspaceError(
             f"{run_dir}/{FINAL_REPORT}: is not what its draft renders to today (see research validate)"
         )
-    standalone = render_report(draft, draft_rel, draft_sha, claims, cards, sources, standalone=True)
+    standalone = render_report(draft, draft_rel, draft_sha, claims, cards, sources, standalone=True, answers=answers)
     provenance = Provenance(run["run_id"], run.get("question", ""), draft_rel, draft_sha, run_language(run))
     return ExportContent(provenance, standalone)

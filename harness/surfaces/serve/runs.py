@@ -21,7 +21,7 @@ from harness.contract.schemas import schema
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
 from harness.orchestrator.followup import children_of
 from harness.surfaces.serve.states import ACTIVE, BROKEN, GATES, RESUMABLE, STATUSES
-from harness.surfaces.summary import cost_text, dollars, run_costs
+from harness.surfaces.summary import answers_of, cost_text, dollars, run_costs
 from harness.workspace.paths import inside, servable
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
@@ -180,7 +180,8 @@ def _link(run: Any) -> dict[str, Any] | None:
 
 
 def detail(run_dir: Path, live: bool) -> dict[str, Any]:
-    """Everything the run page shows: the row, the plan, branches, reviews with defects, and the gate's hash."""
+    """Everything the run page shows: the row, the plan, branches, reviews with defects, the answer check's verdicts
+    (once metrics.json is written), and the gate's hash."""
     reader = RunReader(run_dir)
     head = row(run_dir, live)
     run = reader.run()
@@ -197,6 +198,7 @@ def detail(run_dir: Path, live: bool) -> dict[str, Any]:
         "reviews": _reviews(reader),
         "decisions": run.get("decisions") or [],
         "final_report": reader.exists(FINAL_REPORT),
+        "answers": answers_of(reader),
         "draft": None,
         "cost": run_costs(reader),  # dollars per role and run, as inspect and the viewer show them
         # follow-ups link both ways: the run this one follows up, and the runs that follow it up

@@ -815,6 +815,22 @@ def metrics_section(data: dict[str, Any]) -> Markup:
             for role, v in (metrics.get("roles") or {}).items()
             if isinstance(v, dict)
         ]
+        answer_rows = [
+            el(
+                "tr",
+                el("td", a.get("question_id")),
+                el("td", a.get("question")),
+                el("td", a.get("verdict"), class_=f"answer-{a.get('verdict')}"),
+                el("td", a.get("reason")),
+                el("td", ((a.get("reviewer") or {}).get("verdict")) or "—"),
+            )
+            for a in (s.get("answers") or {}).get("questions") or []
+        ]
+        if answer_rows:
+            parts += [
+                el("h3", "Answers (the answer check, evidence/answers.py)"),
+                _table(["question", "text", "verdict", "reason", "model reviewer"], answer_rows),
+            ]
         parts += [
             el("h3", "Quality (metrics.json)"),
             _table(["ratio", "value", "of"], ratio_rows),

@@ -406,6 +406,11 @@ function runPage(id) {
             h("td", {}, b.id), h("td", {}, b.text), h("td", {}, b.status ? badge(b.status) : h("span", { class: "muted" }, "pending")),
             h("td", { class: "cards" }, `${b.cards} card(s)`))))) : h("p", { class: "muted" }, "no branches yet")),
         h("div", {}, h("h3", {}, "Budget"), meters(d.budget, d.engines), h("h3", {}, "Cost"), costPanel(d.cost))),
+      h("div", { id: "answers" }, d.answers ? [
+        h("h3", {}, `Answers: ${d.answers.answered}/${d.answers.questions_total} answered (the answer check)`),
+        h("table", {}, h("tbody", {}, d.answers.questions.map((a) => h("tr", { "data-qid": a.question_id },
+          h("td", {}, a.question_id), h("td", {}, badge(a.verdict)), h("td", {}, a.reason),
+          h("td", { class: "muted" }, a.reviewer ? `model reviewer: ${a.reviewer.verdict}` : "")))))] : []),
       h("h3", {}, "Review rounds"),
       d.reviews.length ? h("div", { id: "reviews" }, d.reviews.map((r) => h("div", { class: "review" },
         h("p", {}, h("strong", {}, r.path), " on ", r.draft || "?", " ", badge(r.verdict), ` ${r.defects.length} defect(s)`),

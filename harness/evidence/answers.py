@@ -1,0 +1,537 @@
+"""The answer check: does the report answer each research question of the plan, from what it cites?
+
+One rule for every engine (invariant 10). For each research question it reads only the evidence the
+draft cites for that question (the usable claims of that question the draft cites, and their cards'
+verbatim quotes) and decides `answered`, `partly` or `not_answered`, with a one-line reason:
+
+1. **The subject is there.** Every name the question gives (a code name, a proper name) is in a cited quote,
+   its source's title or the heading above it (`Finding.context`); and at least half of its other topic words
+   (four are enough) are there too, for a question without names, or with three such words or more besides
+   its names. No finding, or no subject: `not_answered`.
+2. **The kind of answer asked for is there**, each requirement in at least one cited quote that is itself
+   about the subject (holds a name, or most of the topic words):
+   - "what is / what does ... mean": a definition or statement ("is", "means", "refers to", "returns"...);
+   - "how do I / how to": a step, command, setting or code name (an instruction to the reader: "use",
+     "call", "run", "you can set"...; or a code-like token other than the question's own names);
+   - a comparison: each side on each criterion (a criterion's words, or the words it is commonly discussed
+     with, `lexical.RELATED`); for a plan that researches one side per question, its criteria on its side;
+   - "when / which release / how many / how large / who": a date or version, a number, a name, each one the
+     question does not already hold;
+   - "why": a reason ("because", "so that", "to avoid"...);
+   - anything else: a statement.
+   All met: `answered`; some: `partly`; none: `not_answered`.
+
+A quote that is only a heading or a page title (its source's title, or a whole short line of its source
+without a full stop that opens with a capital or is a name alone) is never a finding: it answers nothing.
+
+What it cannot judge: it reads words, not meaning. A quote with the subject's words and a command of
+the wrong program passes; an answer in other words than the question's (a synonym, another language)
+fails. It is a floor under the report, not a reader; an LLM Reviewer's judgement, where one is given,
+is recorded beside it (`reviews/review-N.json` `answers`), never in its place.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.contract.claims import USABLE
+from harness.contract.layout import FINAL_REPORT, METRICS
+from harness.contract.quotes import normalize_ws
+from harness.contract.statuses import ANSWERED, NOT_ANSWERED, PARTLY, AnswerVerdict
+from harness.errors import Problem
+from harness.evidence.draft import parse_draft
+from harness.evidence.lexical import content_words, coverage, criterion_groups
+from harness.sources.tokens import tokenize
+from harness.workspace.reader import RunReader
+
+SUBJECT_SHARE = 0.5  # of the question's topic words (other than names) the cited quotes must hold together
+QUOTE_SHARE = 0.66  # of those words one quote must hold to be about the subject (2 of 2, 2 of 3, 3 of 4)
+WORDS_ENOUGH = 4  # topic words that are enough in a long question, whatever its share
+WORDS_WITH_NAMES = 3  # a question with names: its other topic words count from this many on
+HEADING_WORDS = 12  # a whole line of its source this short, with no full stop and no code, is a heading
+
+# The offline Planner's wrapper around a subject ("What do the sources say about X?"): it asks for statements.
+_WRAPPER = re.compile(
+    r"^\s*(?:what do(?:es)? the (?:sources|documents?) say (?:about|on)|find what the sources say about)\s+", re.I
+)
+_COMPARE = re.compile(r"\b(?:differ\w*|difference\w*|compare\w*|comparison|versus|vs\.?|contrast\w*)\b", re.I)
+_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|regarding|when|with)\b|[?,.;]|$)", re.I)
+_SIDES = re.compile(
+    r"^\s*(?:how|why|where|in what ways?)\s+(?:do|does|did)\s+(.+?)\s+and\s+(.+?)\s+(?:differ|compare|contrast)", re.I
+)
+_HOW_TO = re.compile(
+    r"\bhow (?:do|can|could|should|would|must|may) (?:i|you|we|one|they)\b|\bhow to\b|\bwhat (?:is|are) the steps?\b|\bsteps? to\b",
+    re.I,
+)
+_DEFINE = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was|were)\b|\bwhat does .+ (?:mean|stand for|do)\b|\bdefin(?:e|ition)\b|\bmeaning of\b",
+    re.I,
+)
+_WHY = re.compile(r"^\s*why\b|\bfor what reason\b", re.I)
+_NUMBER_ASKED = re.compile(
+    r"\bhow (?:many|much|large|big|long|old|often|far|high|tall|fast|small|deep|wide|heavy|low)\b"
+    r"|\bwhat (?:percentage|proportion|share|size|number|amount|fraction|rate)\b"
+    r"|\bwhat (?:is|are|was|were) the (?:number|size|amount|cost|price|rate|percentage|height|length|depth|limit|default)\b",
+    re.I,
+)
+_DATE_ASKED = re.compile(
+    r"^\s*when\b|[,;]\s*(?:and\s+)?when\b|\b(?:what|which)\s+(?:[\w.-]+\s+){0,2}?(?:year|date|month|day|version|release)s?\b|\bsince when\b",
+    re.I,
+)
+_NAME_ASKED = re.compile(
+    r"^\s*who\b|[,;]\s*(?:and\s+)?who\b|\b(?:which|what) (?:person|people|company|companies|organi[sz]ation|author|team|country|city|module|function|class|library|package|tool|command)\b",
+    re.I,
+)
+
+_DEFINES = re.compile(
+    r"\b(?:is|are|was|were|means?|meant|refers? to|stands? for|denotes?|represents?|describes?|returns?|provides?|"
+    r"lets?|allows?|enables?|is called|are called|consists? of|contains?|holds?|creates?|makes?)\b",
+    re.I,
+)
+_CODE_TOKEN = re.compile(
+    r"`[^`]+`|\b[A-Za-z_]\w*\([^)]*\)|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b|\b[a-z]+_[a-z0-9_]+\b|(?:^|\s)--?[A-Za-z][\w-]*"
+    r"|\b\w+=\S+|\b[\w.-]+/[\w./-]+|(?:^|\s)\$\s+\w|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b[a-z_]+!(?=[\s(])"
+)
+_INSTRUCTION = re.compile(
+    r"(?:^|[.;:]\s+|,\s+|\bthen\s+|\bfirst,?\s+|\bto [^,.]{1,60},\s+)"
+    r"(?:use|call|run|pass|set|add|install|type|enter|press|click|select|choose|configure|specify|import|create|write|"
+    r"open|put|place|invoke|execute|define|apply|enable|disable|replace|remove|wrap|await|return|raise|catch|print)\b"
+    r"|\byou (?:can|could|may|should|must|need to|have to|will need to)\s+(?:also\s+|instead\s+|simply\s+|then\s+)?\w+"
+    r"|\bby (?:using|passing|calling|setting|adding|running|specifying|writing|importing|creating|defining)\b",
+    re.I,
+)
+_REASON = re.compile(
+    r"\b(?:because|since|so that|due to|in order to|to avoid|to prevent|to ensure|as a result|therefore|thus|hence|"
+    r"the reason|otherwise|which means|so as to)\b",
+    re.I,
+)
+_NUMBER_WORDS = (
+    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|"
+    r"thousands?|millions?|billions?|dozens?|twice|half|double|triple|percent|per cent"
+)
+_NUMBER = re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.I)
+_DATE = re.compile(
+    r"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)\b|\bv?\d+\.\d+(?:\.\d+)*\b",
+    re.I,
+)
+_PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
+_NAME_IN_QUESTION = re.compile(
+    r"`[^`]+`|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|\b[a-z]+_[a-z0-9_]+\b|\b[A-Z][a-z]*[A-Z]\w*\b"
+)
+_SENTENCE_END = re.compile(r"[.!?;:)\]\"'”’]\s*$")
+
+
+def _names(text: str) -> list[tuple[str, str]]:
+    """The names a question gives, each as (as written, the word a quote must hold): code names (`x`, a.b,
+    snake_case, CamelCase: a dotted name's last part) and capitalized words past the first (proper names)."""
+    found: list[tuple[str, str]] = []
+    for m in _NAME_IN_QUESTION.finditer(text):
+        found.append((m.group(0), m.group(0).strip("`").removesuffix("()").rsplit(".", 1)[-1]))
+    words = re.findall(r"[\w'’-]+", text)
+    for i, w in enumerate(words):
+        if i and w[:1].isupper() and w != "I" and w.lower() not in _CAPITALIZED_SCAFFOLD:
+            found.append((w, w[:-2] if w.endswith(("'s", "’s")) else w))
+    out: list[tuple[str, str]] = []
+    for written, name in found:
+        if name and name.lower() not in (o.lower() for _, o in out):
+            out.append((written, name))
+    return out
+
+
+_CAPITALIZED_SCAFFOLD = frozenset(
+    {"what", "how", "which", "who", "why", "when", "where", "compare", "is", "are", "do", "does"}
+)
+# Words that frame a question without naming its topic ("only one specific test": the topic is the test).
+_FRAME = content_words(
+    "only one specific particular certain exactly them they thing things way ways get need want also"
+)
+
+
+def _has_name(name: str, text: str) -> bool:
+    """`name` is in `text`: every word of it, as the one tokenizer stems it ("taskgroups" names TaskGroup); a name
+    the tokenizer drops ("None", a stopword) as a whole word."""
+    stems = set(tokenize(name))
+    if not stems:
+        return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+    return stems <= set(tokenize(text))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A cited quote, and where it stands: its source's title and the heading (or signature line) above it in the
+    source. The subject may be named in either (a quote under "asyncio.TaskGroup" need not repeat the name); the
+    kind of answer must be in the quote itself."""
+
+    quote: str
+    context: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.context} {self.quote}"
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One kind of answer the question asks for: its label (said in a reason), the test a quote must pass, and
+    whether that quote must itself be about the subject (a criterion's quote need not: it is the side's card)."""
+
+    label: str
+    test: object = field(compare=False)  # (quote) -> bool
+    on_subject: bool = True
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a research question asks: its subject (names, topic words) and the kinds of answer it wants."""
+
+    question_id: str
+    names: tuple[str, ...]
+    words: frozenset[str]
+    requirements: tuple[Requirement, ...]
+
+    @property
+    def words_count(self) -> bool:
+        """Its topic words are part of the subject: always without names; with names, when there are three or
+        more (with fewer, the names carry the subject: "When was asyncio.TaskGroup added?")."""
+        return bool(self.words) and (not self.names or len(self.words) >= WORDS_WITH_NAMES)
+
+    def holds_words(self, text: str, share: float) -> bool:
+        """`text` holds `share` of the topic words, or WORDS_ENOUGH of them in a long question."""
+        have = len(set(self.words) & content_words(text))
+        return have >= min(math.ceil(len(self.words) * share - 1e-9), WORDS_ENOUGH)
+
+    def about(self, f: Finding) -> bool:
+        """`f` is about the subject: its quote or context holds a name the question gives, or most of its topic
+        words when they count (two of two, two of three, three of four, then four)."""
+        if not self.names and not self.words_count:
+            return True
+        if any(_has_name(n, f.text) for n in self.names):
+            return True
+        return self.words_count and self.holds_words(f.text, QUOTE_SHARE)
+
+    def met(self, req: Requirement, f: Finding) -> bool:
+        return bool(req.test(f.quote)) and (not req.on_subject or self.about(f))  # type: ignore[operator]
+
+
+def _criterion_test(criterion: str, side: str | None = None):
+    """A quote on the criterion (half its words, each or a word it is commonly discussed with: "error handling"
+    is spoken of as exceptions, `lexical.RELATED`), and on the side when one is named."""
+    groups = criterion_groups(criterion)
+
+    def test(quote: str) -> bool:
+        words = content_words(quote)
+        on_it = bool(groups) and sum(bool(g & words) for g in groups) / len(groups) >= SUBJECT_SHARE
+        return on_it and (
+            side is None
+            or _has_name(side, quote)
+            or coverage(content_words(side), content_words(quote)) >= SUBJECT_SHARE
+        )
+
+    return test
+
+
+def _new_number(question: str):
+    asked = set(re.findall(r"\d+(?:\.\d+)*", question))
+    return lambda q: bool(
+        _NUMBER.search(re.sub(r"\d+(?:\.\d+)*", lambda m: "" if m.group(0) in asked else m.group(0), q))
+    )
+
+
+def _new_name(question: str):
+    asked = {w.lower() for w in re.findall(r"[\w'’-]+", question)}
+    return lambda q: any(m.group(0).lower() not in asked for m in _PROPER.finditer(q)) or bool(_CODE_TOKEN.search(q))
+
+
+def _sides(text: str, names: list[str]) -> list[str]:
+    if len(names) >= 2:
+        return names
+    for pattern in (_BETWEEN, _SIDES):
+        m = pattern.search(text)
+        if m:
+            return [m.group(1).strip(), m.group(2).strip()]
+    return names
+
+
+def _procedure(names: list[str]):
+    """A step, command, setting or code name: an instruction to the reader, or a code-like token that is not
+    one of the names the question already gives."""
+    given = {n.lower() for n in names}
+
+    def test(q: str) -> bool:
+        codes = (m.group(0).strip().strip("`").removesuffix("()").rsplit(".", 1)[-1] for m in _CODE_TOKEN.finditer(q))
+        return bool(_INSTRUCTION.search(q)) or any(c.lower() not in given for c in codes)
+
+    return test
+
+
+def _definition(q: str) -> bool:
+    return bool(_DEFINES.search(q))
+
+
+def _reason(q: str) -> bool:
+    return bool(_REASON.search(q))
+
+
+def _dated(question: str):
+    """A year, a month or a version number the question does not already give."""
+    asked = set(re.findall(r"\d+(?:\.\d+)*", question))
+    return lambda q: any(m.group(0).lstrip("v") not in asked for m in _DATE.finditer(q))
+
+
+def _statement(q: str) -> bool:
+    return bool(_DEFINES.search(q)) or len(q.split()) >= 6
+
+
+def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
+    """What `question` (a plan question) asks; `criteria` are the plan's, used when the question names none."""
+    raw = question.get("text", "")
+    text = _WRAPPER.sub("", raw)
+    crit = list(question.get("criteria") or criteria or [])
+    subject_text = text
+    for phrase in [*crit, "with respect to", "in terms of"]:
+        subject_text = re.sub(re.escape(phrase), " ", subject_text, flags=re.I)
+    for asking in (_HOW_TO, _NUMBER_ASKED, _DATE_ASKED, _DEFINE, _WHY):
+        subject_text = asking.sub(" ", subject_text)
+    named = _names(subject_text)
+    names = [n for _, n in named]
+    words = content_words(subject_text) - content_words(" ".join(w for w, _ in named)) - _FRAME
+    reqs: list[Requirement] = []
+    if _COMPARE.search(text) and len(sides := _sides(subject_text, names)) >= 2:
+        for side in sides:
+            if crit:
+                reqs += [Requirement(f"{c} for {side}", _criterion_test(c, side), False) for c in crit]
+            else:
+                reqs.append(Requirement(f"a statement on {side}", _criterion_test(side), False))
+        return Ask(question["id"], tuple(names), frozenset(words), tuple(reqs))
+    reqs += [Requirement(c, _criterion_test(c), False) for c in crit]
+    if _HOW_TO.search(text):
+        reqs.append(Requirement("a step, command, setting or code name", _procedure(names)))
+    elif _DEFINE.search(text) and not _NUMBER_ASKED.search(text):
+        reqs.append(Requirement("a definition or statement", _definition))
+    elif _WHY.search(text):
+        reqs.append(Requirement("a reason", _reason))
+    if _NUMBER_ASKED.search(text):
+        reqs.append(Requirement("a number", _new_number(raw)))
+    if _DATE_ASKED.search(text):
+        reqs.append(Requirement("a date or version", _dated(raw)))
+    if _NAME_ASKED.search(text):
+        reqs.append(Requirement("a name", _new_name(raw)))
+    if not reqs:
+        reqs.append(Requirement("a statement", _statement))
+    return Ask(question["id"], tuple(names), frozenset(words), tuple(reqs))
+
+
+_NAME_ONLY = re.compile(r"^(?:class |def |module |coroutine )?[A-Za-z_][\w.]*(?:\(\))?$")
+
+
+def heading_only(quote: str, title: str = "", snapshot: str | None = None) -> bool:
+    """A quote that is only a heading or a page title, so it states nothing and answers nothing: the source's title
+    (or part of it), or a whole short line of the source without a full stop that reads as a heading (it opens with
+    a capital: "Running a Subset of Tests") or is a name alone ("asyncio.TaskGroup", "class TaskGroup"). A command
+    line ("cargo test one_hundred") is a finding."""
+    q = normalize_ws(quote).strip()
+    if not q:
+        return True
+    bare = q.rstrip(".:").strip().lower()
+    if title and bare and bare in normalize_ws(title).lower():
+        return True
+    if _SENTENCE_END.search(q) or len(q.split()) > HEADING_WORDS or snapshot is None:
+        return False
+    if not (_NAME_ONLY.match(q) or (q[:1].isupper() and not _CODE_TOKEN.search(q))):
+        return False
+    return any(normalize_ws(line).strip().lstrip("#").strip() == q for line in snapshot.splitlines())
+
+
+@dataclass(frozen=True)
+class QuestionVerdict:
+    """One research question's answer verdict, with why, and the claims it was judged on."""
+
+    question_id: str
+    verdict: AnswerVerdict
+    reason: str
+    claims: tuple[str, ...] = ()
+    met: tuple[str, ...] = ()
+
+
+def judge(ask: Ask, findings: list[Finding], claims: tuple[str, ...] = ()) -> QuestionVerdict:
+    """The verdict on `ask` from `findings`, the cited quotes (headings and titles already left out)."""
+    qid = ask.question_id
+    if not findings:
+        return QuestionVerdict(qid, NOT_ANSWERED, "no finding is cited for it", claims)
+    joined = " ".join(f.text for f in findings)
+    missing_names = [n for n in ask.names if not _has_name(n, joined)]
+    if ask.names and len(missing_names) == len(ask.names):
+        return QuestionVerdict(
+            qid, NOT_ANSWERED, f"the cited quotes do not name its subject ({_and(missing_names)})", claims
+        )
+    if ask.words_count and not ask.holds_words(joined, SUBJECT_SHARE):
+        what = ", ".join(sorted(ask.words))
+        return QuestionVerdict(qid, NOT_ANSWERED, f"the cited quotes do not name its subject (words: {what})", claims)
+    met = tuple(r.label for r in ask.requirements if any(ask.met(r, f) for f in findings))
+    unmet = [r.label for r in ask.requirements if r.label not in met]
+    if not unmet and not missing_names:
+        return QuestionVerdict(qid, ANSWERED, f"the cited quotes name its subject and give {_and(met)}", claims, met)
+    gaps = ([f"do not name {_and(missing_names)}"] if missing_names else []) + ([f"lack {_or(unmet)}"] if unmet else [])
+    if not met:
+        return QuestionVerdict(qid, NOT_ANSWERED, f"the cited quotes name its subject but {' and '.join(gaps)}", claims)
+    return QuestionVerdict(
+        qid, PARTLY, f"the cited quotes give {_and(list(met))} but {' and '.join(gaps)}", claims, met
+    )
+
+
+def _or(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _and(items: list[str] | tuple[str, ...]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _heading_like(line: str) -> bool:
+    line = line.strip()
+    return bool(line) and len(line.split()) <= HEADING_WORDS and not re.search(r"[.!?;:,]\s*$", line)
+
+
+def heading_above(snapshot: str, start: int) -> str:
+    """What the section holding offset `start` of `snapshot` is about: the first line of the quote's own paragraph
+    when that is a signature line above the quote, else the nearest one-line paragraph above it that
+    reads as a heading (short, no full stop at its end)."""
+    blocks = re.split(r"\n[ \t]*\n", snapshot[:start])
+    own = blocks[-1].splitlines()
+    if blocks[-1] and not blocks[-1].endswith("\n"):
+        own = own[:-1]  # the start of the quote's own line
+    if own and _heading_like(own[0]) and _CODE_TOKEN.search(own[0]):
+        return own[0].strip()  # a signature line (a wrapped sentence's first line is no heading)
+    for block in reversed(blocks[:-1]):
+        lines = [ln for ln in block.splitlines() if ln.strip()]
+        if len(lines) == 1 and _heading_like(lines[0]):
+            return lines[0].strip()
+    return ""
+
+
+def claim_findings(reader: RunReader, claim: dict) -> list[Finding]:
+    """The quotes of `claim`'s cards that are findings (not a heading or title alone), each with its context."""
+    out = []
+    for card_id in claim.get("supporting_cards", []) + claim.get("contradicting_cards", []):
+        card = reader.card(card_id)
+        if not card:
+            continue
+        source = reader.source(card["source_id"]) or {}
+        title, snapshot = source.get("title", ""), reader.snapshot(card["source_id"]) or ""
+        if not heading_only(card["quote"], title, snapshot):
+            above = heading_above(snapshot, int((card.get("span") or {}).get("start", 0)))
+            out.append(Finding(card["quote"], f"{title} {above}".strip()))
+    return out
+
+
+def cited_claims(reader: RunReader, text: str) -> list[str]:
+    """The usable claims a draft cites, in order of first citation."""
+    claims = reader.claims() or {}
+    ids = [k for s in parse_draft(text) for k in s.claim_ids]
+    return [k for k in dict.fromkeys(ids) if k in claims and claims[k]["status"] in USABLE]
+
+
+def answer_verdicts(reader: RunReader, text: str) -> list[QuestionVerdict]:
+    """The verdict on each research question of the plan, from the claims `text` (a draft) cites for it."""
+    plan = reader.plan() or {}
+    claims = reader.claims() or {}
+    cited = cited_claims(reader, text)
+    out = []
+    for q in plan.get("questions", []):
+        if q.get("kind") != "research":
+            continue
+        mine = tuple(k for k in cited if claims[k]["question_id"] == q["id"])
+        findings = [f for k in mine for f in claim_findings(reader, claims[k])]
+        out.append(judge(ask_of(q, plan.get("criteria")), findings, mine))
+    return out
+
+
+def reviewer_judgements(reader: RunReader, draft_rel: str | None) -> dict[str, dict]:
+    """question id -> a model Reviewer's own judgement (verdict, reason) in the latest review of `draft_rel`."""
+    for rel in reversed(reader.reviews()):
+        review = reader.read_json(rel) or {}
+        if review.get("draft") == draft_rel:
+            return {
+                a["question_id"]: {"verdict": a["verdict"], "reason": a["reason"]}
+                for a in review.get("answers") or []
+                if isinstance(a, dict) and a.get("origin") == "llm" and "question_id" in a
+            }
+    return {}
+
+
+def answer_records(reader: RunReader, draft_rel: str | None) -> list[dict[str, Any]]:
+    """metrics.json's `answers`: each research question, its verdict, why, the claims judged, and beside it the
+    model Reviewer's judgement when one gave it (else null)."""
+    text = reader.read_text(draft_rel) if draft_rel else None
+    questions = {q["id"]: q.get("text", "") for q in reader.questions()}
+    judged = reviewer_judgements(reader, draft_rel)
+    return [
+        {
+            "question_id": v.question_id,
+            "question": questions.get(v.question_id, ""),
+            "verdict": v.verdict,
+            "reason": v.reason,
+            "claims": list(v.claims),
+            "reviewer": judged.get(v.question_id),
+        }
+        for v in answer_verdicts(reader, text or "")
+    ]
+
+
+GAP_NOTE = {NOT_ANSWERED: "Not answered from the sources", PARTLY: "Only partly answered from the sources"}
+
+
+def gap_notes(records: list[dict[str, Any]]) -> str | None:
+    """The Limitations bullets for the questions the report leaves open, in plain words; None when it answers all."""
+    lines = [
+        f"- {GAP_NOTE[r['verdict']]}: {r['question_id']} ({normalize_ws(r['question'])}): {r['reason']}."
+        for r in records
+        if r["verdict"] in GAP_NOTE
+    ]
+    return "\n".join(lines) or None
+
+
+def answer_problems(reader: RunReader) -> list[Problem]:
+    """Invariant 10, re-checked on any workspace: metrics.json's verdicts are what the check decides on its report
+    today, and the final report states every question it leaves open (and no other) under Limitations."""
+    metrics = reader.read_json(METRICS)
+    if not isinstance(metrics, dict) or not metrics.get("report"):
+        return []
+    stored = metrics.get("answers")
+    if not isinstance(stored, list):
+        return [Problem(METRICS, "/answers", "answer-verdicts", "metrics.json carries no answer verdicts")]
+    problems = []
+    today = {r["question_id"]: r for r in answer_records(reader, metrics["report"])}
+    kept = {a.get("question_id"): a for a in stored if isinstance(a, dict)}
+    for qid in sorted(set(today) | set(kept)):
+        now, then = today.get(qid), kept.get(qid)
+        if now is None or then is None or now["verdict"] != then.get("verdict"):
+            problems.append(
+                Problem(
+                    METRICS,
+                    "/answers",
+                    "answer-verdict",
+                    f"{qid}: metrics.json says {then and then.get('verdict')}, the answer check says "
+                    f"{now and now['verdict']}",
+                )
+            )
+    report = reader.read_text(FINAL_REPORT)
+    if report is not None:
+        for qid, r in today.items():
+            stated = re.search(rf"answered from the sources: {re.escape(qid)}\b", report) is not None
+            if stated != (r["verdict"] in GAP_NOTE):
+                problems.append(
+                    Problem(
+                        FINAL_REPORT,
+                        "",
+                        "answer-stated",
+                        f"{qid} is {r['verdict']}, but the report "
+                        + ("says it is not answered" if stated else "does not say so under Limitations"),
+                    )
+                )
+    return problems
