@@ -354,12 +354,17 @@ def offline_language_note(cfg: RunConfig) -> str | None:
 
 
 def _search_section(file_search: dict[str, Any], provider: str | None, url: str | None) -> dict[str, Any]:
-    """research.yaml's `search:` with --search and --search-url over it; another provider drops the file's URL."""
+    """research.yaml's `search:` with --search and --search-url over it; another provider drops the file's URL.
+    `--search arxiv,openalex` names several: the first is `provider`, the others `also`."""
     section = dict(file_search)
     if provider is not None:
-        if provider != section.get("provider", DEFAULT_SEARCH_PROVIDER):
+        first, *more = [name.strip() for name in provider.split(",")]
+        if first != section.get("provider", DEFAULT_SEARCH_PROVIDER):
             section.pop("url", None)  # the file's endpoint belongs to the file's provider
-        section["provider"] = provider
+        section["provider"] = first
+        section["also"] = more
+        if not more:
+            section.pop("also")
     if url is not None:
         section["url"] = url
     return section
@@ -367,10 +372,16 @@ def _search_section(file_search: dict[str, Any], provider: str | None, url: str 
 
 def search_settings(cfg: RunConfig) -> SearchSettings:
     """The run's search provider settings (ddgs unless configured; gemini searches with the default Gemini model
-    unless search.model names another)."""
+    unless search.model names another; `also` and `providers` for several providers and their own settings)."""
     s = cfg.search
     model = s.get("model") or DEFAULT_MODEL.split(":", 1)[1]
-    return SearchSettings(s.get("provider", DEFAULT_SEARCH_PROVIDER), s.get("url"), model)
+    return SearchSettings(
+        s.get("provider", DEFAULT_SEARCH_PROVIDER),
+        s.get("url"),
+        model,
+        tuple(s.get("also") or ()),
+        {name: dict(opts) for name, opts in (s.get("providers") or {}).items()},
+    )
 
 
 def enable_web(cfg: RunConfig) -> None:

@@ -274,7 +274,9 @@ def run(
         None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
     ),
     search: str | None = typer.Option(
-        None, "--search", help="Web search provider: ddgs (default, no key), tavily, exa, brave, searxng, gemini."
+        None,
+        "--search",
+        help="Search provider(s), comma-separated: ddgs (default, no key), tavily, exa, brave, searxng, gemini; the literature: arxiv, openalex, crossref (no key).",
     ),
     search_url: str | None = typer.Option(
         None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
