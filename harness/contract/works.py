@@ -19,6 +19,12 @@ CHICAGO_AUTHOR_DATE: CitationStyle = "chicago-author-date"
 CITATION_STYLES: tuple[CitationStyle, ...] = get_args(CitationStyle)
 DEFAULT_CITATION_STYLE: CitationStyle = APA
 
+
+def run_citation_style(run_manifest: dict[str, Any]) -> CitationStyle:
+    """The citation style a run was started with (run.json's config), APA when none is recorded."""
+    return (run_manifest.get("config") or {}).get("citation_style") or DEFAULT_CITATION_STYLE
+
+
 # The limitations a card quoting a paper carries, added by the harness whatever engine wrote the card.
 ABSTRACT_ONLY_LIMITATION = "Quotes the paper's abstract only: its full text was not available to the run."
 RETRACTED_LIMITATION = "The paper is retracted (its provider says so): it cannot support a claim."

@@ -29,6 +29,7 @@ from harness.contract.schemas import validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.contract.statuses import BUDGET_DIMENSIONS
+from harness.contract.works import CITATION_STYLES, DEFAULT_CITATION_STYLE, CitationStyle
 from harness.engines.llm.models import DEFAULT_MODEL
 from harness.errors import UsageError, module_installed, require_extra
 from harness.runtime.budget import DEFAULT_RUN_LIMITS
@@ -69,6 +70,7 @@ class RunConfig:
     fetch: dict[str, Any] = field(default_factory=dict)  # research.yaml `fetch:` (WebTools keyword arguments)
     yes: bool = False
     language: str = DEFAULT_LANGUAGE
+    citation_style: CitationStyle = DEFAULT_CITATION_STYLE  # the bibliography's CSL style (contract/works.py)
     sources: dict[str, Any] = field(default_factory=dict)
     search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
     mcp: dict[str, Any] = field(default_factory=dict)  # research.yaml's `mcp:` (servers by name; no secrets)
@@ -93,6 +95,7 @@ class RunConfig:
             "web": self.web,
             "fetch": self.fetch,
             "language": self.language,
+            "citation_style": self.citation_style,
             "auto_approve_plan": self.yes,
             "sources": self.sources,
             "search": self.search,
@@ -216,6 +219,7 @@ def build_config(
     search: str | None = None,
     search_url: str | None = None,
     language: str | None = None,
+    citation_style: str | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
 ) -> RunConfig:
@@ -269,6 +273,9 @@ def build_config(
         language=check_language(language, "--language")
         if language is not None
         else check_language(file_cfg.get("language", DEFAULT_LANGUAGE), "research.yaml language:"),
+        citation_style=check_citation_style(citation_style)
+        if citation_style is not None
+        else file_cfg.get("citation_style", DEFAULT_CITATION_STYLE),
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), search, search_url),
         mcp=file_cfg.get("mcp", {}),
@@ -322,6 +329,13 @@ def check_meaning(corpus: str, recorded: str | None = None) -> MeaningModel:
             f" (or {MEANING_ENV}={WORDLLAMA})"
         )
     return meaning
+
+
+def check_citation_style(style: str) -> CitationStyle:
+    """--citation-style names one of the bundled CSL styles."""
+    if style not in CITATION_STYLES:
+        raise UsageError(f"--citation-style {style}: choose one of {', '.join(CITATION_STYLES)}")
+    return style  # type: ignore[return-value]
 
 
 def check_mcp_installed() -> None:
@@ -430,6 +444,7 @@ def config_from_snapshot(
         fetch=snapshot.get("fetch", {}),
         yes=snapshot.get("auto_approve_plan", False),
         language=snapshot.get("language", DEFAULT_LANGUAGE),
+        citation_style=snapshot.get("citation_style", DEFAULT_CITATION_STYLE),
         sources=snapshot.get("sources", {}),
         search=snapshot.get("search", {}),
         mcp=snapshot.get("mcp", {}),

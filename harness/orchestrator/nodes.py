@@ -441,7 +441,15 @@ class Pipeline:
         claims = {c["claim_id"]: c for c in self.ws.read_json(CLAIMS, HARNESS)["claims"]}
         cards = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(CARDS, HARNESS)}
         sources = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(SOURCE_RECORDS, HARNESS)}
-        text = render_report(self.ws.read_text(draft, HARNESS), draft, state["draft_sha"], claims, cards, sources)
+        text = render_report(
+            self.ws.read_text(draft, HARNESS),
+            draft,
+            state["draft_sha"],
+            claims,
+            cards,
+            sources,
+            citation_style=self.run.config.citation_style,
+        )
         self.ws.write(FINAL_REPORT, text, HARNESS)
         self._write_metrics(draft, state)
         self.ws.update_manifest(lambda m: m.__setitem__("final_report", FINAL_REPORT))

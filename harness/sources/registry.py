@@ -35,14 +35,20 @@ class KindRules:
     secondary_domains: tuple[str, ...] = ()
     local_default: str = "primary"
     web_default: str = "secondary"
+    paper_default: str = "primary"
 
-    def kind_for(self, *, path: str | None = None, url: str | None = None, official: tuple[str, ...] = ()) -> str:
+    def kind_for(
+        self, *, path: str | None = None, url: str | None = None, official: tuple[str, ...] = (), paper: bool = False
+    ) -> str:
         """`official`: the domains the plan marks as primary (`primary_domains`), beside the configured ones; a
-        configured secondary domain still wins."""
+        configured secondary domain still wins. A `paper` (a literature provider's work: original research, as its
+        authors reported it) is `paper_default` wherever its text was fetched from, unless a secondary domain."""
         if url is not None:
             host = host_of(url)
             if any(domain_matches(host, d) for d in self.secondary_domains):
                 return "secondary"
+            if paper:
+                return self.paper_default
             if any(domain_matches(host, d) for d in (*self.primary_domains, *official)):
                 return "primary"
             return self.web_default
@@ -64,6 +70,7 @@ class KindRules:
             secondary_domains=tuple(cfg.get("secondary_domains", base.secondary_domains)),
             local_default=cfg.get("local_default", base.local_default),
             web_default=cfg.get("web_default", base.web_default),
+            paper_default=cfg.get("paper_default", base.paper_default),
         )
 
 
@@ -159,7 +166,7 @@ class SourceRegistry:
             record: dict[str, Any] = {"source_id": sid}
             if url is not None:
                 record["url"] = normalize_url(url)
-                kind = kind or self.rules.kind_for(url=record["url"], official=official)
+                kind = kind or self.rules.kind_for(url=record["url"], official=official, paper=work is not None)
             else:
                 record["path"] = normalize_path(path)
                 kind = kind or self.rules.kind_for(path=record["path"])

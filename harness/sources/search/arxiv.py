@@ -7,26 +7,37 @@ base, e.g. http://127.0.0.1:PORT/api for a local stand-in (the client then asks 
 
 from __future__ import annotations
 
+import threading
+
 from harness.contract.search import ARXIV
 from harness.contract.works import normalize_arxiv_id, normalize_doi, person
 from harness.sources.search.base import Provider, ProviderInfo, WebHit
 
 ABS_URL = "https://arxiv.org/abs/{}"
+DELAY_SECONDS = 3.0  # arXiv's terms of use: no more than one request every three seconds
 
 
 class ArxivSearch(Provider):
     info = ProviderInfo(ARXIV, module="arxiv", pip="'research-harness[papers]'")
 
+    def __init__(self, settings):
+        super().__init__(settings)
+        self._client = None
+        self._lock = threading.Lock()  # one request at a time, spaced by the client's delay, across branches
+
     def search(self, query: str, n: int) -> list[WebHit]:
         import arxiv
 
-        client = arxiv.Client(page_size=max(1, n), delay_seconds=3.0, num_retries=1)
-        if self.settings.url:
-            client.query_url_format = self.settings.url.rstrip("/") + "/query?{}"
-        try:
-            results = list(client.results(arxiv.Search(query=query, max_results=max(1, n))))
-        except Exception as exc:  # arxiv.HTTPError, requests' errors, a malformed feed
-            raise self.failed(exc) from None
+        with self._lock:
+            if self._client is None:
+                self._client = arxiv.Client(delay_seconds=DELAY_SECONDS, num_retries=1)
+                if self.settings.url:
+                    self._client.query_url_format = self.settings.url.rstrip("/") + "/query?{}"
+            self._client.page_size = max(1, n)
+            try:
+                results = list(self._client.results(arxiv.Search(query=query, max_results=max(1, n))))
+            except Exception as exc:  # arxiv.HTTPError, requests' errors, a malformed feed
+                raise self.failed(exc) from None
         hits: list[WebHit] = []
         for result in results[:n]:
             arxiv_id = normalize_arxiv_id(result.get_short_id())
