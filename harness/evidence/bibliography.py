@@ -68,7 +68,8 @@ def _bibtex_type(item: dict[str, Any]) -> str:
 
 
 def bibtex(items: list[dict[str, Any]]) -> str:
-    """The references as BibTeX, written by pybtex; each key is the source id (`src_…`)."""
+    """The references as BibTeX, written by pybtex; each key is the source id (`src_…`); a literal name (an
+    organization) is braced, so BibTeX keeps it whole."""
     require_extra("--format bibtex", "papers", ("pybtex",))
     from pybtex.database import BibliographyData, Entry, Person
 
@@ -87,7 +88,9 @@ def bibtex(items: list[dict[str, Any]]) -> str:
             if value:
                 fields[key] = value
         people = [
-            Person(a["literal"]) if "literal" in a else Person(first=a.get("given", ""), last=a["family"])
+            Person(last="{" + a["literal"] + "}")
+            if "literal" in a
+            else Person(first=a.get("given", ""), last=a["family"])
             for a in item.get("author") or []
         ]
         key = re.sub(r"[^A-Za-z0-9_]", "_", item["id"])

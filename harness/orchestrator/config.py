@@ -26,7 +26,7 @@ from harness.contract.meaning import (
     chosen_meaning,
 )
 from harness.contract.schemas import validate
-from harness.contract.search import DEFAULT_SEARCH_PROVIDER
+from harness.contract.search import DEFAULT_SEARCH_PROVIDER, LITERATURE_PROVIDERS
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.contract.works import CITATION_STYLES, DEFAULT_CITATION_STYLE, CitationStyle
@@ -407,7 +407,11 @@ def enable_web(cfg: RunConfig) -> None:
     missing = extractor_missing()
     if missing:
         raise UsageError(f"--web: {missing}")
-    preflight(search_settings(cfg))
+    settings = search_settings(cfg)
+    preflight(settings)
+    literature = [name for name in settings.names if name in LITERATURE_PROVIDERS]
+    if literature:  # the papers it finds are cited in a bibliography at the run's end: check its renderer now
+        require_extra(f"--search {','.join(literature)}", "papers", ("citeproc",))
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
     choice.spec = replace(choice.spec, tools=tools)

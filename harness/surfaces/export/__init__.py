@@ -57,6 +57,8 @@ def export_run(run_dir: Path | str, fmt: str, out: Path | None = None) -> Path:
     """Write the export of a completed run; returns its path (default ./<run_id>.<fmt>)."""
     fmt = _format_of(Path(f"x.{fmt}"), fmt)
     content = export_content(run_dir)
+    if fmt in SUFFIXES and not content.references:
+        raise UsageError(f"--format {fmt}: the report of {run_dir} cites no papers, so it has no references")
     path = out or Path(f"{content.provenance.run_id}.{SUFFIXES.get(fmt, fmt)}")
     data = _render(content, fmt)
     try:
