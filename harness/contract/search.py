@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-SearchProviderName = Literal["ddgs", "tavily", "exa", "brave", "searxng", "gemini", "arxiv", "openalex", "crossref"]
+SearchProviderName = Literal[
+    "ddgs", "tavily", "exa", "brave", "searxng", "gemini", "arxiv", "openalex", "crossref", "semanticscholar"
+]
 DDGS: SearchProviderName = "ddgs"
 TAVILY: SearchProviderName = "tavily"
 EXA: SearchProviderName = "exa"
@@ -19,10 +21,11 @@ GEMINI: SearchProviderName = "gemini"
 ARXIV: SearchProviderName = "arxiv"
 OPENALEX: SearchProviderName = "openalex"
 CROSSREF: SearchProviderName = "crossref"
+SEMANTIC_SCHOLAR: SearchProviderName = "semanticscholar"
 SEARCH_PROVIDERS: tuple[SearchProviderName, ...] = get_args(SearchProviderName)
 DEFAULT_SEARCH_PROVIDER: SearchProviderName = DDGS  # free, needs no key
 # The literature services: each hit is a paper with its scholarly identity (a `work`), not only a page.
-LITERATURE_PROVIDERS: tuple[SearchProviderName, ...] = (ARXIV, OPENALEX, CROSSREF)
+LITERATURE_PROVIDERS: tuple[SearchProviderName, ...] = (ARXIV, OPENALEX, CROSSREF, SEMANTIC_SCHOLAR)
 
 # Where a web source's snapshot came from: the page fetched by the harness, or the text the search provider
 # returned with its result (Tavily's raw content, Exa's text), kept without fetching the page.

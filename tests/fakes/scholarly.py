@@ -2,14 +2,15 @@
 `/works` (JSON), answering the way the real services do, and the open-access PDFs they name.
 
 `literature()` is a `LocalSite` (fakes/sites.py) with every API under its own prefix (`/arxiv/query`,
-`/openalex/works`, `/crossref/works`), so each provider's client is pointed at `site.url("/arxiv")` etc. The papers:
+`/openalex/works`, `/crossref/works`, `/s2/graph/v1/paper/search`), so each provider's client is pointed at `site.url("/arxiv")` etc. The papers:
 
 - ELECTION: on arXiv (its PDF served here) and in OpenAlex (under a journal DOI, with an arXiv location and the
   same PDF as its best open-access copy): one paper found by two providers;
 - TIMEOUTS: in OpenAlex and Crossref, closed access, an abstract only;
 - RETRACTED: in OpenAlex (`is_retracted`) and Crossref (an `updated-by` retraction notice).
 
-Every API lists its papers for any query, and records the queries and headers it was sent.
+Semantic Scholar lists ELECTION (its arXiv id and PDF) and TIMEOUTS (no open-access copy). Every API lists its
+papers for any query, and records the queries and headers it was sent.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ RETRACTED = Paper(
 ARXIV_PAPERS = (ELECTION,)
 OPENALEX_PAPERS = (ELECTION, TIMEOUTS, RETRACTED)
 CROSSREF_PAPERS = (TIMEOUTS, RETRACTED)
+S2_PAPERS = (ELECTION, TIMEOUTS)
 
 
 @dataclass
@@ -168,8 +170,30 @@ def crossref_item(p: Paper) -> dict:
     return item
 
 
+def s2_paper(p: Paper, base: str) -> dict:
+    ids = {"DOI": p.doi, **({"ArXiv": p.arxiv_id} if p.arxiv_id else {})}
+    return {
+        "paperId": f"{abs(hash(p.key)) % 10**12:040x}"[:40],
+        "externalIds": ids,
+        "url": f"https://www.semanticscholar.org/paper/{p.key}",
+        "title": p.title,
+        "abstract": p.abstract,
+        "venue": p.venue,
+        "year": p.year,
+        "journal": {"name": p.venue},
+        "isOpenAccess": bool(p.pdf),
+        "openAccessPdf": {"url": f"{base}/pdf/{p.key}.pdf", "status": "GREEN", "license": p.license} if p.pdf else None,
+        "authors": [{"authorId": str(i), "name": a} for i, a in enumerate(p.authors)],
+    }
+
+
 def literature(
-    arxiv=ARXIV_PAPERS, openalex=OPENALEX_PAPERS, crossref=CROSSREF_PAPERS, *, pdf_reply: Reply | None = None
+    arxiv=ARXIV_PAPERS,
+    openalex=OPENALEX_PAPERS,
+    crossref=CROSSREF_PAPERS,
+    s2=S2_PAPERS,
+    *,
+    pdf_reply: Reply | None = None,
 ) -> Literature:
     """The three APIs and the PDFs on one local site (not started: use it as a context manager)."""
     site = LocalSite()
@@ -212,7 +236,15 @@ def literature(
             ).encode(),
         ),
     )
-    for p in {*arxiv, *openalex, *crossref}:
+    site.routes["/s2/graph/v1/paper/search"] = logged(
+        "s2",
+        lambda: Reply(
+            200,
+            "application/json",
+            json.dumps({"total": len(s2), "offset": 0, "data": [s2_paper(p, site.base) for p in s2]}).encode(),
+        ),
+    )
+    for p in {*arxiv, *openalex, *crossref, *s2}:
         if p.pdf:
             site.routes[f"/pdf/{p.key}.pdf"] = pdf_reply or Reply(
                 content_type="application/pdf", body=minimal_pdf(list(p.pdf[1:]), p.pdf[0])

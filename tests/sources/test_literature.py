@@ -50,7 +50,8 @@ def tools(ws, tmp_path, settings: SearchSettings) -> WebTools:
 
 
 def settings(lit, *names: str, **options) -> SearchSettings:
-    opts = {name: {"url": lit.api(name), **options.get(name, {})} for name in names}
+    api = {"semanticscholar": "s2"}
+    opts = {name: {"url": lit.api(api.get(name, name)), **options.get(name, {})} for name in names}
     return SearchSettings(names[0], None, None, tuple(names[1:]), opts)
 
 
@@ -107,10 +108,26 @@ def test_crossref_search_reads_items_and_a_retraction_notice():
     assert lottery.work["retracted"] is True and timeouts.work["retracted"] is False
 
 
+def test_semantic_scholar_search_reads_the_first_page_of_papers(monkeypatch):
+    monkeypatch.delenv("SEMANTIC_SCHOLAR_API_KEY", raising=False)
+    with literature() as lit:
+        election, timeouts = make_provider(SearchSettings("semanticscholar", lit.api("s2"))).search("votes", 5)
+    (path,) = lit.requests["s2"]
+    assert path.startswith("/s2/graph/v1/paper/search?query=votes") and "limit=5" in path
+    assert (election.url, election.work["arxiv_id"], election.work["venue"]) == (
+        f"https://doi.org/{ELECTION.doi}",
+        "2401.00001",
+        ELECTION.venue,
+    )
+    assert election.full_text_url == lit.pdf_url(ELECTION) and election.work["license"] == "cc-by"
+    assert timeouts.full_text_url is None and timeouts.text == TIMEOUTS.abstract
+    assert timeouts.work["authors"] == [{"family": "Hopper", "given": "Grace"}]
+
+
 def test_a_provider_that_fails_is_a_search_failure_naming_it():
     with literature() as lit:
         url = lit.site.url("/nowhere")
-        for name in ("arxiv", "openalex", "crossref"):
+        for name in ("arxiv", "openalex", "crossref", "semanticscholar"):
             with pytest.raises(SearchFailed, match=rf"^{name} search failed"):
                 make_provider(SearchSettings(name, url)).search("q", 3)
 
@@ -212,3 +229,26 @@ def test_work_keys_read_dois_arxiv_ids_and_titles_alike():
     assert work_keys(a) == ["doi:10.48550/arxiv.2401.00001", "arxiv:2401.00001", "title:leader election revisited"]
     assert set(work_keys(a)) & set(work_keys(b)) == {"arxiv:2401.00001", "title:leader election revisited"}
     assert work_keys({"title": "Introduction"}) == []  # too short to name one paper
+
+
+def test_the_schemas_list_the_literature_providers_and_the_citation_styles_of_the_contract():
+    from harness.contract.schemas import schema as load_schema
+    from harness.contract.search import LITERATURE_PROVIDERS
+    from harness.contract.works import CITATION_STYLES
+
+    source = load_schema("source.schema.json")["properties"]["work"]["properties"]["provider"]["enum"]
+    assert tuple(source) == LITERATURE_PROVIDERS
+    config = load_schema("config.schema.json")["properties"]["citation_style"]["enum"]
+    run = load_schema("run.schema.json")["properties"]["config"]["properties"]["citation_style"]["enum"]
+    assert tuple(config) == tuple(run) == CITATION_STYLES
+
+
+def test_semantic_scholar_and_openalex_results_for_the_same_papers_are_the_same_sources(ws, tmp_path):
+    with literature() as lit:
+        web = tools(ws, tmp_path, settings(lit, "semanticscholar", "openalex"))
+        results = web.search_and_fetch("leader election", 5, OPEN, "Q1")
+    by_title: dict[str, set[str]] = {}
+    for r in results:
+        by_title.setdefault(r.page.title, set()).add(r.page.source_id)
+    assert {t: len(ids) for t, ids in by_title.items()} == {ELECTION.title: 1, TIMEOUTS.title: 1, RETRACTED.title: 1}
+    assert len(web.registry.ids()) == 3
