@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 SearchProviderName = Literal[
-    "ddgs", "tavily", "exa", "brave", "searxng", "gemini", "arxiv", "openalex", "crossref", "semanticscholar"
+    "ddgs", "tavily", "exa", "brave", "searxng", "gemini", "arxiv", "openalex", "crossref", "semanticscholar", "pubmed"
 ]
 DDGS: SearchProviderName = "ddgs"
 TAVILY: SearchProviderName = "tavily"
@@ -22,10 +22,11 @@ ARXIV: SearchProviderName = "arxiv"
 OPENALEX: SearchProviderName = "openalex"
 CROSSREF: SearchProviderName = "crossref"
 SEMANTIC_SCHOLAR: SearchProviderName = "semanticscholar"
+PUBMED: SearchProviderName = "pubmed"
 SEARCH_PROVIDERS: tuple[SearchProviderName, ...] = get_args(SearchProviderName)
 DEFAULT_SEARCH_PROVIDER: SearchProviderName = DDGS  # free, needs no key
 # The literature services: each hit is a paper with its scholarly identity (a `work`), not only a page.
-LITERATURE_PROVIDERS: tuple[SearchProviderName, ...] = (ARXIV, OPENALEX, CROSSREF, SEMANTIC_SCHOLAR)
+LITERATURE_PROVIDERS: tuple[SearchProviderName, ...] = (ARXIV, OPENALEX, CROSSREF, SEMANTIC_SCHOLAR, PUBMED)
 
 # Where a web source's snapshot came from: the page fetched by the harness, or the text the search provider
 # returned with its result (Tavily's raw content, Exa's text), kept without fetching the page.

@@ -276,7 +276,7 @@ def run(
     search: str | None = typer.Option(
         None,
         "--search",
-        help="Search provider(s), comma-separated: ddgs (default, no key), tavily, exa, brave, searxng, gemini; the literature: arxiv, openalex, crossref, semanticscholar (no key).",
+        help="Search provider(s), comma-separated: ddgs (default, no key), tavily, exa, brave, searxng, gemini; the literature: arxiv, openalex, crossref, semanticscholar, pubmed (no key).",
     ),
     search_url: str | None = typer.Option(
         None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."

@@ -79,6 +79,7 @@ ARXIV_PAPERS = (ELECTION,)
 OPENALEX_PAPERS = (ELECTION, TIMEOUTS, RETRACTED)
 CROSSREF_PAPERS = (TIMEOUTS, RETRACTED)
 S2_PAPERS = (ELECTION, TIMEOUTS)
+PUBMED_PAPERS = (TIMEOUTS, RETRACTED)  # PMIDs 1001, 1002
 
 
 @dataclass
@@ -187,11 +188,34 @@ def s2_paper(p: Paper, base: str) -> dict:
     }
 
 
+def pubmed_xml(papers) -> bytes:
+    articles = []
+    for i, p in enumerate(papers):
+        authors = "".join(
+            f"<Author><LastName>{escape(a.rsplit(' ', 1)[1])}</LastName><ForeName>{escape(a.rsplit(' ', 1)[0])}</ForeName></Author>"
+            for a in p.authors
+        )
+        types = "<PublicationType>Journal Article</PublicationType>" + (
+            "<PublicationType>Retracted Publication</PublicationType>" if p.retracted else ""
+        )
+        articles.append(
+            f'<PubmedArticle><MedlineCitation><PMID Version="1">{1001 + i}</PMID><Article>'
+            f"<Journal><JournalIssue><PubDate><Year>{p.year}</Year></PubDate></JournalIssue>"
+            f"<Title>{escape(p.venue)}</Title></Journal><ArticleTitle>{escape(p.title)}</ArticleTitle>"
+            f"<Abstract><AbstractText>{escape(p.abstract)}</AbstractText></Abstract>"
+            f"<AuthorList>{authors}</AuthorList><PublicationTypeList>{types}</PublicationTypeList></Article>"
+            f'</MedlineCitation><PubmedData><ArticleIdList><ArticleId IdType="pubmed">{1001 + i}</ArticleId>'
+            f'<ArticleId IdType="doi">{p.doi}</ArticleId></ArticleIdList></PubmedData></PubmedArticle>'
+        )
+    return ('<?xml version="1.0"?><PubmedArticleSet>' + "".join(articles) + "</PubmedArticleSet>").encode()
+
+
 def literature(
     arxiv=ARXIV_PAPERS,
     openalex=OPENALEX_PAPERS,
     crossref=CROSSREF_PAPERS,
     s2=S2_PAPERS,
+    pubmed=PUBMED_PAPERS,
     *,
     pdf_reply: Reply | None = None,
 ) -> Literature:
@@ -244,6 +268,14 @@ def literature(
             json.dumps({"total": len(s2), "offset": 0, "data": [s2_paper(p, site.base) for p in s2]}).encode(),
         ),
     )
+    pmids = [str(1001 + i) for i in range(len(pubmed))]
+    site.routes["/pubmed/esearch.fcgi"] = logged(
+        "pubmed",
+        lambda: Reply(
+            200, "application/json", json.dumps({"esearchresult": {"count": str(len(pmids)), "idlist": pmids}}).encode()
+        ),
+    )
+    site.routes["/pubmed/efetch.fcgi"] = logged("pubmed", lambda: Reply(200, "text/xml", pubmed_xml(pubmed)))
     for p in {*arxiv, *openalex, *crossref, *s2}:
         if p.pdf:
             site.routes[f"/pdf/{p.key}.pdf"] = pdf_reply or Reply(

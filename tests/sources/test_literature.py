@@ -124,10 +124,30 @@ def test_semantic_scholar_search_reads_the_first_page_of_papers(monkeypatch):
     assert timeouts.work["authors"] == [{"family": "Hopper", "given": "Grace"}]
 
 
+def test_pubmed_search_reads_esearch_then_efetch(monkeypatch):
+    monkeypatch.delenv("NCBI_API_KEY", raising=False)
+    with literature() as lit:
+        options = {"pubmed": {"email": "test@example.org"}}
+        timeouts, lottery = make_provider(SearchSettings("pubmed", lit.api("pubmed"), options=options)).search(
+            "votes", 5
+        )
+    search, fetch = lit.requests["pubmed"]
+    assert search.startswith("/pubmed/esearch.fcgi?db=pubmed&term=votes&retmax=5&retmode=json&tool=research-harness")
+    assert "email=test%40example.org" in search and "id=1001%2C1002" in fetch
+    assert (timeouts.url, timeouts.work["pmid"], timeouts.work["doi"]) == (
+        "https://pubmed.ncbi.nlm.nih.gov/1001/",
+        "1001",
+        TIMEOUTS.doi,
+    )
+    assert (timeouts.work["year"], timeouts.work["venue"], timeouts.text) == (2021, TIMEOUTS.venue, TIMEOUTS.abstract)
+    assert timeouts.full_text_url is None and timeouts.work["authors"] == [{"family": "Hopper", "given": "Grace"}]
+    assert lottery.work["retracted"] is True and timeouts.work["retracted"] is False
+
+
 def test_a_provider_that_fails_is_a_search_failure_naming_it():
     with literature() as lit:
         url = lit.site.url("/nowhere")
-        for name in ("arxiv", "openalex", "crossref", "semanticscholar"):
+        for name in ("arxiv", "openalex", "crossref", "semanticscholar", "pubmed"):
             with pytest.raises(SearchFailed, match=rf"^{name} search failed"):
                 make_provider(SearchSettings(name, url)).search("q", 3)
 
@@ -241,6 +261,17 @@ def test_the_schemas_list_the_literature_providers_and_the_citation_styles_of_th
     config = load_schema("config.schema.json")["properties"]["citation_style"]["enum"]
     run = load_schema("run.schema.json")["properties"]["config"]["properties"]["citation_style"]["enum"]
     assert tuple(config) == tuple(run) == CITATION_STYLES
+
+
+def test_pubmed_and_crossref_abstracts_of_the_same_papers_are_one_source_each_and_the_retraction_is_kept(ws, tmp_path):
+    with literature() as lit:
+        web = tools(ws, tmp_path, settings(lit, "pubmed", "crossref"))
+        results = web.search_and_fetch("votes", 5, OPEN, "Q1")
+    assert len(results) == 4 and len({r.page.source_id for r in results}) == 2  # PubMed's URLs, Crossref's DOIs
+    for sid in {r.page.source_id for r in results}:
+        work = web.registry.record(sid)["work"]
+        assert work["provider"] == "pubmed" and work["abstract_only"] is True
+        assert work["retracted"] is (work["title"] == RETRACTED.title)
 
 
 def test_semantic_scholar_and_openalex_results_for_the_same_papers_are_the_same_sources(ws, tmp_path):

@@ -1,7 +1,7 @@
 """Web search providers behind one interface: a query in, ranked `WebHit`s out.
 
 One module per provider (ddgs, tavily, exa, brave, searxng, gemini; the literature services arxiv, openalex,
-crossref and semanticscholar, whose hits carry a paper's `work`), each using the provider's own
+crossref, semanticscholar and pubmed, whose hits carry a paper's `work`), each using the provider's own
 client library where a well-kept one exists and httpx otherwise. `preflight` names, in one line and
 before any work, what a configured provider still lacks (its package, its key, its endpoint);
 `make_provider` builds it (several at once as one `Combined` provider: `--search arxiv,openalex`). A hit is never evidence: `WebTools.fetch_url` registers the page.
@@ -22,6 +22,7 @@ from harness.sources.search.ddgs import DdgsSearch
 from harness.sources.search.exa import ExaSearch
 from harness.sources.search.gemini import GeminiSearch
 from harness.sources.search.openalex import OpenAlexSearch
+from harness.sources.search.pubmed import PubMedSearch
 from harness.sources.search.searxng import SearxngSearch
 from harness.sources.search.semanticscholar import SemanticScholarSearch
 from harness.sources.search.tavily import TavilySearch
@@ -50,6 +51,7 @@ PROVIDERS: dict[SearchProviderName, type] = {
         OpenAlexSearch,
         CrossrefSearch,
         SemanticScholarSearch,
+        PubMedSearch,
     )
 }
 assert tuple(PROVIDERS) == SEARCH_PROVIDERS, "one provider class per name in harness/contract/search.py"
