@@ -155,7 +155,8 @@ def test_a_provider_that_fails_is_a_search_failure_naming_it():
 def test_several_providers_are_interleaved_by_rank():
     with literature() as lit:
         hits = make_provider(settings(lit, "arxiv", "openalex")).search("leader election", 5)
-    assert [(h.provider, h.rank) for h in hits] == [("arxiv", 1), ("openalex", 1), ("openalex", 2), ("openalex", 3)]
+    # OpenAlex's first hit is arXiv's paper (under its DOI): merged into arXiv's
+    assert [(h.provider, h.rank) for h in hits] == [("arxiv", 1), ("openalex", 2), ("openalex", 3)]
 
 
 def test_the_preflight_names_what_is_wrong_in_one_line(monkeypatch):
@@ -217,16 +218,24 @@ def test_a_card_quoting_an_abstract_or_a_retracted_work_says_so(ws, tmp_path, sp
     card = ws.reader().read_json(card_path(card_id))
     assert card["limitations"] == [ABSTRACT_ONLY_LIMITATION, RETRACTED_LIMITATION]
     assert web.registry.record(lottery.page.source_id)["work"]["retracted"] is True
+    from harness.sources.web.display import format_searched
+
+    shown = format_searched([timeouts, lottery], "votes")
+    assert shown.count("paper='abstract only'") == 2 and shown.count("retracted='true'") == 1
 
 
 def test_the_same_paper_from_two_providers_is_one_source(ws, tmp_path):
     with literature() as lit:
         web = tools(ws, tmp_path, settings(lit, "arxiv", "openalex"))
-        results = web.search_and_fetch("leader election", 5, OPEN, "Q1")
-    ids = [r.page.source_id for r in results]
-    assert len(results) == 4 and ids[0] == ids[1]  # arXiv's page and OpenAlex's DOI: one paper
-    assert len(set(ids)) == 3 and len(web.registry.ids()) == 3
-    assert web.registry.record(ids[0])["work"]["title"] == ELECTION.title
+        hits = web.provider.search("leader election", 5)
+        (result,) = web.search_and_fetch("leader election", 1, OPEN, "Q1")
+        # found by one search of OpenAlex alone, under its DOI: the same source as arXiv's
+        alone = tools(ws, tmp_path, settings(lit, "openalex"))
+        again = alone.search_and_fetch("leader election", 1, OPEN, "Q1")[0]
+    assert [h.url for h in hits][:2] == ["https://arxiv.org/abs/2401.00001", f"https://doi.org/{TIMEOUTS.doi}"]
+    assert again.url == f"https://doi.org/{ELECTION.doi}" and again.page.source_id == result.page.source_id
+    record = web.registry.record(result.page.source_id)
+    assert record["work"]["provider"] == "arxiv" and len(SourceRegistry(ws).ids()) == 1
 
 
 def test_a_retraction_only_the_second_provider_knows_is_recorded(ws, tmp_path):
@@ -267,7 +276,7 @@ def test_pubmed_and_crossref_abstracts_of_the_same_papers_are_one_source_each_an
     with literature() as lit:
         web = tools(ws, tmp_path, settings(lit, "pubmed", "crossref"))
         results = web.search_and_fetch("votes", 5, OPEN, "Q1")
-    assert len(results) == 4 and len({r.page.source_id for r in results}) == 2  # PubMed's URLs, Crossref's DOIs
+    assert len(results) == 2 and len(web.registry.ids()) == 2  # Crossref's hits are PubMed's papers: merged
     for sid in {r.page.source_id for r in results}:
         work = web.registry.record(sid)["work"]
         assert work["provider"] == "pubmed" and work["abstract_only"] is True
@@ -283,3 +292,44 @@ def test_semantic_scholar_and_openalex_results_for_the_same_papers_are_the_same_
         by_title.setdefault(r.page.title, set()).add(r.page.source_id)
     assert {t: len(ids) for t, ids in by_title.items()} == {ELECTION.title: 1, TIMEOUTS.title: 1, RETRACTED.title: 1}
     assert len(web.registry.ids()) == 3
+
+
+# ---- research.yaml ------------------------------------------------------------------------------------------
+
+
+def test_research_yaml_names_several_providers_and_their_settings_and_a_resume_reads_them_back(tmp_path):
+    from harness.orchestrator.config import build_config, config_from_snapshot, search_settings
+
+    question = "How do replicated state machines elect a leader?"
+    providers = {"openalex": {"url": "http://127.0.0.1:9/oa", "email": "me@example.org"}}
+    cfg = build_config(
+        question,
+        runs_dir=str(tmp_path),
+        web=True,
+        search="arxiv, openalex",
+        config_data={"search": {"providers": providers}, "citation_style": "ieee"},
+    )
+    assert cfg.search == {"provider": "arxiv", "also": ["openalex"], "providers": providers}
+    settings = search_settings(cfg)
+    assert settings.names == ("arxiv", "openalex") and settings.only("openalex").url == "http://127.0.0.1:9/oa"
+    back = config_from_snapshot(question, cfg.snapshot(), cfg.budget)
+    assert search_settings(back) == settings and back.citation_style == "ieee"
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"search": {"providers": {"openalex": {"email": "not-an-email"}}}}, r"search.providers.openalex.email"),
+        ({"search": {"providers": {"scholar": {"url": "http://x"}}}}, r"search.providers"),
+        ({"search": {"providers": {"openalex": {"api_key": "secret"}}}}, r"search.providers.openalex"),
+        ({"citation_style": "mla"}, r"citation_style"),
+    ],
+)
+def test_bad_provider_settings_are_named_in_one_line_before_any_work(tmp_path, config, message):
+    from harness.orchestrator.config import build_config
+
+    with pytest.raises(UsageError, match=message) as caught:
+        build_config("q?", runs_dir=str(tmp_path), web=True, search="openalex", config_data=config)
+    assert "\n" not in str(caught.value)
+    with pytest.raises(UsageError, match=r"^--citation-style mla: choose one of apa, ieee, chicago-author-date$"):
+        build_config("q?", runs_dir=str(tmp_path), citation_style="mla")

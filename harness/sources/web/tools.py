@@ -55,6 +55,7 @@ class FetchResult:
     from_cache: bool = False
     status: int = 200
     content_type: str = ""
+    work: dict[str, Any] | None = None  # a paper's scholarly identity, as its source record holds it
 
 
 @dataclass(frozen=True)
@@ -379,4 +380,5 @@ class WebTools:
             page.from_cache,
             page.status,
             page.content_type,
+            (self.registry.record(reg.source_id) or {}).get("work"),
         )
