@@ -155,7 +155,7 @@ def openalex_work(p: Paper, base: str) -> dict:
     }
 
 
-def crossref_item(p: Paper) -> dict:
+def crossref_item(p: Paper, base: str) -> dict:
     given_family = [a.rsplit(" ", 1) for a in p.authors]
     item = {
         "DOI": p.doi.upper(),
@@ -166,6 +166,9 @@ def crossref_item(p: Paper) -> dict:
         "abstract": f"<jats:p><jats:title>Abstract</jats:title>{escape(p.abstract)}</jats:p>",
         "type": "journal-article",
     }
+    if p.pdf:  # an open-access copy: a PDF link listed with a license
+        item["license"] = [{"URL": "https://creativecommons.org/licenses/by/4.0/", "content-version": "vor"}]
+        item["link"] = [{"URL": f"{base}/pdf/{p.key}.pdf", "content-type": "application/pdf"}]
     if p.retracted:
         item["updated-by"] = [{"DOI": "10.5555/notice.2020", "type": "retraction", "label": "Retraction"}]
     return item
@@ -255,7 +258,10 @@ def literature(
                 {
                     "status": "ok",
                     "message-type": "work-list",
-                    "message": {"total-results": len(crossref), "items": [crossref_item(p) for p in crossref]},
+                    "message": {
+                        "total-results": len(crossref),
+                        "items": [crossref_item(p, site.base) for p in crossref],
+                    },
                 }
             ).encode(),
         ),

@@ -249,6 +249,56 @@ def test_a_retraction_only_the_second_provider_knows_is_recorded(ws, tmp_path):
     assert ws.reader().read_json(f"sources/{sid}.json")["work"]["retracted"] is True
 
 
+# ---- every provider: a paper's full text, its abstract, its retraction -------------------------------------------
+
+API = {"semanticscholar": "s2"}
+FULL_TEXT = ("arxiv", "openalex", "crossref", "semanticscholar")  # PubMed holds abstracts only
+ABSTRACT_ONLY = ("openalex", "crossref", "semanticscholar", "pubmed")  # arXiv's papers all have their PDF
+RETRACTIONS = ("openalex", "crossref", "pubmed")  # arXiv and Semantic Scholar report none
+
+
+def only(paper, name: str) -> dict:
+    """literature() arguments listing `paper` alone at provider `name` (and nothing at the others)."""
+    lists = {"arxiv": (), "openalex": (), "crossref": (), "s2": (), "pubmed": ()}
+    return {**lists, API.get(name, name): (paper,)}
+
+
+def one_source(ws, tmp_path, paper, name: str, specs, quote: str):
+    with literature(**only(paper, name)) as lit:
+        web = tools(ws, tmp_path, settings(lit, name))
+        (result,) = web.search_and_fetch("leader election", 3, OPEN, "Q1")
+    spec = specs["researcher"]
+    brief = Brief("researcher", "research Q1", outputs=("source-cards/",), question_id="Q1")
+    budget = DelegationBudget(Budget({}, {spec.role: {}}), spec.role, spec.limits, None)
+    ctx = open_context(ws, spec, brief, engine="llm", model="fake", run_id=ws.run_id, budget=budget)
+    card_id, _where, _new = ctx.services.record_evidence(result.page.source_id, quote, "what it says", "medium")
+    return web.registry.record(result.page.source_id), ws.reader().read_json(card_path(card_id))
+
+
+@pytest.mark.parametrize("name", FULL_TEXT)
+def test_each_provider_s_open_access_pdf_is_fetched_and_quoted(ws, tmp_path, specs, name):
+    quote = "Randomized election timeouts make split votes rare in practice."
+    record, card = one_source(ws, tmp_path, ELECTION, name, specs, quote)
+    assert record["work"]["abstract_only"] is False and record["web"]["content_type"] == "application/pdf"
+    assert record["work"]["provider"] == name and record["csl"]["title"] == ELECTION.title
+    assert card["quote"] == quote and ABSTRACT_ONLY_LIMITATION not in card["limitations"]
+    assert validate_workspace(ws.root) == []
+
+
+@pytest.mark.parametrize("name", ABSTRACT_ONLY)
+def test_each_provider_s_abstract_stands_in_and_its_card_says_so(ws, tmp_path, specs, name):
+    record, card = one_source(ws, tmp_path, TIMEOUTS, name, specs, "a single server usually wins the election")
+    assert record["work"]["abstract_only"] is True and record["web"]["text_from"] == "provider"
+    assert ABSTRACT_ONLY_LIMITATION in card["limitations"]
+    assert validate_workspace(ws.root) == []
+
+
+@pytest.mark.parametrize("name", RETRACTIONS)
+def test_each_provider_s_retraction_is_flagged(ws, tmp_path, specs, name):
+    record, card = one_source(ws, tmp_path, RETRACTED, name, specs, "elect their leader by a lottery")
+    assert record["work"]["retracted"] is True and RETRACTED_LIMITATION in card["limitations"]
+
+
 # ---- the identity rule ------------------------------------------------------------------------------------
 
 
