@@ -61,3 +61,28 @@ def test_mcp_servers_in_research_yaml_without_the_mcp_extra_are_refused_at_confi
     monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(UsageError, match=r"^research.yaml mcp needs the 'mcp' extra \(mcp missing\)"):
         check_mcp_installed()
+
+
+def test_a_literature_provider_without_its_client_or_the_bibliography_renderer_is_refused_at_config(
+    monkeypatch, tmp_path
+):
+    from harness.orchestrator.config import build_config
+
+    question = "How do replicated state machines elect a leader?"
+    build_config(question, runs_dir=str(tmp_path), web=True, search="arxiv,openalex")  # installed (dev extra)
+    monkeypatch.setitem(sys.modules, "citeproc", None)
+    with pytest.raises(UsageError, match=r"^--search arxiv,openalex needs the 'papers' extra \(citeproc missing\)"):
+        build_config(question, runs_dir=str(tmp_path), web=True, search="arxiv,openalex")
+    monkeypatch.setitem(sys.modules, "pyalex", None)
+    with pytest.raises(
+        UsageError, match=r"^--search openalex: its client is not installed: pip install 'research-harness\[papers\]'$"
+    ):
+        build_config(question, runs_dir=str(tmp_path), web=True, search="arxiv,openalex")
+
+
+def test_the_bibtex_export_without_pybtex_is_named_in_one_line(monkeypatch):
+    from harness.evidence.bibliography import bibtex
+
+    monkeypatch.setitem(sys.modules, "pybtex", None)
+    with pytest.raises(UsageError, match=r"^--format bibtex needs the 'papers' extra \(pybtex missing\)"):
+        bibtex([{"id": "src-000000000001", "type": "article", "title": "T"}])

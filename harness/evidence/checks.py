@@ -351,7 +351,27 @@ def _check_card(ev: _Evidence, card_id: str, claim_id: str, line: int) -> list[d
                 sources=[card["source_id"]],
             )
         ]
-    return []
+    return _check_retracted(ev, card, claim_id, line)
+
+
+def _check_retracted(ev: _Evidence, card: dict, claim_id: str, line: int) -> list[dict]:
+    """A claim resting on a retracted paper (its source record's `work.retracted`) is a defect: the Analyst must
+    rest it on other evidence or reject it."""
+    source = ev.source(card["source_id"]) or {}
+    if not (source.get("work") or {}).get("retracted"):
+        return []
+    return [
+        defect(
+            "retracted_source",
+            line,
+            f"{claim_id} rests on card {card['card_id']}, which quotes {card['source_id']}, a retracted paper "
+            f"({source['work'].get('title', '')!r}): support the claim with other evidence or reject it.",
+            "analyst",
+            claims=[claim_id],
+            cards=[card["card_id"]],
+            sources=[card["source_id"]],
+        )
+    ]
 
 
 def _check_conflict(ev: _Evidence, claim: dict, sentences: list[Sentence], i: int) -> list[dict]:

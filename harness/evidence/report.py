@@ -23,8 +23,10 @@ from harness.contract.citations import card_link, format_citation, parse_citatio
 from harness.contract.claims import NOT_REPORTABLE
 from harness.contract.layout import card_path, snapshot_path, source_record_path
 from harness.contract.quotes import normalize_ws
+from harness.contract.works import DEFAULT_CITATION_STYLE
 from harness.errors import HarnessError
 from harness.evidence.answers import gap_notes
+from harness.evidence.bibliography import STYLE_NAMES, escape_markdown, render_bibliography, works_of
 from harness.sources.injection import repeats_flagged
 
 _LIMITATIONS = re.compile(r"^(#{1,6})\s*(?:\d+[.)]?\s*)?limitations\b", re.I | re.M)
@@ -113,6 +115,20 @@ def with_limitations_note(body: str, note: str | None) -> str:
     return f"{head}\n\n{note}\n" + (f"\n{tail}" if tail else "")
 
 
+def cited_source_ids(draft: str, claims: dict[str, dict], cards: dict[str, dict]) -> list[str]:
+    """The sources a draft cites, in the order the report lists them: by first citation of their claims, each
+    claim's supporting cards before its contradicting ones. (The Sources section, the bibliography and the
+    reference exports all list these.)"""
+    out: list[str] = []
+    cited = list(dict.fromkeys(key for cit in parse_citations(draft) for key in cit.keys if key in claims))
+    for cid in cited:
+        for card_id in claims[cid]["supporting_cards"] + claims[cid]["contradicting_cards"]:
+            sid = (cards.get(card_id) or {}).get("source_id")
+            if sid is not None and sid not in out:
+                out.append(sid)
+    return out
+
+
 def render_report(
     draft: str,
     draft_rel: str,
@@ -122,6 +138,7 @@ def render_report(
     sources: dict[str, dict],
     standalone: bool = False,
     answers: list[dict[str, Any]] = (),
+    citation_style: str = DEFAULT_CITATION_STYLE,
 ) -> str:
     """The final report for `draft`; raises ReportError if any citation cannot be resolved.
 
@@ -130,7 +147,8 @@ def render_report(
 
     `standalone` (for exports, which leave the run folder): every link to a card, source record or
     snapshot points inside the document instead (`anchor_for`), and each Evidence and Sources entry
-    carries its anchor, so each citation still leads to its claim's evidence.
+    carries its anchor, so each citation still leads to its claim's evidence. When cited sources are papers (a
+    `csl` item on their record), a Bibliography section ends the report: their references in `citation_style`.
     """
     href = _standalone_href if standalone else None
     cited: list[str] = []
@@ -168,7 +186,7 @@ def render_report(
         "## Evidence",
         "",
     ]
-    used_sources: list[str] = []
+    used_sources = cited_source_ids(draft, claims, cards)
     for cid in cited:
         claim = claims[cid]
         out.append(
@@ -180,8 +198,6 @@ def render_report(
             for card_id in ids:
                 card = cards[card_id]
                 sid = card["source_id"]
-                if sid not in used_sources:
-                    used_sources.append(sid)
                 snap = snapshot_path(sid)
                 out.append(
                     f"- {_anchor(card_path(card_id), href)}{card_link(card_id, card_id, href)} {side}: "
@@ -200,4 +216,8 @@ def render_report(
             f"- {_anchor(record, href)}{record_link} {src['kind']}: {safe_title(src)} — `{_locator(src)}` "
             f"({snapshot_link}sha256 `{src['sha256'][:12]}…`){flag}"
         )
+    references = render_bibliography(works_of(sources, used_sources), citation_style)
+    if references:
+        out += ["", "## Bibliography", "", f"*The cited papers, in the {STYLE_NAMES[citation_style]} style.*", ""]
+        out += [f"- {escape_markdown(entry)}" for entry in references]
     return "\n".join(out).rstrip() + "\n"

@@ -27,9 +27,10 @@ from harness.contract.meaning import (
     chosen_meaning,
 )
 from harness.contract.schemas import schema, validate
-from harness.contract.search import DEFAULT_SEARCH_PROVIDER
+from harness.contract.search import DEFAULT_SEARCH_PROVIDER, LITERATURE_PROVIDERS
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.contract.statuses import BUDGET_DIMENSIONS, USD
+from harness.contract.works import CITATION_STYLES, DEFAULT_CITATION_STYLE, CitationStyle
 from harness.engines.llm.models import DEFAULT_MODEL
 from harness.engines.llm.pricing import check_prices
 from harness.errors import UsageError, module_installed, require_extra
@@ -71,6 +72,7 @@ class RunConfig:
     fetch: dict[str, Any] = field(default_factory=dict)  # research.yaml `fetch:` (WebTools keyword arguments)
     yes: bool = False
     language: str = DEFAULT_LANGUAGE
+    citation_style: CitationStyle = DEFAULT_CITATION_STYLE  # the bibliography's CSL style (contract/works.py)
     sources: dict[str, Any] = field(default_factory=dict)
     search: dict[str, Any] = field(default_factory=dict)  # the web search provider: {provider, url, model}
     mcp: dict[str, Any] = field(default_factory=dict)  # research.yaml's `mcp:` (servers by name; no secrets)
@@ -96,6 +98,7 @@ class RunConfig:
             "web": self.web,
             "fetch": self.fetch,
             "language": self.language,
+            "citation_style": self.citation_style,
             "auto_approve_plan": self.yes,
             "sources": self.sources,
             "search": self.search,
@@ -278,6 +281,7 @@ def build_config(
     search: str | None = None,
     search_url: str | None = None,
     language: str | None = None,
+    citation_style: str | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
 ) -> RunConfig:
@@ -332,6 +336,9 @@ def build_config(
         language=check_language(language, "--language")
         if language is not None
         else check_language(file_cfg.get("language", DEFAULT_LANGUAGE), "research.yaml language:"),
+        citation_style=check_citation_style(citation_style)
+        if citation_style is not None
+        else file_cfg.get("citation_style", DEFAULT_CITATION_STYLE),
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), search, search_url),
         mcp=file_cfg.get("mcp", {}),
@@ -412,6 +419,13 @@ def check_meaning(corpus: str, recorded: str | None = None) -> MeaningModel:
     return meaning
 
 
+def check_citation_style(style: str) -> CitationStyle:
+    """--citation-style names one of the bundled CSL styles."""
+    if style not in CITATION_STYLES:
+        raise UsageError(f"--citation-style {style}: choose one of {', '.join(CITATION_STYLES)}")
+    return style  # type: ignore[return-value]
+
+
 def check_mcp_installed() -> None:
     """MCP servers in research.yaml need the `mcp` extra; say so in one line before any work."""
     require_extra("research.yaml mcp", "mcp", ("mcp",))
@@ -442,12 +456,17 @@ def offline_language_note(cfg: RunConfig) -> str | None:
 
 
 def _search_section(file_search: dict[str, Any], provider: str | None, url: str | None) -> dict[str, Any]:
-    """research.yaml's `search:` with --search and --search-url over it; another provider drops the file's URL."""
+    """research.yaml's `search:` with --search and --search-url over it; another provider drops the file's URL.
+    `--search arxiv,openalex` names several: the first is `provider`, the others `also`."""
     section = dict(file_search)
     if provider is not None:
-        if provider != section.get("provider", DEFAULT_SEARCH_PROVIDER):
+        first, *more = [name.strip() for name in provider.split(",")]
+        if first != section.get("provider", DEFAULT_SEARCH_PROVIDER):
             section.pop("url", None)  # the file's endpoint belongs to the file's provider
-        section["provider"] = provider
+        section["provider"] = first
+        section["also"] = more
+        if not more:
+            section.pop("also")
     if url is not None:
         section["url"] = url
     return section
@@ -455,10 +474,16 @@ def _search_section(file_search: dict[str, Any], provider: str | None, url: str 
 
 def search_settings(cfg: RunConfig) -> SearchSettings:
     """The run's search provider settings (ddgs unless configured; gemini searches with the default Gemini model
-    unless search.model names another)."""
+    unless search.model names another; `also` and `providers` for several providers and their own settings)."""
     s = cfg.search
     model = s.get("model") or DEFAULT_MODEL.split(":", 1)[1]
-    return SearchSettings(s.get("provider", DEFAULT_SEARCH_PROVIDER), s.get("url"), model)
+    return SearchSettings(
+        s.get("provider", DEFAULT_SEARCH_PROVIDER),
+        s.get("url"),
+        model,
+        tuple(s.get("also") or ()),
+        {name: dict(opts) for name, opts in (s.get("providers") or {}).items()},
+    )
 
 
 def enable_web(cfg: RunConfig) -> None:
@@ -470,7 +495,11 @@ def enable_web(cfg: RunConfig) -> None:
     missing = extractor_missing()
     if missing:
         raise UsageError(f"--web: {missing}")
-    preflight(search_settings(cfg))
+    settings = search_settings(cfg)
+    preflight(settings)
+    literature = [name for name in settings.names if name in LITERATURE_PROVIDERS]
+    if literature:  # the papers it finds are cited in a bibliography at the run's end: check its renderer now
+        require_extra(f"--search {','.join(literature)}", "papers", ("citeproc",))
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
     choice.spec = replace(choice.spec, tools=tools)
@@ -507,6 +536,7 @@ def config_from_snapshot(
         fetch=snapshot.get("fetch", {}),
         yes=snapshot.get("auto_approve_plan", False),
         language=snapshot.get("language", DEFAULT_LANGUAGE),
+        citation_style=snapshot.get("citation_style", DEFAULT_CITATION_STYLE),
         sources=snapshot.get("sources", {}),
         search=snapshot.get("search", {}),
         mcp=snapshot.get("mcp", {}),

@@ -470,7 +470,14 @@ class Pipeline:
         sources = {id_of(p): self.ws.read_json(p, HARNESS) for p in self.ws.list(SOURCE_RECORDS, HARNESS)}
         answers = answer_records(self.ws.reader(cache=True), draft)
         text = render_report(
-            self.ws.read_text(draft, HARNESS), draft, state["draft_sha"], claims, cards, sources, answers=answers
+            self.ws.read_text(draft, HARNESS),
+            draft,
+            state["draft_sha"],
+            claims,
+            cards,
+            sources,
+            answers=answers,
+            citation_style=self.run.config.citation_style,
         )
         self.ws.write(FINAL_REPORT, text, HARNESS)
         self._write_metrics(draft, state)

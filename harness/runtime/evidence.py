@@ -12,8 +12,17 @@ import threading
 from pathlib import Path
 
 from harness.contract.cards import build_card
-from harness.contract.layout import card_number, card_path, id_of, new_card_id, question_cards, snapshot_path
+from harness.contract.layout import (
+    card_number,
+    card_path,
+    id_of,
+    new_card_id,
+    question_cards,
+    snapshot_path,
+    source_record_path,
+)
 from harness.contract.quotes import Located, closest_passage, locate_quote, normalize_ws
+from harness.contract.works import work_limitations
 from harness.errors import HarnessError, PermissionRefused
 from harness.runtime.step import ServiceSetup
 
@@ -89,6 +98,9 @@ class EvidenceRecorder:
                 setup.files.counted_existing(rel)
                 return id_of(rel), False
         taken = [n for rel in existing if (n := card_number(id_of(rel), qid, source_id)) is not None]
+        work = (cards.read_json(source_record_path(source_id)) or {}).get("work")
+        limitations = list(limitations or [])
+        limitations += [text for text in work_limitations(work) if text not in limitations]
         card_id = new_card_id(qid, source_id, max(taken, default=0) + 1)
         card = build_card(
             card_id=card_id,

@@ -3,7 +3,8 @@
 A tool that finds a document calls `register`; the registry derives the id from the
 normalized locator (URL or corpus path), deduplicates by locator and by content hash,
 flags instruction-like sentences (and keeps them out of the title: a title that repeats one
-is replaced by the locator), classifies the source as primary or secondary by the
+is replaced by the locator), merges the same paper found by two providers (by its work's keys: DOI, arXiv
+id, normalized title; `contract/works.work_keys`) into one source, classifies the source as primary or secondary by the
 configured rules, and writes `sources/<id>.txt` then `sources/<id>.json` through the
 workspace API as the `tools` role. A model never names a source into existence.
 """
@@ -18,6 +19,7 @@ from harness.contract.formats import now_iso, sha256_text
 from harness.contract.globs import matches
 from harness.contract.layout import SOURCE_RECORDS, snapshot_path, source_record_path
 from harness.contract.policy import TOOLS
+from harness.contract.works import csl_item, work_keys
 from harness.sources.injection import find_injections, repeats_flagged
 from harness.sources.urls import domain_matches, host_of, normalize_path, normalize_url
 from harness.workspace.store import Workspace
@@ -33,14 +35,20 @@ class KindRules:
     secondary_domains: tuple[str, ...] = ()
     local_default: str = "primary"
     web_default: str = "secondary"
+    paper_default: str = "primary"
 
-    def kind_for(self, *, path: str | None = None, url: str | None = None, official: tuple[str, ...] = ()) -> str:
+    def kind_for(
+        self, *, path: str | None = None, url: str | None = None, official: tuple[str, ...] = (), paper: bool = False
+    ) -> str:
         """`official`: the domains the plan marks as primary (`primary_domains`), beside the configured ones; a
-        configured secondary domain still wins."""
+        configured secondary domain still wins. A `paper` (a literature provider's work: original research, as its
+        authors reported it) is `paper_default` wherever its text was fetched from, unless a secondary domain."""
         if url is not None:
             host = host_of(url)
             if any(domain_matches(host, d) for d in self.secondary_domains):
                 return "secondary"
+            if paper:
+                return self.paper_default
             if any(domain_matches(host, d) for d in (*self.primary_domains, *official)):
                 return "primary"
             return self.web_default
@@ -62,6 +70,7 @@ class KindRules:
             secondary_domains=tuple(cfg.get("secondary_domains", base.secondary_domains)),
             local_default=cfg.get("local_default", base.local_default),
             web_default=cfg.get("web_default", base.web_default),
+            paper_default=cfg.get("paper_default", base.paper_default),
         )
 
 
@@ -97,6 +106,7 @@ class SourceRegistry:
         self._lock = threading.Lock()
         self._by_locator: dict[str, str] = {}
         self._by_hash: dict[str, str] = {}
+        self._by_work: dict[str, str] = {}  # a work key (doi:…, arxiv:…, title:…) -> its source id
         self._records: dict[str, dict[str, Any]] = {}
         for rel in workspace.list(SOURCE_RECORDS, TOOLS):
             record = workspace.read_json(rel, TOOLS)
@@ -112,6 +122,8 @@ class SourceRegistry:
         )
         self._by_locator[key] = sid
         self._by_hash.setdefault(record["sha256"], sid)
+        for wkey in work_keys(record.get("work") or {}):
+            self._by_work.setdefault(wkey, sid)
 
     def register(
         self,
@@ -129,20 +141,24 @@ class SourceRegistry:
         kind: str | None = None,
         mcp: dict[str, Any] | None = None,
         official: tuple[str, ...] = (),
+        work: dict[str, Any] | None = None,
     ) -> Registered:
         """Register one document. A web source passes `web`, its provenance (`sources/web/tools.web_provenance`),
         and `retrieved_at`, when the page was downloaded (earlier than now when it came from the page cache).
         `kind` overrides the configured rules (an MCP server's configured kind); `mcp` is an MCP result's
         provenance (server, tool, arguments and their hash; `sources/mcp.py`); `official`, the web domains the plan
-        marks as primary (`KindRules.kind_for`)."""
+        marks as primary (`KindRules.kind_for`); `work`, a paper's scholarly identity (a literature provider's hit,
+        with `abstract_only`), stored with its CSL-JSON item (`csl`). A work already registered under another URL
+        (another provider) is that source; if the new provider says it is retracted, the record says so too."""
         if (url is None) == (path is None):
             raise ValueError("register needs exactly one of url= or path=")
         key = locator_key(url=url, path=path, corpus=corpus)
         digest = sha256_text(text)
         with self._lock:
-            existing = self._by_locator.get(key) or self._by_hash.get(digest)
+            existing = self._by_locator.get(key) or self._same_work(work) or self._by_hash.get(digest)
             if existing is not None:
                 self._by_locator.setdefault(key, existing)
+                self._flag_retraction(existing, work)
                 rec = self._records[existing]
                 self._keep_first_origin(rec, tool, query, question_id)
                 return Registered(existing, rec["kind"], rec["title"], False, tuple(rec["flags"]))
@@ -150,7 +166,7 @@ class SourceRegistry:
             record: dict[str, Any] = {"source_id": sid}
             if url is not None:
                 record["url"] = normalize_url(url)
-                kind = kind or self.rules.kind_for(url=record["url"], official=official)
+                kind = kind or self.rules.kind_for(url=record["url"], official=official, paper=work is not None)
             else:
                 record["path"] = normalize_path(path)
                 kind = kind or self.rules.kind_for(path=record["path"])
@@ -160,6 +176,9 @@ class SourceRegistry:
                 record["web"] = web
             if mcp is not None:
                 record["mcp"] = mcp
+            if work is not None:
+                record["work"] = work
+                record["csl"] = csl_item(work, sid)
             flags = find_injections(text)
             if repeats_flagged(title, text, flags):
                 title = ""  # a title never repeats instruction-like text: the locator stands in for it
@@ -178,6 +197,19 @@ class SourceRegistry:
             self.workspace.write(source_record_path(sid), record, TOOLS)
             self._remember(record)
             return Registered(sid, kind, record["title"], True, tuple(flags))
+
+    def _same_work(self, work: dict[str, Any] | None) -> str | None:
+        """The source already registered for this paper, by its strongest shared key."""
+        return next((self._by_work[k] for k in work_keys(work or {}) if k in self._by_work), None)
+
+    def _flag_retraction(self, sid: str, work: dict[str, Any] | None) -> None:
+        """A provider that says a registered paper is retracted is believed: the record is rewritten to say so."""
+        rec = self._records[sid]
+        if not (work and work.get("retracted")) or "work" not in rec or rec["work"].get("retracted"):
+            return
+        updated = {**rec, "work": {**rec["work"], "retracted": True}}
+        self.workspace.write(source_record_path(sid), updated, TOOLS)
+        self._records[sid] = updated
 
     def _keep_first_origin(self, rec: dict[str, Any], tool: str, query: str | None, question_id: str | None) -> None:
         """Record as origin the first (question, query) in plan order, not in time order.

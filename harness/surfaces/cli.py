@@ -305,7 +305,9 @@ def run(
         None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
     ),
     search: str | None = typer.Option(
-        None, "--search", help="Web search provider: ddgs (default, no key), tavily, exa, brave, searxng, gemini."
+        None,
+        "--search",
+        help="Search provider(s), comma-separated: ddgs (default, no key), tavily, exa, brave, searxng, gemini; the literature: arxiv, openalex, crossref, semanticscholar, pubmed (no key).",
     ),
     search_url: str | None = typer.Option(
         None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
@@ -314,6 +316,11 @@ def run(
         None,
         "--language",
         help="Report language code (en, fr, pt-BR, ...): llm roles write plan, claims and prose in it.",
+    ),
+    citation_style: str | None = typer.Option(
+        None,
+        "--citation-style",
+        help="The bibliography's style for cited papers: apa (default), ieee, chicago-author-date.",
     ),
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
@@ -344,6 +351,7 @@ def run(
         search=search,
         search_url=search_url,
         language=language,
+        citation_style=citation_style,
     )
     if cfg.all_offline and not quiet:
         err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
@@ -544,10 +552,13 @@ def mcp(
 @app.command()
 def export(
     run_dir: Path = typer.Argument(..., help="The run workspace folder (a completed run)."),
-    fmt: str = typer.Option(..., "--format", help="pdf, docx, html or md."),
+    fmt: str = typer.Option(
+        ..., "--format", help="pdf, docx, html or md; bibtex or csl-json for the references of the cited papers."
+    ),
     out_file: Path | None = typer.Option(None, "--out", help="The file to write (default ./<run_id>.<format>)."),
 ) -> None:
-    """Export the final report with its evidence and sources as an appendix; the file records the run and draft."""
+    """Export the final report with its evidence and sources as an appendix (the file records the run and draft),
+    or the references of the papers it cites."""
     from harness.surfaces.export import export_run
 
     out.print(f"exported: {export_run(_run_dir(run_dir), fmt, out_file)}")

@@ -138,6 +138,28 @@ def test_quote_not_in_source_when_the_snapshot_was_changed_after_it_was_recorded
     assert [d["code"] for d in defects_of(reader, TITLE + CITED)] == ["quote_not_in_source"]
 
 
+def test_retracted_source_when_a_claim_rests_on_a_retracted_paper_goes_to_the_analyst(tmp_path):
+    reader = build(tmp_path)
+    assert defects_of(reader, TITLE + CITED, "retracted_source") == []
+    record_path = tmp_path / "sources" / f"{SOURCE_ID}.json"
+    record = json.loads(record_path.read_text())
+    work = {"title": "TaskGroups", "authors": [], "open_access": False, "provider": "crossref"}
+    record["work"] = work | {"retracted": False, "abstract_only": True}
+    record_path.write_text(json.dumps(record))
+    assert defects_of(RunReader(tmp_path), TITLE + CITED, "retracted_source") == []
+    record["work"]["retracted"] = True
+    record_path.write_text(json.dumps(record))
+    (d,) = defects_of(RunReader(tmp_path), TITLE + CITED, "retracted_source")
+    assert brief(d) == (
+        "retracted_source",
+        3,
+        "analyst",
+        "error",
+        {"claims": ["C1"], "cards": [CARD], "sources": [SOURCE_ID]},
+    )
+    assert "retracted paper ('TaskGroups')" in d["message"]
+
+
 def test_a_card_cited_by_two_sentences_is_checked_once(tmp_path):
     misquoted = make_card(card_id=CARD) | {"quote": QUOTE.replace("remaining", "other")}
     draft = TITLE + CITED + "\n" + CITED

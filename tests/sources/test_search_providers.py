@@ -292,7 +292,7 @@ def test_ddgs_maps_its_library_rows_and_its_failures(monkeypatch):
     [
         (
             SearchSettings("bing"),
-            r"^--search bing: unknown provider \(choose ddgs, tavily, exa, brave, searxng, gemini\)$",
+            r"^--search bing: unknown provider \(choose ddgs, tavily, exa, brave, searxng, gemini, arxiv, openalex, crossref, semanticscholar, pubmed\)$",
         ),
         (SearchSettings("searxng"), r"^--search searxng: needs --search-url \(or search.url in research.yaml\)"),
         (SearchSettings("searxng", "ftp://x"), r"^--search-url ftp://x: expected an http\(s\) URL"),

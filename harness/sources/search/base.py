@@ -32,6 +32,10 @@ class WebHit:
     provider: SearchProviderName
     query: str
     text: str | None = None  # the page's text, when the provider returns it (Tavily raw content, Exa text)
+    # a literature provider's paper: its scholarly identity (the source record's `work`, without the provenance
+    # the registration adds) and where its open-access full text is, if anywhere; `text` is then its abstract
+    work: dict | None = None
+    full_text_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,20 @@ class SearchSettings:
     provider: SearchProviderName = DEFAULT_SEARCH_PROVIDER
     url: str | None = None  # `--search-url`: the provider's endpoint (required for searxng)
     model: str | None = None  # gemini: the model that runs the Google Search tool
+    also: tuple[SearchProviderName, ...] = ()  # more providers searched beside `provider` (`--search arxiv,openalex`)
+    # research.yaml `search.providers`: per provider {url, email, key_env}; `url` above is for `provider` alone
+    options: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[SearchProviderName, ...]:
+        return (self.provider, *self.also)
+
+    def only(self, name: SearchProviderName) -> SearchSettings:
+        """The settings of one of the providers: its own endpoint (`options[name].url`, or `url` when it is the
+        only provider), its own options."""
+        own = self.options.get(name, {})
+        url = own.get("url") or (self.url if not self.also else None)
+        return SearchSettings(name, url, self.model, (), {name: own} if own else {})
 
 
 class SearchProvider(Protocol):
@@ -61,10 +79,13 @@ class ProviderInfo:
     key_env: tuple[str, ...] = ()  # environment variables holding its API key, first one preferred
     needs_url: bool = False  # searxng: the user's own instance
     takes_url: bool = True  # ddgs has no endpoint to override
+    key_optional: bool = False  # a key raises the provider's limits but is not needed (OpenAlex)
     notes: tuple[str, ...] = field(default_factory=tuple)
 
-    def key(self) -> str | None:
-        return next((os.environ[v] for v in self.key_env if os.environ.get(v)), None)
+    def key(self, key_env: str | None = None) -> str | None:
+        """The key from `key_env` (research.yaml names the variable, never the key) or the provider's own."""
+        names = (key_env, *self.key_env) if key_env else self.key_env
+        return next((os.environ[v] for v in names if os.environ.get(v)), None)
 
 
 class Provider:
@@ -74,7 +95,8 @@ class Provider:
 
     def __init__(self, settings: SearchSettings):
         self.settings = settings
-        self.api_key = self.info.key()
+        self.options = settings.options.get(self.info.name, {})  # research.yaml search.providers.<name>
+        self.api_key = self.info.key(self.options.get("key_env"))
 
     @property
     def name(self) -> SearchProviderName:

@@ -5,8 +5,8 @@ looking for (`sources/excerpts.best_passages`), each with its offsets in the sto
 `read_source(source_id, offset)` can page through the rest; the sentences the injection detector flagged are
 wrapped in markers, as for sources. `web_search` registers the pages it fetched and shows each the same way in
 a smaller share of one budget (`SEARCH_CHARS`), with flagged sentences withheld (named, never echoed), and each
-result that did not become a source as one line saying why. The whole page stays stored, and quotes are
-located in it.
+result that did not become a source as one line saying why. A paper's passages say whether they come from its full
+text or its abstract only, and whether it is retracted. The whole page stays stored, and quotes are located in it.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ def _passages(result: FetchResult, focus: str, budget: int, *, withhold: bool = 
         marks = marks_for(record, text, x.start, x.end)
         any_marks = any_marks or bool(marks)
         attrs: dict[str, Any] = {"title": result.title, "url": result.url, "kind": result.kind}
+        if result.work is not None:  # a paper: say whether this is its full text, and whether it is retracted
+            attrs["paper"] = "abstract only" if result.work.get("abstract_only") else "full text"
+            if result.work.get("retracted"):
+                attrs["retracted"] = "true"
         if result.flags:
             attrs["flag"] = "suspicious-instructions"
         attrs.update(start=x.start, end=x.end, total=total)

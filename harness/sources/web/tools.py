@@ -55,6 +55,7 @@ class FetchResult:
     from_cache: bool = False
     status: int = 200
     content_type: str = ""
+    work: dict[str, Any] | None = None  # a paper's scholarly identity, as its source record holds it
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,8 @@ class WebTools:
         hit = self.found(url)
         if search is None and hit is not None:
             search = {"query": hit.query, "provider": hit.provider, "rank": hit.rank}
+        if hit is not None and hit.work is not None:
+            return self.fetch_paper(hit, policy, question_id, search=search, tool=tool)
         if hit is not None and hit.text and hit.text.strip():
             policy.check(url)  # no request is made, but the question's domain policy still decides
             page = provider_page(hit)
@@ -270,6 +273,48 @@ class WebTools:
         page = self.fetch_page(url, policy)
         return self.register_page(
             page, question_id=question_id, search=search, tool=tool, official=policy.primary_domains
+        )
+
+    def fetch_paper(
+        self,
+        hit: WebHit,
+        policy: WebPolicy,
+        question_id: str | None = None,
+        *,
+        search: dict[str, Any] | None = None,
+        tool: str = "fetch_url",
+    ) -> FetchResult:
+        """Register a literature result: its open-access full text (the PDF fetched by `fetch_page`, every guard
+        applied) when it can be read, else the abstract its provider returned (`abstract_only`); a paper with
+        neither is refused with both reasons."""
+        policy.check(hit.url)
+        assert hit.work is not None
+        work = {**hit.work, "provider": hit.provider, "query": hit.query}
+        why_not = "no open-access full text is listed"
+        if hit.full_text_url:
+            try:
+                page = self.fetch_page(hit.full_text_url, policy)
+                return self.register_page(
+                    page,
+                    question_id=question_id,
+                    search=search,
+                    tool=tool,
+                    official=policy.primary_domains,
+                    work={**work, "abstract_only": False},
+                    title=hit.title,
+                )
+            except WebRefused as exc:
+                why_not = f"its full text {hit.full_text_url} was not read ({exc.reason})"
+        if not (hit.text and hit.text.strip()):
+            raise WebRefused(hit.url, f"no abstract, and {why_not}")
+        return self.register_page(
+            provider_page(hit),
+            question_id=question_id,
+            search=search,
+            text_from=FROM_PROVIDER,
+            tool=tool,
+            official=policy.primary_domains,
+            work={**work, "abstract_only": True},
         )
 
     def search_and_fetch(
@@ -304,14 +349,17 @@ class WebTools:
         text_from: str = FROM_PAGE,
         tool: str = "fetch_url",
         official: tuple[str, ...] = (),
+        work: dict[str, Any] | None = None,
+        title: str | None = None,
     ) -> FetchResult:
-        """Register a page as a source, with its web provenance. `text_from="provider"` when the text is what a
+        """Register a page as a source, with its web provenance (and a paper's `work`, with the title its provider
+        gave it rather than the PDF's own). `text_from="provider"` when the text is what a
         search provider returned for the page (Tavily raw content, Exa text) rather than the page itself;
         `official`: the domains the plan marks as primary (a page on one is registered as primary)."""
         final = normalize_url(page.final_url)
         reg = self.registry.register(
             text=page.text,
-            title=page.title or final,
+            title=title or page.title or final,
             url=final,
             tool=tool,
             query=(search or {}).get("query"),
@@ -319,6 +367,7 @@ class WebTools:
             retrieved_at=page.fetched_at,
             web=web_provenance(page, search=search, text_from=text_from),
             official=official,
+            work=work,
         )
         return FetchResult(
             reg.source_id,
@@ -331,4 +380,5 @@ class WebTools:
             page.from_cache,
             page.status,
             page.content_type,
+            (self.registry.record(reg.source_id) or {}).get("work"),
         )

@@ -1,7 +1,8 @@
 """`research export` and `research validate --export`: a completed run as a file people can share.
 
 `export_run` writes the run's standalone report (`content.py`) as Markdown, HTML, PDF (`pdf.py`) or
-Word (`word.py`), atomically. `check_export` rebuilds what the file should hold from the run and
+Word (`word.py`), or the references of the papers it cites as BibTeX or CSL-JSON (`evidence/bibliography.py`),
+atomically. `check_export` rebuilds what the file should hold from the run and
 compares: Markdown and HTML byte for byte, Word paragraph by paragraph (table cells included) with
 its core properties, PDF by its extracted text and its metadata. An edited export, or an export of
 another run or of an earlier draft, is reported with one line per difference found.
@@ -14,11 +15,14 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from harness.errors import UsageError, extra_missing
+from harness.evidence.bibliography import bibtex, csl_json
 from harness.surfaces.export.content import ExportContent, export_content
 from harness.workspace.atomic import atomic_write
 
-Format = Literal["pdf", "docx", "html", "md"]
+Format = Literal["pdf", "docx", "html", "md", "bibtex", "csl-json"]
 FORMATS: tuple[str, ...] = get_args(Format)
+SUFFIXES = {"bibtex": "bib", "csl-json": "json"}  # a format whose file name does not end in its own name
+_BY_SUFFIX = {suffix: fmt for fmt, suffix in SUFFIXES.items()}
 
 
 def _render(content: ExportContent, fmt: str) -> bytes:
@@ -26,6 +30,10 @@ def _render(content: ExportContent, fmt: str) -> bytes:
         return content.md_file().encode("utf-8")
     if fmt == "html":
         return content.html_file().encode("utf-8")
+    if fmt == "bibtex":
+        return bibtex(list(content.references)).encode("utf-8")
+    if fmt == "csl-json":
+        return csl_json(list(content.references)).encode("utf-8")
     try:
         if fmt == "pdf":
             from harness.surfaces.export.pdf import render_pdf
@@ -38,7 +46,8 @@ def _render(content: ExportContent, fmt: str) -> bytes:
 
 
 def _format_of(path: Path, fmt: str | None) -> str:
-    fmt = fmt or path.suffix.lstrip(".").lower()
+    suffix = path.suffix.lstrip(".").lower()
+    fmt = fmt or _BY_SUFFIX.get(suffix, suffix)
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt or '(none)'}: choose one of {', '.join(FORMATS)}")
     return fmt
@@ -55,7 +64,9 @@ def export_run(run_dir: Path | str, fmt: str, out: Path | None = None) -> Path:
     """Write the export of a completed run; returns its path (default ./<run_id>.<fmt>)."""
     fmt = _format_of(Path(f"x.{fmt}"), fmt)
     content = export_content(run_dir)
-    path = out or Path(f"{content.provenance.run_id}.{fmt}")
+    if fmt in SUFFIXES and not content.references:
+        raise UsageError(f"--format {fmt}: the report of {run_dir} cites no papers, so it has no references")
+    path = out or Path(f"{content.provenance.run_id}.{SUFFIXES.get(fmt, fmt)}")
     data = _render(content, fmt)
     try:
         atomic_write(path, data)
@@ -94,6 +105,14 @@ def check_export(run_dir: Path | str, file: Path) -> list[str]:
         if want["draft_sha256"] not in text:
             problems.append(f"{file}: does not record the sha256 of {want['draft']} ({want['draft_sha256'][:12]}…)")
         return problems + [f"{file}: " + p for p in _first_difference(text.splitlines(), expected.splitlines(), "line")]
+    if fmt in SUFFIXES:  # references carry no provenance: they are compared with the run's, line by line
+        expected = _render(content, fmt).decode("utf-8")
+        text = data.decode("utf-8", errors="replace")
+        return (
+            []
+            if text == expected
+            else [f"{file}: " + p for p in _first_difference(text.splitlines(), expected.splitlines(), "line")]
+        )
     if fmt == "docx":
         from harness.surfaces.export.word import docx_provenance, docx_text
 

@@ -7,7 +7,7 @@ Sources section come along as the appendix. Before that, the run's own `final-re
 be exactly what the renderer makes of its draft today (same draft bytes, claims, cards and
 sources), so an export never shows a report the harness did not render. Every format records
 the run id and the sha256 of the draft (`Provenance`); `research validate --export` rebuilds the
-same content and compares.
+same content and compares. `references` are the cited papers' CSL-JSON items, for the BibTeX and CSL-JSON exports.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from pathlib import Path
 from harness.contract.formats import sha256_text
 from harness.contract.language import DEFAULT_LANGUAGE, run_language
 from harness.contract.layout import FINAL_REPORT
+from harness.contract.works import run_citation_style
 from harness.errors import UsageError, WorkspaceError
 from harness.evidence.answers import answer_records
-from harness.evidence.report import render_report, rendered_from
+from harness.evidence.bibliography import works_of
+from harness.evidence.report import cited_source_ids, render_report, rendered_from
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.markup import escape
 from harness.workspace.reader import RunReader
@@ -55,6 +57,7 @@ class Provenance:
 class ExportContent:
     provenance: Provenance
     markdown: str  # the standalone report, without the provenance header
+    references: tuple[dict, ...] = ()  # the CSL-JSON items of the cited papers, in the report's order
 
     def md_file(self) -> str:
         """The `md` export: front matter with the provenance, then the standalone report."""
@@ -94,10 +97,17 @@ def export_content(run_dir: Path | str) -> ExportContent:
     cards = {cid: c for cid in reader.card_ids() if (c := reader.card(cid)) is not None}
     sources = {sid: s for sid in reader.source_ids() if (s := reader.source(sid)) is not None}
     answers = answer_records(reader, draft_rel)
-    if render_report(draft, draft_rel, draft_sha, claims, cards, sources, answers=answers) != report:
+    style = run_citation_style(run)
+    if (
+        render_report(draft, draft_rel, draft_sha, claims, cards, sources, answers=answers, citation_style=style)
+        != report
+    ):
         raise WorkspaceError(
             f"{run_dir}/{FINAL_REPORT}: is not what its draft renders to today (see research validate)"
         )
-    standalone = render_report(draft, draft_rel, draft_sha, claims, cards, sources, standalone=True, answers=answers)
+    standalone = render_report(
+        draft, draft_rel, draft_sha, claims, cards, sources, standalone=True, answers=answers, citation_style=style
+    )
     provenance = Provenance(run["run_id"], run.get("question", ""), draft_rel, draft_sha, run_language(run))
-    return ExportContent(provenance, standalone)
+    references = tuple(works_of(sources, cited_source_ids(draft, claims, cards)))
+    return ExportContent(provenance, standalone, references)
