@@ -24,13 +24,13 @@ import re
 from typing import Any
 
 from harness.contract.claims import NOT_REPORTABLE, USABLE
+from harness.contract.injection import REASONS
 from harness.contract.language import judges_overlap, run_language
 from harness.contract.specs import ROLES
 from harness.contract.statuses import COMPLETED
 from harness.evidence.checks import draft_defects
 from harness.evidence.draft import parse_draft
 from harness.evidence.support import evidence_text, supports
-from harness.sources.injection import REASONS
 from harness.workspace.reader import RunReader
 
 

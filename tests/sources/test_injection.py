@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.sources.injection import REASONS, classify, find_injections, flagged_spans, repeats_flagged
+from harness.contract.injection import REASONS
+from harness.sources.injection import classify, find_injections, flagged_spans, repeats_flagged
 
 BEFORE = "Backups of the shared drive run every night and are kept for thirty days."
 AFTER = "To restore a file, open a ticket with the help desk and name the folder."
