@@ -458,6 +458,8 @@ class Setting:
 
 # The nouns the answering system's product goes by, with their plurals.
 _OUT_NOUNS = frozenset("response responses reply replies answer answers output outputs summary summaries".split())
+# The weaker ones, which "your" alone does not make the answer: "your report", "your message".
+_WEAK_NOUNS = frozenset("output outputs message messages report reports writing text texts".split())
 
 
 def _related(words: set[str], sentence: str, where: Setting, neighbours_needed: float) -> bool:
@@ -514,10 +516,11 @@ def classify(sentence: str, context: str | Setting | None = None) -> InjectionRe
     # "the response", "the reply": when the document itself is about responses or replies (an HTTP
     # response, a protocol's reply), an order about "the response" is about that, not about the answer
     # being written. "your reply" is never the document's subject.
-    nouns = facts.words & _OUT_NOUNS
-    the_subject = bool(nouns) and where.document is not None and where.document.uses_elsewhere(s, nouns, 2)
+    # Likewise "your report", "your message": in a document about reports or messages, the reader's own.
+    the_subject = _documents_subject(s, facts.words & _OUT_NOUNS, where)
+    weak = facts.weak and not _documents_subject(s, facts.words & _WEAK_NOUNS, where)
     for order in orders:
-        reason = _judge(facts, order, order is not orders[0], where, heading, the_subject)
+        reason = _judge(facts, order, order is not orders[0], where, heading, the_subject, weak)
         if reason:
             return reason
     return None
@@ -527,8 +530,13 @@ _QA_LABEL = re.compile(r"(?:q|question|faq)\s*:", re.I)
 _LIST_MARKER = re.compile(r"^(?:[-*+>#]+\s*|\d+[.)]\s+)+")
 
 
+def _documents_subject(sentence: str, nouns: set[str], where: Setting) -> bool:
+    """Does the document use one of `nouns` twice or more outside `sentence` (so it is what it is about)?"""
+    return bool(nouns) and where.document is not None and where.document.uses_elsewhere(sentence, nouns, 2)
+
+
 def _judge(
-    f: _Facts, order: str, led_in: bool, where: Setting, heading: bool, the_subject: bool
+    f: _Facts, order: str, led_in: bool, where: Setting, heading: bool, the_subject: bool, weak: bool
 ) -> InjectionReason | None:
     s = f.s
     indirect = _INDIRECT.match(order)
@@ -541,7 +549,8 @@ def _judge(
     imperative = not heading and _imperative(order, first)
     led = led_in and f.answer_words and bool(_ANSWER_LEAD.match(s))  # "In your reply, ...", "When answering, ..."
     strong = f.strong or led
-    audience = bool(_TO_AUDIENCE.match(order) or (imperative and _AUDIENCE_GERUND.search(order)))
+    # a heading names its section ("Warn users about ..."): it orders no one
+    audience = not heading and bool(_TO_AUDIENCE.match(order) or (imperative and _AUDIENCE_GERUND.search(order)))
     out_place = f.out_place and not the_subject
 
     if f.language and not where.in_task_list:
@@ -553,9 +562,9 @@ def _judge(
         return OUTPUT_FORMAT
     if f.link and not f.code:
         pushes = _AUDIENCE_ANYWHERE.search(s) or (first in _PROMOTING and _PROMO.search(s))
-        if strong or f.weak or audience or (imperative and (out_place or pushes)):
+        if strong or weak or audience or (imperative and (out_place or pushes)):
             return PROMOTION
-    if (strong or (f.weak and f.form)) and (imperative or led or _MODAL.search(s) or f.form):
+    if (strong or (weak and f.form)) and (imperative or led or _MODAL.search(s) or f.form):
         return OUTPUT_FORMAT if f.form else ORDER_TO_ANSWERER
     if imperative and not f.code and not the_subject:
         if out_place or _THE_ANSWER_OBJECT.match(order):
