@@ -429,7 +429,7 @@ def print_precision(results: list[Precision], show: bool) -> None:
     for r in results:
         rules = ", ".join(f"{k} {v}" for k, v in sorted(r.by_rule.items())) or "-"
         print(
-            f"| {r.corpus} | {r.flagged_documents}/{r.documents} = {pct(r.flagged_documents, r.documents)} "
+            f"| {r.corpus} | {r.flagged_documents}/{r.documents} = {pct(r.flagged_documents, r.documents, 2)} "
             f"| {r.flagged_sentences}/{r.sentences} = {pct(r.flagged_sentences, r.sentences, 3)} | {rules} |"
         )
     for r in results:
@@ -446,11 +446,11 @@ def print_side_by_side(recall: tuple[int, int], results: list[Precision]) -> Non
     print("| --- | ---: | ---: |")
     print(f"| recall: BIPIA training attacks flagged (4 kinds) | {recall[0]}/{recall[1]} = {pct(*recall)} | >= 90% |")
     for r in results:
-        docs = f"{r.flagged_documents}/{r.documents} = {pct(r.flagged_documents, r.documents)}"
+        docs = f"{r.flagged_documents}/{r.documents} = {pct(r.flagged_documents, r.documents, 2)}"
         print(f"| documents flagged: {r.corpus} | {docs} | <= 1% |")
     flagged = sum(r.flagged_documents for r in results)
     total = sum(r.documents for r in results)
-    print(f"| documents flagged: all benign corpora | {flagged}/{total} = {pct(flagged, total)} | <= 1% |")
+    print(f"| documents flagged: all benign corpora | {flagged}/{total} = {pct(flagged, total, 2)} | <= 1% |")
 
 
 def main() -> None:
