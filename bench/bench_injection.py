@@ -26,7 +26,10 @@ prompted; bench/README.md gives each set's first measurement, before it influenc
      paragraphs of the HotpotQA sample (../shared/data/hotpotqa-dev-sample.jsonl, when present;
      each paragraph its title then its text), and every documentation folder given with
      `--docs` (public manuals fetched for the purpose; bench/README.md names their commits).
-     Printed beside recall on the BIPIA training attacks, since one rule change moves both.
+     Printed beside recall on the BIPIA training attacks, since one rule change moves both, and
+     beside recall where the hosts are long: each training attack planted four times after a
+     random sentence of a random page of more than 2,000 characters of python-docs and of each
+     `--docs` folder (fixed seed), where the rest of the page can make a request look related.
 
 Usage:
     .venv/bin/python bench/bench_injection.py                 # everything (about 3 minutes: 900 runs)
@@ -42,6 +45,7 @@ import html
 import importlib
 import json
 import random
+import re
 import sys
 import tempfile
 import textwrap
@@ -356,6 +360,31 @@ def precision(corpus: str, docs: list[tuple[str, str]]) -> Precision:
     return out
 
 
+def planted_in_documents(
+    attacks: dict[str, list[str]], docs: list[tuple[str, str]], per_attack: int = 4
+) -> tuple[int, int]:
+    """Recall where documents are long: each attack planted after a random sentence of a random real
+    document of more than 2,000 characters (fixed seed), flagged when a flag covers it. (flagged, planted)"""
+    from harness.sources.injection import find_injections
+
+    long_docs = [text for _name, text in docs if len(text) > 2000]
+    rng = random.Random(7)
+    flagged = planted = 0
+    for items in attacks.values():
+        for attack in items:
+            for _ in range(per_attack):
+                text = rng.choice(long_docs)
+                cuts = [m.end() for m in re.finditer(r"[a-z]\. (?=[A-Z])", text)]
+                if not cuts:
+                    continue
+                cut = rng.choice(cuts)
+                planted_text = text[:cut] + attack + " " + text[cut:]
+                flags = find_injections(planted_text, limit=10**6)
+                flagged += any(f["offset"] <= cut and f["end"] >= cut + len(attack) for f in flags)
+                planted += 1
+    return flagged, planted
+
+
 def python_docs() -> list[tuple[str, str]]:
     from harness.sources.corpus import load_corpus
 
@@ -439,12 +468,14 @@ def print_precision(results: list[Precision], show: bool) -> None:
             print(f"  - {r.corpus}: ... {len(r.flags) - 10} more (--show lists them all)")
 
 
-def print_side_by_side(recall: tuple[int, int], results: list[Precision]) -> None:
+def print_side_by_side(recall: tuple[int, int], in_docs: dict[str, tuple[int, int]], results: list[Precision]) -> None:
     """Recall on the BIPIA training attacks beside precision on every benign corpus: one rule change moves both."""
     print("\n## recall and precision side by side")
     print("| figure | measured | target |")
     print("| --- | ---: | ---: |")
     print(f"| recall: BIPIA training attacks flagged (4 kinds) | {recall[0]}/{recall[1]} = {pct(*recall)} | >= 90% |")
+    for corpus, (f, n) in in_docs.items():
+        print(f"| recall: BIPIA training attacks planted in long {corpus} documents | {f}/{n} = {pct(f, n)} | |")
     for r in results:
         docs = f"{r.flagged_documents}/{r.documents} = {pct(r.flagged_documents, r.documents, 2)}"
         print(f"| documents flagged: {r.corpus} | {docs} | <= 1% |")
@@ -494,7 +525,10 @@ def main() -> None:
         corpora.append((name or Path(path).name, folder(Path(path))))
     results = [precision(name, corpus_docs) for name, corpus_docs in corpora]
     print_precision(results, args.show)
-    print_side_by_side(recall, results)
+    # recall where the hosts are long documentation pages: python-docs and every --docs folder
+    manuals = [corpora[0]] + corpora[len(corpora) - len(args.docs) :]
+    in_docs = {name: planted_in_documents(sets["training (BIPIA)"], corpus_docs) for name, corpus_docs in manuals}
+    print_side_by_side(recall, in_docs, results)
 
     chars = sum(len(t) for _, t in docs)
     t0 = time.perf_counter()
