@@ -420,7 +420,7 @@ class _Facts:
         return self._get("code", lambda: _CODE_MARK.search(self.s))
 
 
-class Document:
+class DocumentWords:
     """A document's words, counted once, on first use (most documents hold no sentence that needs them)."""
 
     def __init__(self, text: str):
@@ -453,7 +453,9 @@ class Setting:
       (exercises, the steps of a procedure, a change log): the document's own tasks.
     """
 
-    def __init__(self, neighbours: str | None = None, document: Document | None = None, in_task_list: bool = False):
+    def __init__(
+        self, neighbours: str | None = None, document: DocumentWords | None = None, in_task_list: bool = False
+    ):
         self.neighbours = neighbours if neighbours and neighbours.strip() else None
         self.document = document
         self.in_task_list = in_task_list
@@ -696,7 +698,7 @@ def find_injections(text: str, limit: int = 50) -> list[dict[str, object]]:
     Each sentence is judged in its setting: its neighbours, its document, the list it is an item of.
     """
     units = _units(text)
-    document = Document(text)
+    document = DocumentWords(text)
     items = _task_list_items(text, units)
     flags: list[dict[str, object]] = []
     for i, (s, e) in enumerate(units):
