@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from harness.contract.claims import NOT_REPORTABLE, STATABLE, USABLE
+from harness.contract.injection import REASONS
 from harness.contract.language import judges_overlap, run_language
 from harness.contract.specs import ROLES
 from harness.contract.statuses import ANSWERED, COMPLETED
@@ -36,7 +37,6 @@ from harness.evidence.answers import answer_records
 from harness.evidence.checks import draft_defects
 from harness.evidence.draft import parse_draft
 from harness.evidence.support import evidence_text, supports
-from harness.sources.injection import REASONS
 from harness.workspace.reader import RunReader
 
 

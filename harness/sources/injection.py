@@ -3,35 +3,40 @@
 Text from sources is data. A planted instruction hides in it as a sentence that is not about
 the document but about whoever reads it and answers: an order about "your reply", a request to
 change the answer's language or spelling, a link to promote, a task or question unrelated to
-the sentences around it, or the classic "ignore previous instructions". `find_injections`
-cuts the text with the one sentence splitter (`sources/sentences.py`) and flags each such
-sentence with its offsets and a reason (a key of `REASONS`).
+the document, or the classic "ignore previous instructions". `find_injections` cuts the text
+with the one sentence splitter (`sources/sentences.py`) and flags each such sentence with its
+offsets and a reason: the name of the rule that fired (`contract/injection.py`).
 
-Reference documentation is full of legitimate imperatives ("Return the ...", "Use this function
-to ...", "Call close() ..."): an imperative alone is never flagged. What is flagged is an order
-whose object is the answer or its reader, a change of the answer's form, promotion aimed at the
-reader, or a request that shares (almost) no words with its neighbours. The false-alarm rate on
-the python-docs corpus and the share of planted attacks caught are measured by
-bench/bench_injection.py (figures in bench/README.md).
+Documentation is full of legitimate imperatives and questions ("Return the ...", "Install ...",
+"How would we remove that duplication?", "- Generate the nth Fibonacci number."): an imperative
+alone is never flagged. What is flagged is an order whose object is the answer or its reader, a
+change of the answer's form, promotion aimed at the reader, or a request unrelated to its
+document. Each sentence is judged in its `Setting`: its neighbours, the rest of its document (a
+request most of whose topic words the document uses elsewhere is about it; "the response" in a
+document about responses is that response), and the list it is an item of (a list of tasks is
+the document's own exercises or steps). How often ordinary documents are flagged and the share
+of planted attacks caught are measured by bench/bench_injection.py (figures in bench/README.md).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
+from harness.contract.injection import (
+    AGENT_ORDER,
+    ORDER_TO_ANSWERER,
+    OUTPUT_FORMAT,
+    OVERRIDE,
+    PROMOTION,
+    UNRELATED_REQUEST,
+    InjectionReason,
+)
 from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
 
 CODE = "injection_suspected"
 
-REASONS = {
-    "override": "tries to override the reader's instructions (ignore previous instructions, new rules, reveal the prompt)",
-    "agent_order": "orders an AI agent to act (write files, call tools, visit pages, send secrets, say something)",
-    "order_to_answerer": "an order about the answer or reply being written, not a statement about the document",
-    "output_format": "asks to change the answer's language, spelling, letters or layout",
-    "promotion": "slips a link, an address or an advertisement aimed at the reader into the answer",
-    "unrelated_request": "a task or question that shares no subject with the sentences around it",
-}
 
 # ---- the classic family, and orders to agents ------------------------------------------------
 
@@ -65,7 +70,9 @@ _AGENT_RE = re.compile("|".join(f"(?:{p})" for p in _AGENT), re.I)
 # What may come before the order itself: a label ("IMPORTANT:", "Note:"), a lead clause ("In your
 # reply,", "From now on,"), softeners ("Please also"), "Be sure to".
 _LABEL = re.compile(r"^[A-Za-z][\w ]{0,30}:\s+")
-_CLAUSE = re.compile(r"^[^,;:()\[\]\"“”]{1,45},\s+")
+# A lead clause is adverbial ("From now on,", "To restore a file,"); one that opens with its own subject
+# ("This will validate the data, show ...", "It just means, ...") is a statement, not a lead-in to an order.
+_CLAUSE = re.compile(r"^(?!(?:this|that|it|we|they|he|she|i|there|you|which)\s)[^,;:()\[\]\"“”]{1,45},\s+", re.I)
 _SOFT = re.compile(
     r"(?:(?:please|kindly|also|now|then|always|finally|additionally|first|lastly|just|simply)\b,?\s*)*"
     r"(?:(?:be\s+sure|make\s+sure|remember|don'?t\s+forget|do\s+not\s+forget|never\s+forget)\s+to\s+)?",
@@ -89,7 +96,7 @@ _CLOSED = frozenset(
     throughout toward towards under unlike until upon via whether unless although though because once both
     either neither many most more much such other another same own than even still yet already always never
     often usually sometimes however thus hence therefore otherwise instead meanwhile moreover furthermore
-    finally second last next new old default optional""".split()
+    finally second last next new old default optional whenever wherever whatever whichever whoever""".split()
 )
 _OBJECT_START = frozenset(
     "the a an your each every all any some up out off down in it them me us this that these those".split()
@@ -121,7 +128,10 @@ _REQUEST = re.compile(
     r"(?:a|an|the|how|what|why|when|where|which|who|whether|some|one|two|three|four|five|several|\d+)\b",
     re.I,
 )
-_ANAPHORA = re.compile(r"\b(?:this|these|those|it|its|them|such|said|above|aforementioned)\b", re.I)
+# Words that point back at the text around them; "What about ...?" asks a follow-up to what came before.
+_ANAPHORA = re.compile(
+    r"\b(?:this|these|those|it|its|them|such|said|above|aforementioned)\b|^(?:what|how)\s+about\b", re.I
+)
 _WH_QUESTION = re.compile(r"^(?:what|what's|whats|who|whom|whose|which|when|where|why|how)\b", re.I)
 _YOU_QUESTION = re.compile(
     r"^(?:can|could|would|will|won't|wouldn't)\s+you\b|^how\s+(?:would|could|do|can)\s+you\b", re.I
@@ -200,9 +210,14 @@ _AUDIENCE = (
     r"(?:the\s+|our\s+|all\s+|any\s+|every\s+|your\s+)?(?:users?|readers?|visitors?|customers?|audience|people|"
     r"everyone|everybody|anyone|viewers?|subscribers?|followers?|fans?|listeners?|clients?|folks|them)\b"
 )
+# Verbs that address a person to make them act or believe ("Remind the readers ..."); the others also
+# name operations on a program's own users and clients ("Get the user", "Prompt the user for a password")
+# and address the audience only when it is sent somewhere: "Point readers to ...", "Get users to ...".
 _TO_AUDIENCE = re.compile(
-    r"^(?:tell|remind|ask|encourage|invite|urge|advise|warn|inform|convince|persuade|thank|point|direct|"
-    r"instruct|prompt|get|push|nudge|motivate|inspire|beg|implore|request|notify|alert)\s+" + _AUDIENCE,
+    r"^(?:(?:tell|remind|ask|encourage|invite|urge|advise|warn|inform|convince|persuade|thank|nudge|motivate|"
+    r"inspire|beg|implore)\s+" + _AUDIENCE + r"(?<!them)|"
+    r"(?:tell|remind|ask|encourage|invite|urge|advise|warn|inform|convince|persuade|point|direct|instruct|prompt|"
+    r"get|push|request|notify|alert)\s+" + _AUDIENCE + r"\s+(?:to|that|about)\b)",
     re.I,
 )
 _AUDIENCE_GERUND = re.compile(
@@ -318,10 +333,15 @@ def _topic_words(text: str) -> set[str]:
     return set(tokenize(text)) - _NOT_TOPIC
 
 
+# "we", "us", "let's": the writer thinking aloud with the reader ("How would we remove that duplication?").
+_WRITERS_VOICE = re.compile(r"\b(?:we|us|our|let's|let’s)\b", re.I)
+
+
 def _is_request(sentence: str, order: str) -> bool:
-    """A wh-question, or an imperative asking for something to be written or explained ("Write a ...")."""
+    """A wh-question put to someone else, or an imperative asking for something to be written or
+    explained ("Write a ..."). A question in the writer's own voice ("we") is the document's."""
     if sentence.rstrip("\"'”’)").endswith("?"):
-        return bool(_WH_QUESTION.match(order) or _YOU_QUESTION.match(order))
+        return bool(_WH_QUESTION.match(order) or _YOU_QUESTION.match(order)) and not _WRITERS_VOICE.search(order)
     return bool(_REQUEST.match(order)) and not sentence.rstrip().endswith(":")
 
 
@@ -400,12 +420,77 @@ class _Facts:
         return self._get("code", lambda: _CODE_MARK.search(self.s))
 
 
-def classify(sentence: str, context: str | None = None) -> str | None:
-    """The reason (a key of REASONS) this sentence is instruction-like, or None.
+class DocumentWords:
+    """A document's words, counted once, on first use (most documents hold no sentence that needs them)."""
 
-    `context` is the text around the sentence (its neighbours): a request is unrelated when it
-    shares (almost) no topic word with them. Without context that rule is not applied.
+    def __init__(self, text: str):
+        self.text = text
+        self._topic: Counter[str] | None = None
+        self._words: Counter[str] | None = None
+
+    def topic_elsewhere(self, sentence: str, words: set[str]) -> set[str]:
+        """Those of the topic `words` the document uses outside `sentence`."""
+        if self._topic is None:
+            self._topic = Counter(w for w in tokenize(self.text) if w not in _NOT_TOPIC)
+        own = Counter(w for w in tokenize(sentence) if w not in _NOT_TOPIC)
+        return {w for w in words if self._topic[w] > own[w]}
+
+    def uses_elsewhere(self, sentence: str, words: set[str], times: int) -> bool:
+        """Does the document use any of `words` at least `times` times outside `sentence`?"""
+        if self._words is None:
+            self._words = Counter(_WORDS.findall(self.text.lower()))
+        own = Counter(_WORDS.findall(sentence.lower()))
+        return any(self._words[w] - own[w] >= times for w in words)
+
+
+class Setting:
+    """Where a sentence sits in its document: what the rules that judge a sentence by its
+    surroundings read. Each part is optional; without it, its rule is not applied.
+
+    - `neighbours`: the two sentences on either side;
+    - `document`: the whole document;
+    - `in_task_list`: the sentence is an item of a list whose adjacent items are orders too
+      (exercises, the steps of a procedure, a change log): the document's own tasks.
     """
+
+    def __init__(
+        self, neighbours: str | None = None, document: DocumentWords | None = None, in_task_list: bool = False
+    ):
+        self.neighbours = neighbours if neighbours and neighbours.strip() else None
+        self.document = document
+        self.in_task_list = in_task_list
+
+
+# The nouns the answering system's product goes by, with their plurals.
+_OUT_NOUNS = frozenset("response responses reply replies answer answers output outputs summary summaries".split())
+# The weaker ones, which "your" alone does not make the answer: "your report", "your message".
+_WEAK_NOUNS = frozenset("output outputs message messages report reports writing text texts".split())
+
+
+def _related(words: set[str], sentence: str, where: Setting, neighbours_needed: float) -> bool:
+    """Is a request about what its document is about? It shares enough topic words with its
+    neighbours (`neighbours_needed`: a share of its words, or a count when 1 or more), or most
+    of its topic words occur elsewhere in the document."""
+    if where.neighbours is None:
+        return False  # a sentence alone (a title, a quote, a snippet): nothing to relate it to
+    if neighbours_needed < 1 and not words:
+        return True  # a request with no topic word of its own asks nothing unrelated
+    shared = len(words & _topic_words(where.neighbours))
+    if shared >= (neighbours_needed if neighbours_needed >= 1 else neighbours_needed * len(words)):
+        return True
+    if where.document is not None and words:
+        return 2 * len(where.document.topic_elsewhere(sentence, words)) > len(words)
+    return False
+
+
+def classify(sentence: str, context: str | Setting | None = None) -> InjectionReason | None:
+    """The reason (a rule name, `contract/injection.py`) this sentence is instruction-like, or None.
+
+    `context` is where the sentence sits (`Setting`; a string stands for its neighbours): a
+    request is unrelated when it shares (almost) no topic word with its neighbours nor with the
+    rest of its document. Without context that rule is not applied.
+    """
+    where = context if isinstance(context, Setting) else Setting(neighbours=context)
     s = " ".join(sentence.split())
     if len(s) < 12:
         return None
@@ -417,28 +502,47 @@ def classify(sentence: str, context: str | None = None) -> str | None:
         or "prompt" in facts.low
         or "you are now" in facts.low
     ) and _OVERRIDE_RE.search(s):
-        return "override"
+        return OVERRIDE
     if not gate.isdisjoint(_AGENT_GATE) or "_file" in facts.low or "web_search" in facts.low or "a.i." in facts.low:
         if _AGENT_RE.search(s) or _AI_ORDER.search(s):
-            return "agent_order"
+            return AGENT_ORDER
     heading = bool(re.match(r"#{1,6}\s|.*\s(?:={3,}|-{3,})(?:\s|$)", s))
     # The order is the sentence after a label and softeners; when a lead clause comes first ("From
     # now on, ..."), the part after it is judged as well.
-    body = re.sub(r"^(?:[-*+>#]+\s*|\d+[.)]\s+)+", "", s)  # list markers; a leading quote is kept: a title
+    body = _LIST_MARKER.sub("", s)  # a leading quote is kept: a title
     label = _LABEL.match(body)
+    if label and _QA_LABEL.match(label.group(0)):  # "Q: ...": the document's own question and answer
+        return None
     body = body[label.end() :] if label else body
     orders = [body[_SOFT.match(body).end() :]]  # type: ignore[union-attr]  # _SOFT matches the empty string
     clause = _CLAUSE.match(body)
     if clause:
         orders.append(body[clause.end() :][_SOFT.match(body[clause.end() :]).end() :])  # type: ignore[union-attr]
+    # "the response", "the reply": when the document itself is about responses or replies (an HTTP
+    # response, a protocol's reply), an order about "the response" is about that, not about the answer
+    # being written. "your reply" is never the document's subject.
+    # Likewise "your report", "your message": in a document about reports or messages, the reader's own.
+    the_subject = _documents_subject(s, facts.words & _OUT_NOUNS, where)
+    weak = facts.weak and not _documents_subject(s, facts.words & _WEAK_NOUNS, where)
     for order in orders:
-        reason = _judge(facts, order, order is not orders[0], context, heading)
+        reason = _judge(facts, order, order is not orders[0], where, heading, the_subject, weak)
         if reason:
             return reason
     return None
 
 
-def _judge(f: _Facts, order: str, led_in: bool, context: str | None, heading: bool) -> str | None:
+_QA_LABEL = re.compile(r"(?:q|question|faq)\s*:", re.I)
+_LIST_MARKER = re.compile(r"^(?:[-*+>#]+\s*|\d+[.)]\s+)+")
+
+
+def _documents_subject(sentence: str, nouns: set[str], where: Setting) -> bool:
+    """Does the document use one of `nouns` twice or more outside `sentence` (so it is what it is about)?"""
+    return bool(nouns) and where.document is not None and where.document.uses_elsewhere(sentence, nouns, 2)
+
+
+def _judge(
+    f: _Facts, order: str, led_in: bool, where: Setting, heading: bool, the_subject: bool, weak: bool
+) -> InjectionReason | None:
     s = f.s
     indirect = _INDIRECT.match(order)
     if indirect:
@@ -450,44 +554,51 @@ def _judge(f: _Facts, order: str, led_in: bool, context: str | None, heading: bo
     imperative = not heading and _imperative(order, first)
     led = led_in and f.answer_words and bool(_ANSWER_LEAD.match(s))  # "In your reply, ...", "When answering, ..."
     strong = f.strong or led
-    audience = bool(_TO_AUDIENCE.match(order) or (imperative and _AUDIENCE_GERUND.search(order)))
+    # a heading names its section ("Warn users about ..."): it orders no one
+    audience = not heading and bool(_TO_AUDIENCE.match(order) or (imperative and _AUDIENCE_GERUND.search(order)))
+    out_place = f.out_place and not the_subject
 
-    if f.language:
+    if f.language and not where.in_task_list:
         if not f.code and _TRANSLATE.search(s) and (imperative or strong or _is_request(s, order)):
-            return "output_format"
+            return OUTPUT_FORMAT
         if _LANG_QUESTION.search(s) and _is_request(s, order):
-            return "output_format"
+            return OUTPUT_FORMAT
     if _ANSWER_VERB_START.match(order) and (f.form or _ONLY.search(s)):
-        return "output_format"
+        return OUTPUT_FORMAT
     if f.link and not f.code:
         pushes = _AUDIENCE_ANYWHERE.search(s) or (first in _PROMOTING and _PROMO.search(s))
-        if strong or f.weak or audience or (imperative and (f.out_place or pushes)):
-            return "promotion"
-    if (strong or (f.weak and f.form)) and (imperative or led or _MODAL.search(s) or f.form):
-        return "output_format" if f.form else "order_to_answerer"
-    if imperative and not f.code:
-        if f.out_place or _THE_ANSWER_OBJECT.match(order):
-            return "output_format" if f.form else "order_to_answerer"
+        if strong or weak or audience or (imperative and (out_place or pushes)):
+            return PROMOTION
+    if (strong or (weak and f.form)) and (imperative or led or _MODAL.search(s) or f.form):
+        return OUTPUT_FORMAT if f.form else ORDER_TO_ANSWERER
+    if imperative and not f.code and not the_subject:
+        if out_place or _THE_ANSWER_OBJECT.match(order):
+            return OUTPUT_FORMAT if f.form else ORDER_TO_ANSWERER
         if _THE_OUT_OBJECT.match(order) and (f.form or _QUOTED.search(s)):
-            return "output_format" if f.form else "order_to_answerer"
-    if _THE_OUT_SUBJECT.match(order) or audience:
-        return "order_to_answerer"
+            return OUTPUT_FORMAT if f.form else ORDER_TO_ANSWERER
+    if (_THE_OUT_SUBJECT.match(order) and not the_subject) or audience:
+        return ORDER_TO_ANSWERER
     if imperative and not f.code and f.transform:
-        return "output_format"
-    if f.out_place and f.form and _MODAL.search(s) and not f.code:  # "Every second word of the reply should ..."
-        return "output_format"
+        return OUTPUT_FORMAT
+    if out_place and f.form and _MODAL.search(s) and not f.code:  # "Every second word of the reply should ..."
+        return OUTPUT_FORMAT
     if (_ME_REQUEST.match(order) or (you_to and _is_request(s, order))) and not f.code:
-        return "unrelated_request"
-    if _YOU_QUESTION.match(order):
-        if context is None or len(_topic_words(s) & _topic_words(context)) < 2:
-            return "unrelated_request"
-    if context is not None and not heading and (indirect or _is_request(s, order)) and not f.code:
-        words = _topic_words(order[len(first) :])  # the request verb says nothing about the topic
-        shared = words & _topic_words(context)
+        if not _related(_topic_words(order[len(first) :]), s, where, 0.25):
+            return UNRELATED_REQUEST
+    if _YOU_QUESTION.match(order) and not _related(_topic_words(s), s, where, 2):
+        return UNRELATED_REQUEST
+    if (
+        where.neighbours is not None
+        and not heading
+        and not where.in_task_list
+        and (indirect or _is_request(s, order))
+        and not f.code
+    ):
         # "this method", "it": about the text around it; "your change": the reader's own work
         refers_back = _ANAPHORA.search(order) or _YOUR_OWN.search(order)
-        if (len(words) >= 2 or len(s.split()) >= 6) and len(shared) < 0.25 * len(words) and not refers_back:
-            return "unrelated_request"
+        topic = _topic_words(order[len(first) :])  # the request verb says nothing about the topic
+        if (len(topic) >= 2 or len(s.split()) >= 6) and not refers_back and not _related(topic, s, where, 0.25):
+            return UNRELATED_REQUEST
     return None
 
 
@@ -522,15 +633,15 @@ def _units(text: str) -> list[tuple[int, int]]:
 _GLUE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“])")
 
 
-def _glued(sentence: str, context: str) -> str | None:
+def _glued(sentence: str, where: Setting) -> InjectionReason | None:
     """A unit the splitter kept whole across a full stop ("... in R. The delay ...": it reads 'R.' as an
     initial) is also judged piece by piece, so a neighbour cannot shield a planted sentence."""
     pieces = _GLUE.split(sentence)
     if len(pieces) < 2:
         return None
     for k, piece in enumerate(pieces):
-        around = " ".join(pieces[:k] + pieces[k + 1 :] + [context])
-        reason = classify(piece, around)
+        around = " ".join(pieces[:k] + pieces[k + 1 :] + [where.neighbours or ""])
+        reason = classify(piece, Setting(around, where.document, where.in_task_list))
         if reason is not None:
             return reason
     return None
@@ -540,18 +651,60 @@ def _open_quote(sentence: str) -> bool:
     return sentence.count('"') % 2 == 1 or sentence.count("“") > sentence.count("”")
 
 
+def _task_item(unit: str) -> bool:
+    """A list item that gives an order or asks a question ("- Convert temperatures ...", "* Add ...")."""
+    s = " ".join(unit.split())
+    marker = _LIST_MARKER.match(s)
+    if not marker or not re.match(r"[-*+]|\d+[.)]", s):
+        return False
+    order = s[marker.end() :]
+    order = order[_SOFT.match(order).end() :]  # type: ignore[union-attr]  # _SOFT matches the empty string
+    first = _first_word(order)
+    words = order.split(None, 3)
+    # "Update tests ...", "Fix typo ...": in a list, a bare verb may open its item without an article
+    verb_shaped = (
+        len(words) >= 3
+        and re.fullmatch(r"[A-Z][a-z]+(?:-[a-z]+)?", words[0]) is not None
+        and first not in _CLOSED
+        and not first.endswith(("ed", "ing", "ly"))
+        and not (first.endswith("s") and not first.endswith("ss"))
+        and re.match(r"[\w`\[]", words[1]) is not None
+    )
+    return verb_shaped or _imperative(order, first) or _is_request(s, order)
+
+
+def _line_start(text: str, start: int) -> bool:
+    """Does the unit at `start` open a line of its own, not indented (so no item's continuation)?"""
+    return start == 0 or text[start - 1] == "\n"
+
+
+def _task_list_items(text: str, units: list[tuple[int, int]]) -> set[int]:
+    """The units that are items of a task list: a list item that gives an order or asks a question,
+    next to another such item of the same list (the units between them continue the first item)."""
+    tasks = [i for i, (s, e) in enumerate(units) if _task_item(text[s:e])]
+    out: set[int] = set()
+    for a, b in zip(tasks, tasks[1:], strict=False):
+        if all(not _line_start(text, units[k][0]) for k in range(a + 1, b)):
+            out |= {a, b}
+    return out
+
+
 def find_injections(text: str, limit: int = 50) -> list[dict[str, object]]:
     """Instruction-like sentences of `text`, in order:
     [{'code': 'injection_suspected', 'reason': ..., 'excerpt': ..., 'offset': start, 'end': end}].
 
     `offset`/`end` delimit the whole sentence in `text`; `excerpt` is its text (whitespace
-    collapsed, at most 200 characters); `reason` is a key of REASONS.
+    collapsed, at most 200 characters); `reason` names the rule that fired (`contract/injection.py`).
+    Each sentence is judged in its setting: its neighbours, its document, the list it is an item of.
     """
     units = _units(text)
+    document = DocumentWords(text)
+    items = _task_list_items(text, units)
     flags: list[dict[str, object]] = []
     for i, (s, e) in enumerate(units):
         context = " ".join(text[a:b] for a, b in units[max(0, i - 2) : i] + units[i + 1 : i + 3])
-        reason = classify(text[s:e], context if context.strip() else None) or _glued(text[s:e], context)
+        where = Setting(context, document, i in items)
+        reason = classify(text[s:e], where) or _glued(text[s:e], where)
         if reason is None:
             continue
         flags.append(
@@ -575,7 +728,7 @@ def flag_span(flag: dict, text: str) -> tuple[int, int]:
     sentence or two. A flag without `end` (written before flags were sentence-level) covers its paragraph.
     """
     offset = int(flag["offset"])
-    if "end" not in flag or flag.get("reason") == "override":
+    if "end" not in flag or flag.get("reason") == OVERRIDE:
         p_start, p_end = _paragraph(text, offset)
         return p_start, max(p_end, int(flag.get("end", 0)))
     return offset, int(flag["end"])

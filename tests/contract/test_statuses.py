@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.contract import claims, statuses
+from harness.contract import claims, injection, statuses
 from harness.contract.schemas import schema
 
 
@@ -69,3 +69,11 @@ def test_named_sets_are_subsets_of_their_type(subset, whole):
 def test_branch_statuses_are_delegation_outcomes_a_branch_keeps():
     # A branch records how its Researcher's delegation ended, the resumable cuts aside (each its own flag).
     assert set(statuses.BRANCH_STATUSES) == set(statuses.OUTCOME_STATUSES) - set(statuses.OUTCOME_CUT)
+
+
+def test_injection_rule_names_are_the_flag_reason_enum_and_the_metrics_keys():
+    flag = schema("source.schema.json")["properties"]["flags"]["items"]["properties"]["reason"]
+    assert list(injection.INJECTION_REASONS) == flag["enum"]
+    by_reason = schema("metrics.schema.json")["properties"]["injection_flags"]["properties"]["by_reason"]
+    assert list(injection.INJECTION_REASONS) == list(by_reason["properties"])
+    assert list(injection.REASONS) == list(injection.INJECTION_REASONS), "each rule is described, in order"
