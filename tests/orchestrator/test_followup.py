@@ -93,4 +93,26 @@ def test_research_ask_on_the_command_line(parent: Path):
     )
     assert done.returncode == 0, done.stderr
     child = Path(done.stdout.strip().splitlines()[-1].split("workspace: ")[-1])
-    assert _json(child / "run.json")["parent"]["path"] == str(parent.resolve())
+    assert _json(child / "run.json")["parent"]["path"] == parent.name  # relative to the runs folder
+
+
+def test_a_copied_pair_of_folders_still_finds_and_checks_its_parent(parent: Path, tmp_path: Path):
+    from harness.contract.formats import sha256_bytes
+
+    child = start_run(followup_config(parent, FOLLOW_UP, yes=True), parent=parent).run_dir
+    link = _json(child / "run.json")["parent"]
+    assert link["path"] == parent.name and not Path(link["path"]).is_absolute()
+    assert link["report_sha256"] == sha256_bytes((parent / "final-report.md").read_bytes())
+
+    elsewhere = tmp_path / "shared" / "runs"
+    elsewhere.mkdir(parents=True)
+    copied_parent = Path(shutil.copytree(parent, elsewhere / parent.name))
+    copied_child = Path(shutil.copytree(child, elsewhere / child.name))
+    shutil.rmtree(parent.parent)  # nothing points back to where they were made
+    assert validate_workspace(copied_child) == []
+    assert f"../{link['run_id']}/index.html" in render_viewer(copied_child)
+
+    report = copied_parent / "final-report.md"  # a parent found at its path must be the one followed
+    report.write_text(report.read_text(encoding="utf-8") + "\nedited\n", encoding="utf-8")
+    problems = validate_workspace(copied_child)
+    assert [(p.file, p.pointer, p.rule) for p in problems] == [("run.json", "/parent/report_sha256", "parent")]
