@@ -246,14 +246,28 @@ def column(claims: list[dict], rows: list[str], cited: set[str], skip, named: bo
     return out
 
 
+def carried_over(claims: list[dict], cards: dict[str, dict], run_id: str | None) -> dict[str, str]:
+    """Claim id -> the run it was carried over from: a follow-up's claims whose every supporting card another run
+    extracted (the parent's cards, copied by `research ask`). Empty when the run is not known."""
+    out = {}
+    for c in claims:
+        runs = {cards.get(k, {}).get("run_id") for k in c["supporting_cards"]}
+        if run_id and c["supporting_cards"] and len(runs) == 1 and None not in runs and run_id not in runs:
+            out[c["claim_id"]] = runs.pop()
+    return out
+
+
 def render_draft(
     plan: dict,
     claims: list[dict],
     cards: dict[str, dict],
     branches: dict[str, dict],
     drop: set[tuple[str, str]] = frozenset(),
+    run_id: str | None = None,
 ) -> str:
-    """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there."""
+    """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there. In a
+    follow-up (`run_id` given, some claims carried over from the parent) the Summary answers the new question from
+    the new evidence, and a parent's question keeps its section, marked as carried over."""
 
     def skip(place: str) -> set[str]:
         out = {cid for where, cid in drop if where in (place, EVERYWHERE)}
@@ -263,6 +277,7 @@ def render_draft(
     cl = _Claims(claims, cards)
     by_q = {q["id"]: cl.usable(q["id"]) for q in research}
     candidates = candidates_of(plan)
+    carried = carried_over(claims, cards, run_id)
     cited: set[str] = set()
     lines = [
         f"# {'Research note on the question in plan.json' if (TITLE, ANY) in drop else plan['question']}",
@@ -283,6 +298,7 @@ def render_draft(
     else:
         # Across questions: each question's best claim first, then each one's second best, and so on.
         pool = [c for q in research for c in by_q[q["id"]]]
+        pool = [c for c in pool if c["claim_id"] not in carried] or pool  # a follow-up: the new answer first
         pool.sort(key=lambda c: (by_q[c["question_id"]].index(c), [q["id"] for q in research].index(c["question_id"])))
         for c in answer_claims(pool, cl, skip("Summary")):
             summary += _claim_lines(c)
@@ -305,6 +321,8 @@ def render_draft(
             extra = [c for c in answer_claims(by_q[q["id"]], cl, skip(topic(q)))[:1] if c["claim_id"] not in cited]
             if extra:
                 lines += [f"## {topic(q)}", ""]
+                if parents := {carried[c["claim_id"]] for c in extra if c["claim_id"] in carried}:
+                    lines += [f"*Carried over from run {', '.join(sorted(parents))}, which this run follows up.*", ""]
                 for c in extra:
                     lines += _claim_lines(c)
                     cited.add(c["claim_id"])
@@ -413,11 +431,11 @@ def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
     return out
 
 
-def checked_draft(plan, claims, cards, branches, check) -> str:
+def checked_draft(plan, claims, cards, branches, check, run_id: str | None = None) -> str:
     """Render, run the Reviewer's deterministic checks (`check(text)` → defects), drop from its place each claim
     a defect names, and render again, until the draft is clean or nothing more can be dropped."""
     drop: set[tuple[str, str]] = set()
-    text = render_draft(plan, claims, cards, branches, drop)
+    text = render_draft(plan, claims, cards, branches, drop, run_id)
     for _ in range(CHECK_ROUNDS):
         more = rejected(text, check(text)) - drop
         if not more:
@@ -426,7 +444,7 @@ def checked_draft(plan, claims, cards, branches, check) -> str:
         # (A claim left out everywhere is left out alone: no place is whole.)
         again = ({place for place, _ in more} & {place for place, _ in drop}) - {EVERYWHERE}
         drop |= more | {(place, ANY) for place in again}
-        text = render_draft(plan, claims, cards, branches, drop)
+        text = render_draft(plan, claims, cards, branches, drop, run_id)
     return text
 
 
@@ -443,6 +461,8 @@ class OfflineWriter:
         cards = {cid: ctx.read_json(card_path(cid)) for cid in sorted(needed)}
         draft = brief.outputs[0]
         branches = brief.facts.get("branches", {})
-        text = checked_draft(plan, claims, cards, branches, lambda t: ctx.services.check_draft(draft, branches, text=t))
+        text = checked_draft(
+            plan, claims, cards, branches, lambda t: ctx.services.check_draft(draft, branches, text=t), ctx.run_id
+        )
         ctx.write(draft, text)
         return AgentResult("completed", draft)
