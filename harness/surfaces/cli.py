@@ -83,6 +83,7 @@ JsonEvents = Annotated[
     typer.Option("--json", help="Stream progress as JSON events, one a line on stdout.", rich_help_panel=OUTPUT),
 ]
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+OFFLINE_NOTE = "research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine."
 
 
 def _run_dir(path: Path) -> Path:
@@ -353,7 +354,7 @@ def run(
         language=language,
     )
     if cfg.all_offline and not quiet:
-        err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
+        err.print(OFFLINE_NOTE)
     if (note := offline_language_note(cfg)) and not quiet:
         err.print(note)
     display = _display(quiet, as_json)
@@ -386,6 +387,8 @@ def ask(
 
     run_dir = _run_dir(run_dir)
     cfg = followup_config(run_dir, question, yes=yes, runs_dir=runs_dir)
+    if cfg.all_offline and not quiet:
+        err.print(OFFLINE_NOTE)
     if (note := offline_language_note(cfg)) and not quiet:
         err.print(note)
     display = _display(quiet, as_json)
@@ -512,7 +515,9 @@ def serve(
 def export(
     run_dir: Path = typer.Argument(..., help="The run workspace folder (a completed run)."),
     fmt: str = typer.Option(..., "--format", help="pdf, docx, html or md."),
-    out_file: Path | None = typer.Option(None, "--out", help="The file to write (default ./<run_id>.<format>)."),
+    out_file: Path | None = typer.Option(
+        None, "--out", help="The file to write (default RUN_DIR/exports/<run_id>.<format>)."
+    ),
 ) -> None:
     """Export the final report with its evidence and sources as an appendix; the file records the run and draft."""
     from harness.surfaces.export import export_run
