@@ -19,6 +19,7 @@ from harness.contract.statuses import (
     BUDGET_DIMENSIONS,
     BUDGET_EXHAUSTED,
     COMPLETED,
+    DELIVERABLE,
     INTERRUPTED,
 )
 from harness.contract.version import __version__
@@ -152,17 +153,21 @@ def inspect(
             title=f"plan (revision {plan['revision']}, {'approved' if plan['approved'] else 'not approved'})",
             title_justify="left",
         )
-        for col in ("id", "kind", "critical", "branch", "text"):
+        for col in ("id", "critical", "branch", "research question"):
             t.add_column(col)
         for q in plan["questions"]:
+            if q["kind"] == DELIVERABLE:  # what the report delivers, printed below, not research
+                continue
             t.add_row(
                 q["id"],
-                q["kind"],
                 "yes" if q["critical"] else "no",
                 q["branch"] or "-",
                 (f"[{q['tag']}] " if q["tag"] else "") + (q["text"] or ""),
             )
         out.print(t)
+        for q in plan["questions"]:
+            if q["kind"] == DELIVERABLE:
+                out.print(f"deliverable: {q['text'] or ''}", markup=False)
     src = s["sources"]
     out.print(
         f"sources: {src['total']} ({src['primary']} primary, {src['secondary']} secondary, {src['flagged']} flagged with {src.get('flagged_sentences', 0)} instruction-like sentence(s), {src['duplicates']} duplicate hits)"

@@ -59,3 +59,8 @@ def test_named_sets_are_subsets_of_their_type(subset, whole):
 def test_branch_statuses_are_delegation_outcomes_a_branch_keeps():
     # A branch records how its Researcher's delegation ended, the resumable cuts aside (each its own flag).
     assert set(statuses.BRANCH_STATUSES) == set(statuses.OUTCOME_STATUSES) - set(statuses.OUTCOME_CUT)
+
+
+def test_question_kinds_are_the_plan_schema_enum():
+    kind = schema("plan.schema.json")["properties"]["questions"]["items"]["properties"]["kind"]
+    assert list(statuses.QUESTION_KINDS) == kind["enum"]

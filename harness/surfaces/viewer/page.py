@@ -21,7 +21,7 @@ from typing import Any
 
 from harness.contract.claims import CLAIM_STATUSES
 from harness.contract.layout import card_path, snapshot_path
-from harness.contract.statuses import BUDGET_DIMENSIONS
+from harness.contract.statuses import BUDGET_DIMENSIONS, DELIVERABLE
 from harness.surfaces.viewer.collect import claim_list, claims_by_card, draft_number_of, question_ids
 from harness.surfaces.viewer.markdown import render_markdown
 from harness.surfaces.viewer.markup import Markup, el, join
@@ -605,7 +605,7 @@ def plan_section(data: dict[str, Any]) -> Markup:
     )
     rows = []
     for q in plan.get("questions") or []:
-        if not isinstance(q, dict):
+        if not isinstance(q, dict) or q.get("kind") == DELIVERABLE:  # shown above as the Deliverable, not research
             continue
         branch = branches.get(q.get("id"))
         rows.append(
