@@ -598,3 +598,13 @@ def test_the_plan_shows_the_deliverable_as_the_deliverable_not_as_a_research_que
     assert 'id="v-q-Q1"' in questions and 'id="v-q-Q2"' not in questions  # Q2 is the fixture's deliverable
     assert "Answer the question from the evidence." not in questions
     assert "<dt>Deliverable</dt>" in plan
+
+
+def test_claim_and_card_text_is_inline_markdown_escaped():
+    from harness.surfaces.viewer.markdown import render_inline
+
+    html = str(render_inline("Use `asyncio.gather()` with *care* <script>alert(1)</script> &\nmore"))
+    assert (
+        html == "Use <code>asyncio.gather()</code> with <em>care</em> &lt;script&gt;alert(1)&lt;/script&gt; &amp; more"
+    )
+    assert "<p>" not in html  # inline: no block around it

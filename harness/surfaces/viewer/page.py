@@ -23,7 +23,7 @@ from harness.contract.claims import CLAIM_STATUSES
 from harness.contract.layout import card_path, snapshot_path
 from harness.contract.statuses import BUDGET_DIMENSIONS, DELIVERABLE
 from harness.surfaces.viewer.collect import claim_list, claims_by_card, draft_number_of, question_ids
-from harness.surfaces.viewer.markdown import render_markdown
+from harness.surfaces.viewer.markdown import render_inline, render_markdown
 from harness.surfaces.viewer.markup import Markup, el, join
 
 ASSETS = Path(__file__).parent
@@ -279,7 +279,7 @@ def _claims_table(data: dict[str, Any]) -> Markup:
                 el("td", _claim_link(cid)),
                 el("td", badge(c.get("status"))),
                 el("td", c.get("question_id")),
-                el("td", c.get("statement")),
+                el("td", render_inline(str(c.get("statement") or ""))),
                 el("td", join([_card_link(x) for x in c.get("supporting_cards") or []], " ")),
                 el("td", join([_card_link(x) for x in c.get("contradicting_cards") or []], " ")),
                 el("td", _list(c.get("limitations") or [])),
@@ -313,7 +313,11 @@ def _cards_table(data: dict[str, Any]) -> Markup:
                     "td",
                     badge(card.get("confidence"), f"conf-{card.get('confidence')}") if card.get("confidence") else None,
                 ),
-                el("td", el("q", card.get("quote", "")), el("div", card.get("evidence_summary"), class_="sub")),
+                el(
+                    "td",
+                    el("q", card.get("quote", "")),
+                    el("div", render_inline(str(card.get("evidence_summary") or "")), class_="sub"),
+                ),
                 el("td", _list(card.get("limitations") or [])),
                 el("td", join([_claim_link(str(c.get("claim_id"))) for c in claims], " ")),
                 id=f"v-card-{card_id}",
