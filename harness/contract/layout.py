@@ -46,6 +46,7 @@ KINDS: tuple[ArtifactKind, ...] = (
 # by `validate` except the harness's private folder, which is never audited.
 AUDITED_DIRS = ("sources", "source-cards", "drafts", "reviews")
 PRIVATE_DIR = ".harness"
+EXPORTS_DIR = "exports"  # `research export`'s default folder: outside the audited set, so validate never reads it
 RUN_LOCK = "run.lock"  # in the private folder: held by the one process working on the run
 
 # The single files of a run.

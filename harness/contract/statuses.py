@@ -71,6 +71,13 @@ AWAITING_APPROVAL: Final[tuple[RunStatus, ...]] = (AWAITING_PLAN_APPROVAL, AWAIT
 
 # ---- research branches ----------------------------------------------------------------------
 
+# What a plan question is (plan.json `questions[].kind`): research gets a branch; the deliverable says what the
+# report delivers, and is shown as that, never as a numbered research question.
+QuestionKind = Literal["research", "deliverable"]
+RESEARCH: Final[QuestionKind] = "research"
+DELIVERABLE: Final[QuestionKind] = "deliverable"
+QUESTION_KINDS: Final[tuple[QuestionKind, ...]] = get_args(QuestionKind)
+
 BranchStatus = Literal["completed", "blocked", "failed", "timeout"]
 BRANCH_STATUSES: Final[tuple[BranchStatus, ...]] = get_args(BranchStatus)
 # The branch ended without evidence: blocked (nothing relevant found), or broken.

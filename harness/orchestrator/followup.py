@@ -3,8 +3,10 @@
 The follow-up is a run of its own, linked to its parent in run.json (`parent`), and auditable
 without the parent's folder: it copies what it uses instead of pointing into the parent.
 
-- At creation (`link_parent`, `carry_sources`): the parent must validate; its research questions
-  are recorded under `parent` and every source (record and snapshot) is copied through the
+- At creation (`parent_link`, `carry_sources`): the parent must validate; its research questions
+  are recorded under `parent`, with its run id, the sha256 of its final report and where it is relative to the
+  runs folder (so a copied pair of folders still finds and checks it: `workspace/validate.check_parent`), and
+  every source (record and snapshot) is copied through the
   workspace's guarded writes under the source tools' policy, so the copy is journaled and
   re-checked (the record's sha256 against the snapshot) like any source.
 - The Planner's brief lists the parent's questions (`planner_facts`); a plan keeps them with their
@@ -16,16 +18,18 @@ without the parent's folder: it copies what it uses instead of pointing into the
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from harness.contract.layout import card_path, snapshot_path, source_record_path
+from harness.contract.formats import sha256_bytes
+from harness.contract.layout import FINAL_REPORT, card_path, snapshot_path, source_record_path
 from harness.contract.policy import TOOLS, Policy
 from harness.errors import UsageError
 from harness.orchestrator.config import RunConfig, check_question, config_from_snapshot
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
-from harness.workspace.validate import validate_workspace
+from harness.workspace.validate import parent_folder, validate_workspace
 
 
 def followup_config(parent_dir: Path, question: str, *, yes: bool = False, runs_dir: str | None = None) -> RunConfig:
@@ -40,8 +44,9 @@ def followup_config(parent_dir: Path, question: str, *, yes: bool = False, runs_
     return cfg
 
 
-def parent_link(parent_dir: Path) -> dict[str, Any]:
-    """What run.json records of the parent; refuses (one line) a parent that does not validate."""
+def parent_link(parent_dir: Path, runs_dir: Path) -> dict[str, Any]:
+    """What run.json records of the parent; refuses (one line) a parent that does not validate. `path` is relative
+    to `runs_dir`, the folder the follow-up is created in, so the pair can be copied or shared together."""
     problems = validate_workspace(parent_dir)
     if problems:
         raise UsageError(f"{parent_dir}: the parent run does not validate ({problems[0]}); see research validate")
@@ -52,10 +57,12 @@ def parent_link(parent_dir: Path) -> dict[str, Any]:
         for q in reader.questions()
         if q.get("kind") == "research"
     ]
+    report = Path(parent_dir) / FINAL_REPORT
     return {
         "run_id": run["run_id"],
         "question": run.get("question", ""),
-        "path": str(Path(parent_dir).resolve()),
+        "path": os.path.relpath(Path(parent_dir).resolve(), Path(runs_dir).resolve()),
+        **({"report_sha256": sha256_bytes(report.read_bytes())} if report.is_file() else {}),
         "questions": questions,
     }
 
@@ -96,7 +103,7 @@ def carry_cards(ws: Workspace, parent: dict[str, Any], plan_question_ids: set[st
     """Copy the parent's cards for the questions the approved plan kept; returns those question ids.
 
     Reads the parent's folder; when it is gone by now (a resumed follow-up), nothing more is carried."""
-    reader = RunReader(parent["path"])
+    reader = RunReader(parent_folder(ws.root, parent))
     carried: set[str] = set()
     for cid in reader.card_ids():
         card = reader.card(cid)

@@ -273,7 +273,7 @@ def start_run(
     `parent`: the run this one follows up (`research ask`; see orchestrator/followup.py).
     """
     check_url(checkpoint_db)
-    link = followup.parent_link(parent) if parent is not None else None
+    link = followup.parent_link(parent, cfg.runs_dir) if parent is not None else None
     with _mcp_for(cfg) as mcp:  # before any work: each MCP server starts and lists its tools, or the run stops here
         ws, corpus = create_run(cfg, models=models)
         ws.acquire_run_lock()

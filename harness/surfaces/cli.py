@@ -19,6 +19,7 @@ from harness.contract.statuses import (
     BUDGET_DIMENSIONS,
     BUDGET_EXHAUSTED,
     COMPLETED,
+    DELIVERABLE,
     INTERRUPTED,
 )
 from harness.contract.version import __version__
@@ -35,13 +36,17 @@ app = typer.Typer(
 )
 out = Console(highlight=False, soft_wrap=True)
 
+# The panels `--help` groups options into, so each reads whole at 80 columns (tests/surfaces/test_cli_help.py).
+MODEL, SOURCES, WEB, BUDGET, APPROVALS, OUTPUT = "Model", "Sources", "Web", "Budget", "Approvals", "Output"
+
 # Options `run` and `resume` share.
 CheckpointDb = Annotated[
     str | None,
     typer.Option(
         "--checkpoint-db",
         envvar="RESEARCH_CHECKPOINT_DB",
-        help="Keep LangGraph checkpoints in PostgreSQL (postgresql://USER:PASSWORD@HOST:PORT/DB; needs the 'postgres' extra) instead of the workspace's SQLite file.",
+        help="Keep checkpoints in PostgreSQL (a postgresql:// URL; the 'postgres' extra), not in the run's SQLite.",
+        rich_help_panel=OUTPUT,
     ),
 ]
 ModelBaseUrl = Annotated[
@@ -49,19 +54,32 @@ ModelBaseUrl = Annotated[
     typer.Option(
         "--model-base-url",
         envvar="RESEARCH_MODEL_BASE_URL",
-        help="The llm roles' model endpoint: an OpenAI-compatible server (vLLM, Ollama's /v1, LM Studio, OpenRouter) with --model openai:NAME, an Azure resource with azure_openai:DEPLOYMENT, or a proxy.",
+        help="The llm roles' endpoint: an OpenAI-compatible server (openai:NAME), Azure, or a proxy.",
+        rich_help_panel=MODEL,
     ),
 ]
-Quiet = Annotated[bool, typer.Option("--quiet", help="No progress display; print only the result.")]
-BudgetLlmCalls = Annotated[int | None, typer.Option("--budget-llm-calls", help="Run limit on model calls.")]
-BudgetTokens = Annotated[int | None, typer.Option("--budget-tokens", help="Run limit on tokens.")]
-BudgetSearches = Annotated[int | None, typer.Option("--budget-searches", help="Run limit on searches.")]
-BudgetSeconds = Annotated[float | None, typer.Option("--budget-seconds", help="Run limit on wall time (seconds).")]
+Quiet = Annotated[
+    bool, typer.Option("--quiet", help="No progress display; print only the result.", rich_help_panel=OUTPUT)
+]
+BudgetLlmCalls = Annotated[
+    int | None, typer.Option("--budget-llm-calls", help="Run limit on model calls.", rich_help_panel=BUDGET)
+]
+BudgetTokens = Annotated[
+    int | None, typer.Option("--budget-tokens", help="Run limit on tokens.", rich_help_panel=BUDGET)
+]
+BudgetSearches = Annotated[
+    int | None, typer.Option("--budget-searches", help="Run limit on searches.", rich_help_panel=BUDGET)
+]
+BudgetSeconds = Annotated[
+    float | None, typer.Option("--budget-seconds", help="Run limit on wall time (seconds).", rich_help_panel=BUDGET)
+]
 BudgetUsd = Annotated[
     float | None,
     typer.Option(
         "--budget-usd",
-        help="Run limit in US dollars, each model call priced from its reported usage (refused when a model's price is unknown: set it under prices: in research.yaml).",
+        help="Run limit in US dollars, each model call priced from its reported usage (refused when a model's price "
+        "is unknown: set it under prices: in research.yaml).",
+        rich_help_panel=BUDGET,
     ),
 ]
 
@@ -73,9 +91,11 @@ def _budget(
 
 
 JsonEvents = Annotated[
-    bool, typer.Option("--json", help="Stream progress as JSON events, one object per line on stdout.")
+    bool,
+    typer.Option("--json", help="Stream progress as JSON events, one a line on stdout.", rich_help_panel=OUTPUT),
 ]
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+OFFLINE_NOTE = "research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine."
 
 
 def _run_dir(path: Path) -> Path:
@@ -144,17 +164,21 @@ def inspect(
             title=f"plan (revision {plan['revision']}, {'approved' if plan['approved'] else 'not approved'})",
             title_justify="left",
         )
-        for col in ("id", "kind", "critical", "branch", "text"):
+        for col in ("id", "critical", "branch", "research question"):
             t.add_column(col)
         for q in plan["questions"]:
+            if q["kind"] == DELIVERABLE:  # what the report delivers, printed below, not research
+                continue
             t.add_row(
                 q["id"],
-                q["kind"],
                 "yes" if q["critical"] else "no",
                 q["branch"] or "-",
                 (f"[{q['tag']}] " if q["tag"] else "") + (q["text"] or ""),
             )
         out.print(t)
+        for q in plan["questions"]:
+            if q["kind"] == DELIVERABLE:
+                out.print(f"deliverable: {q['text'] or ''}", markup=False)
     src = s["sources"]
     out.print(
         f"sources: {src['total']} ({src['primary']} primary, {src['secondary']} secondary, {src['flagged']} flagged with {src.get('flagged_sentences', 0)} instruction-like sentence(s), {src['duplicates']} duplicate hits)"
@@ -258,64 +282,83 @@ def run(
     corpus: str | None = typer.Option(
         None,
         "--corpus",
-        help="Folder of .md/.txt/.html/.pdf files, 'python-docs' (built-in, the default: the language reference and the standard library) or 'python-docs+packages' (also installed distributions' descriptions).",
+        help="A folder of .md/.txt/.html/.pdf files, python-docs (the default) or python-docs+packages.",
+        rich_help_panel=SOURCES,
     ),
-    runs_dir: str | None = typer.Option(None, "--runs-dir", help="Where run workspaces are created (default ./runs)."),
+    runs_dir: str | None = typer.Option(
+        None, "--runs-dir", help="Where run folders are created (default ./runs).", rich_help_panel=OUTPUT
+    ),
     engine: str | None = typer.Option(
         None,
         "--engine",
-        help="offline or llm for every role (default: llm if a model or GOOGLE_API_KEY is set, else offline).",
+        help="offline or llm for every role (default: llm when a model or GOOGLE_API_KEY is set).",
+        rich_help_panel=MODEL,
     ),
     model: str | None = typer.Option(
         None,
         "--model",
-        help="Model for llm roles, PROVIDER:NAME: any provider LangChain's init_chat_model knows (default google_genai:gemini-3.5-flash).",
+        help="PROVIDER:NAME for llm roles, as LangChain's init_chat_model reads it (default: Gemini Flash).",
+        rich_help_panel=MODEL,
     ),
     model_base_url: ModelBaseUrl = None,
     agent: list[str] = typer.Option(
-        [], "--agent", help="Swap a role: ROLE=offline|llm|path/to/spec.md|python:module:Class (repeatable)."
+        [],
+        "--agent",
+        help="Swap a role: ROLE=offline, llm, a spec.md or python:module:Class (repeatable).",
+        rich_help_panel=MODEL,
     ),
     config: Path | None = typer.Option(
         None, "--config", help="Configuration file (default ./research.yaml if present)."
     ),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking.", rich_help_panel=APPROVALS),
     max_revisions: int | None = typer.Option(
-        None, "--max-revisions", help="Revise rounds after the first draft (default 2)."
+        None, "--max-revisions", help="Revise rounds after the first draft (default 2).", rich_help_panel=BUDGET
     ),
-    concurrency: int | None = typer.Option(None, "--concurrency", help="Research branches at once (default 4)."),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", help="Research branches at once (default 4).", rich_help_panel=BUDGET
+    ),
     budget_llm_calls: BudgetLlmCalls = None,
     budget_tokens: BudgetTokens = None,
     budget_searches: BudgetSearches = None,
     budget_seconds: BudgetSeconds = None,
     budget_usd: BudgetUsd = None,
-    require_final_approval: bool | None = typer.Option(
-        None,
-        "--require-final-approval/--no-final-approval",
+    # two flags, not one `--a/--no-b` pair: a pair's second name takes a column of its own at 80 columns
+    require_final_approval: bool = typer.Option(
+        False,
+        "--require-final-approval",
         help="Ask for a sign-off of the final draft, bound to its sha256.",
+        rich_help_panel=APPROVALS,
+    ),
+    no_final_approval: bool = typer.Option(
+        False, "--no-final-approval", help="No final sign-off, whatever research.yaml says.", rich_help_panel=APPROVALS
     ),
     web: bool | None = typer.Option(
-        None, "--web/--no-web", help="Enable web_search and fetch_url (needs the 'web' extra)."
+        None, "--web/--no-web", help="web_search and fetch_url (the 'web' extra).", rich_help_panel=WEB
     ),
     web_allow_private: bool | None = typer.Option(
         None,
         "--web-allow-private",
-        help="Let pages and redirects point at private, loopback and link-local addresses (intranets, tests).",
+        help="Allow private, loopback and link-local addresses (intranets, tests).",
+        rich_help_panel=WEB,
     ),
     web_ignore_robots: bool | None = typer.Option(
-        None, "--web-ignore-robots", help="Fetch pages even where robots.txt disallows it (respected by default)."
+        None, "--web-ignore-robots", help="Fetch where robots.txt disallows it.", rich_help_panel=WEB
     ),
     search: str | None = typer.Option(
         None,
         "--search",
-        help="Search provider(s), comma-separated: ddgs (default, no key), tavily, exa, brave, searxng, gemini; the literature: arxiv, openalex, crossref, semanticscholar, pubmed (no key).",
+        help="Search provider(s), comma-separated: ddgs (default, no key), tavily, exa, brave, searxng, gemini; "
+        "the literature: arxiv, openalex, crossref, semanticscholar, pubmed (no key).",
+        rich_help_panel=WEB,
     ),
     search_url: str | None = typer.Option(
-        None, "--search-url", help="The search provider's endpoint (required for searxng), e.g. http://127.0.0.1:8888."
+        None, "--search-url", help="The search provider's endpoint (searxng needs one).", rich_help_panel=WEB
     ),
     language: str | None = typer.Option(
         None,
         "--language",
-        help="Report language code (en, fr, pt-BR, ...): llm roles write plan, claims and prose in it.",
+        help="Report language (en, fr, pt-BR, ...): llm roles write the plan, claims and prose in it.",
+        rich_help_panel=MODEL,
     ),
     citation_style: str | None = typer.Option(
         None,
@@ -331,6 +374,8 @@ def run(
     from harness.orchestrator.lifecycle import start_run
     from harness.surfaces.interactive import TerminalApprover
 
+    if require_final_approval and no_final_approval:
+        raise typer.BadParameter("choose one", param_hint="--require-final-approval/--no-final-approval")
     cfg = build_config(
         question,
         corpus=corpus,
@@ -344,7 +389,7 @@ def run(
         max_revisions=max_revisions,
         concurrency=concurrency,
         budget=_budget(budget_llm_calls, budget_tokens, budget_searches, budget_seconds, budget_usd),
-        require_final_approval=require_final_approval,
+        require_final_approval=True if require_final_approval else False if no_final_approval else None,
         web=web,
         web_allow_private=web_allow_private,
         web_robots=None if web_ignore_robots is None else not web_ignore_robots,
@@ -354,7 +399,7 @@ def run(
         citation_style=citation_style,
     )
     if cfg.all_offline and not quiet:
-        err.print("research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine.")
+        err.print(OFFLINE_NOTE)
     if (note := offline_language_note(cfg)) and not quiet:
         err.print(note)
     display = _display(quiet, as_json)
@@ -372,9 +417,9 @@ def run(
 def ask(
     run_dir: Path = typer.Argument(..., help="The run to follow up (its folder)."),
     question: str = typer.Argument(..., help="The follow-up question."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking.", rich_help_panel=APPROVALS),
     runs_dir: str | None = typer.Option(
-        None, "--runs-dir", help="Where the new run goes (default: next to the parent)."
+        None, "--runs-dir", help="Where the new run goes (default: next to the parent).", rich_help_panel=OUTPUT
     ),
     quiet: Quiet = False,
     as_json: JsonEvents = False,
@@ -387,6 +432,8 @@ def ask(
 
     run_dir = _run_dir(run_dir)
     cfg = followup_config(run_dir, question, yes=yes, runs_dir=runs_dir)
+    if cfg.all_offline and not quiet:
+        err.print(OFFLINE_NOTE)
     if (note := offline_language_note(cfg)) and not quiet:
         err.print(note)
     display = _display(quiet, as_json)
@@ -401,7 +448,9 @@ def ask(
 @app.command()
 def resume(
     run_dir: Path = typer.Argument(..., help="The run workspace folder."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve a pending plan without asking."),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="Approve a pending plan without asking.", rich_help_panel=APPROVALS
+    ),
     budget_llm_calls: BudgetLlmCalls = None,
     budget_tokens: BudgetTokens = None,
     budget_searches: BudgetSearches = None,
@@ -555,7 +604,9 @@ def export(
     fmt: str = typer.Option(
         ..., "--format", help="pdf, docx, html or md; bibtex or csl-json for the references of the cited papers."
     ),
-    out_file: Path | None = typer.Option(None, "--out", help="The file to write (default ./<run_id>.<format>)."),
+    out_file: Path | None = typer.Option(
+        None, "--out", help="The file to write (default RUN_DIR/exports/<run_id>.<format>)."
+    ),
 ) -> None:
     """Export the final report with its evidence and sources as an appendix (the file records the run and draft),
     or the references of the papers it cites."""

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from harness.contract.formats import sha256_bytes
-from harness.contract.layout import AUDITED_DIRS, RUN, TRACE, kind_for_path
+from harness.contract.layout import AUDITED_DIRS, FINAL_REPORT, RUN, TRACE, kind_for_path
 from harness.contract.schemas import json_pointer, validate
 from harness.errors import Problem
 from harness.workspace.integrity import check
@@ -68,6 +68,32 @@ def _rewritten_cards(root: Path) -> list[Problem]:
                 )
             written[rel] = (event.get("sha256"), event.get("seq"))
     return problems
+
+
+def parent_folder(run_dir: Path, parent: dict) -> Path:
+    """Where a follow-up's parent (run.json `parent`) is: its `path` read from the folder holding the run, so a
+    copied pair of folders finds it (an absolute path, as runs before issue 42 recorded, stays as it was)."""
+    return Path(run_dir).parent / str(parent.get("path", ""))
+
+
+def check_parent(root: Path, run: dict) -> list[Problem]:
+    """A follow-up's parent, where it is found, is the run it names: same run id, same final report. A follow-up is
+    auditable without its parent (it holds copies of what it uses), so a parent that is not there is no problem."""
+    parent = run.get("parent")
+    if not isinstance(parent, dict) or not parent.get("path"):
+        return []
+    folder = parent_folder(root, parent)
+    if not (folder / RUN).is_file():
+        return []
+    found = RunReader(folder).run()
+    if found.get("run_id") != parent.get("run_id"):
+        return [Problem(RUN, "/parent/path", "parent", f"{folder} holds run {found.get('run_id')}, not the parent")]
+    report = folder / FINAL_REPORT
+    if parent.get("report_sha256") and (
+        not report.is_file() or sha256_bytes(report.read_bytes()) != parent["report_sha256"]
+    ):
+        return [Problem(RUN, "/parent/report_sha256", "parent", f"{report}: not the final report this run followed")]
+    return []
 
 
 def validate_workspace(root: Path | str) -> list[Problem]:
@@ -154,4 +180,5 @@ def validate_workspace(root: Path | str) -> list[Problem]:
         problems.extend(_check_trace(root))
     else:
         problems.extend(_rewritten_cards(root))
+    problems.extend(check_parent(root, reader.run()))
     return problems

@@ -77,3 +77,8 @@ def test_injection_rule_names_are_the_flag_reason_enum_and_the_metrics_keys():
     by_reason = schema("metrics.schema.json")["properties"]["injection_flags"]["properties"]["by_reason"]
     assert list(injection.INJECTION_REASONS) == list(by_reason["properties"])
     assert list(injection.REASONS) == list(injection.INJECTION_REASONS), "each rule is described, in order"
+
+
+def test_question_kinds_are_the_plan_schema_enum():
+    kind = schema("plan.schema.json")["properties"]["questions"]["items"]["properties"]["kind"]
+    assert list(statuses.QUESTION_KINDS) == kind["enum"]

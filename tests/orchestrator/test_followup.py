@@ -93,4 +93,53 @@ def test_research_ask_on_the_command_line(parent: Path):
     )
     assert done.returncode == 0, done.stderr
     child = Path(done.stdout.strip().splitlines()[-1].split("workspace: ")[-1])
-    assert _json(child / "run.json")["parent"]["path"] == str(parent.resolve())
+    assert _json(child / "run.json")["parent"]["path"] == parent.name  # relative to the runs folder
+
+
+def test_a_copied_pair_of_folders_still_finds_and_checks_its_parent(parent: Path, tmp_path: Path):
+    from harness.contract.formats import sha256_bytes
+
+    child = start_run(followup_config(parent, FOLLOW_UP, yes=True), parent=parent).run_dir
+    link = _json(child / "run.json")["parent"]
+    assert link["path"] == parent.name and not Path(link["path"]).is_absolute()
+    assert link["report_sha256"] == sha256_bytes((parent / "final-report.md").read_bytes())
+
+    elsewhere = tmp_path / "shared" / "runs"
+    elsewhere.mkdir(parents=True)
+    copied_parent = Path(shutil.copytree(parent, elsewhere / parent.name))
+    copied_child = Path(shutil.copytree(child, elsewhere / child.name))
+    shutil.rmtree(parent.parent)  # nothing points back to where they were made
+    assert validate_workspace(copied_child) == []
+    assert f"../{link['run_id']}/index.html" in render_viewer(copied_child)
+
+    report = copied_parent / "final-report.md"  # a parent found at its path must be the one followed
+    report.write_text(report.read_text(encoding="utf-8") + "\nedited\n", encoding="utf-8")
+    problems = validate_workspace(copied_child)
+    assert [(p.file, p.pointer, p.rule) for p in problems] == [("run.json", "/parent/report_sha256", "parent")]
+
+
+def test_a_follow_up_answers_the_new_question_first(parent: Path):
+    from harness.contract.citations import parse_citations
+
+    child = start_run(followup_config(parent, FOLLOW_UP, yes=True), parent=parent).run_dir
+    run_id, parent_id = _json(child / "run.json")["run_id"], _json(parent / "run.json")["run_id"]
+    plan = _json(child / "plan.json")
+    new = next(q for q in plan["questions"] if q["kind"] == "research" and q["text"] == FOLLOW_UP)
+    deliverable = next(q for q in plan["questions"] if q["kind"] == "deliverable")
+    assert new["id"] != "Q1" and deliverable["text"].endswith(f"answer {new['id']}.")  # not the parent's Q1
+
+    claims = {c["claim_id"]: c for c in _json(child / "claims.json")["claims"]}
+
+    def extracted_by(claim_id: str) -> set[str]:
+        return {_json(child / "source-cards" / f"{k}.json")["run_id"] for k in claims[claim_id]["supporting_cards"]}
+
+    draft = sorted((child / "drafts").glob("draft-*.md"))[-1].read_text(encoding="utf-8")
+    summary = draft.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    cited = [k for line in summary.splitlines() for c in parse_citations(line) for k in c.keys]
+    assert cited and extracted_by(cited[0]) == {run_id}  # the Summary opens with the new evidence
+    assert all(extracted_by(k) == {run_id} for k in cited)  # the parent's answer is not re-cited there
+    body = draft.split("\n## ", 2)[-1]
+    assert f"*Carried over from run {parent_id}, which this run follows up.*" in draft
+    assert any(
+        extracted_by(k) == {parent_id} for line in body.splitlines() for c in parse_citations(line) for k in c.keys
+    )

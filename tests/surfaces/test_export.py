@@ -185,3 +185,19 @@ def test_pdf_rendering_opens_no_connection(run_dir: Path, tmp_path: Path, monkey
     monkeypatch.setattr(socket, "create_connection", refuse)
     path = export_run(run_dir, "pdf", tmp_path / "r.pdf")
     assert pdf_text(path.read_bytes())
+
+
+def test_without_out_the_export_goes_to_the_run_folder_and_follows_the_umask(run_dir: Path):
+    import os
+
+    from harness.workspace.validate import validate_workspace
+
+    before = os.umask(0o027)
+    try:
+        path = export_run(run_dir, "md")
+    finally:
+        os.umask(before)
+    run_id = json.loads((run_dir / "run.json").read_text())["run_id"]
+    assert path == run_dir / "exports" / f"{run_id}.md" and check_export(run_dir, path) == []
+    assert path.stat().st_mode & 0o777 == 0o640  # 0666 less the umask, not the temporary file's 0600
+    assert validate_workspace(run_dir) == []  # outside the audited set

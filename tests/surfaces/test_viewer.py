@@ -598,3 +598,22 @@ def test_anchor_links_and_astral_characters_highlight_the_right_span(built_ws, s
     mark = page.locator("#v-panel mark.quote")
     assert normalize_ws(mark.text_content()) == normalize_ws(card["quote"]) and mark.is_visible()
     assert page.errors == [] and page.offsite == []
+
+
+def test_the_plan_shows_the_deliverable_as_the_deliverable_not_as_a_research_question(built_ws):
+    html = render_viewer(built_ws.root)
+    plan = html[html.index('id="v-plan"') :]
+    questions = plan[plan.index("<h3>Questions</h3>") : plan.index("<h3>Decisions</h3>")]
+    assert 'id="v-q-Q1"' in questions and 'id="v-q-Q2"' not in questions  # Q2 is the fixture's deliverable
+    assert "Answer the question from the evidence." not in questions
+    assert "<dt>Deliverable</dt>" in plan
+
+
+def test_claim_and_card_text_is_inline_markdown_escaped():
+    from harness.surfaces.viewer.markdown import render_inline
+
+    html = str(render_inline("Use `asyncio.gather()` with *care* <script>alert(1)</script> &\nmore"))
+    assert (
+        html == "Use <code>asyncio.gather()</code> with <em>care</em> &lt;script&gt;alert(1)&lt;/script&gt; &amp; more"
+    )
+    assert "<p>" not in html  # inline: no block around it

@@ -149,3 +149,7 @@ def test_inspect_summarizes_the_run(built_ws):
     text = research("inspect", str(built_ws.root))
     assert text.returncode == 0
     assert "claims: 1 (verified 1" in text.stdout and "reviews/review-1.json on drafts/draft-1.md: pass" in text.stdout
+    # the deliverable question is shown as the deliverable, not as a numbered research question
+    assert "deliverable: Answer the question from the evidence." in text.stdout
+    table = text.stdout.split("deliverable:", 1)[0]
+    assert "Q1" in table and "Q2" not in table and "Answer the question from the evidence" not in table

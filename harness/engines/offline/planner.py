@@ -157,6 +157,7 @@ def criteria_in(question: str, candidates: list[str]) -> list[str]:
 
 _COMPARING = {"differ", "differs", "different", "difference", "differences", "compare", "compared", "from", "versus"}
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.I)
+ANSWERS = "{answers}"  # in a deliverable's text: the id of the research question that is the run's own question
 
 
 def plain(term: str) -> bool:
@@ -353,17 +354,22 @@ def make_plan(
                 ),
             }
         )
-        # What the report delivers, not a second copy of the question: Q1 is the question itself.
-        deliverable = "A short cited answer in the Summary, quoting the documents that answer Q1."
+        # What the report delivers, not a second copy of the question: ANSWERS is the question itself (Q1, or in a
+        # follow-up the first id after its parent's questions), named once the ids are given.
+        deliverable = f"A short cited answer in the Summary, quoting the documents that answer {ANSWERS}."
     if parent_questions:
         questions = _carried(parent_questions, questions)
     plan_questions = []
     taken = {q["id"] for q in questions if q.get("id")}
     fresh = (f"Q{i}" for i in range(1, 10_000) if f"Q{i}" not in taken)
     for q in questions:
+        q.setdefault("id", None)
+        q["id"] = q["id"] or next(fresh)
+        if ANSWERS in deliverable and q["text"].strip() == question.strip():
+            deliverable = deliverable.replace(ANSWERS, q["id"])
         plan_questions.append(
             {
-                "id": q.get("id") or next(fresh),
+                "id": q["id"],
                 "text": q["text"],
                 "kind": "research",
                 "critical": q["critical"],
@@ -374,6 +380,7 @@ def make_plan(
                 "tag": None,
             }
         )
+    deliverable = deliverable.replace(ANSWERS, plan_questions[0]["id"] if plan_questions else "the question")
     plan_questions.append(
         {
             "id": next(fresh),

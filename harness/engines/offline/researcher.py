@@ -445,6 +445,18 @@ def _within(inner, outer) -> bool:
     )
 
 
+def _summary(title: str, quote: str, question_id: str, via: str) -> str:
+    """A card's summary as a sentence: what the document says for the question, in its own first sentence of the
+    quote (cut at a word near 200 characters), not a list of the question's words it shares."""
+    spans = split_sentences(quote)
+    first = (quote[spans[0][0] : spans[0][1]] if spans else quote).strip()
+    if len(first) > 200:
+        first = first[:200].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+    if first and first[-1] not in ".!?…":
+        first += "."
+    return f'"{title}" says, for {question_id}{via}: {first or "see the quote."}'
+
+
 def _confidence(relevance: float) -> str:
     if relevance >= 0.6:
         return "medium"
@@ -856,13 +868,12 @@ class OfflineResearcher:
             if cand.flagged:
                 limitations.append("the source contains instruction-like text (flagged for review)")
             quote, start = cand.quote
-            matched = sorted(asked & content_words(cand.text))
             via = f" (found by searching for {cand.bridge!r}, named by hop-1 evidence)" if cand.hop == 2 else ""
             # the harness names the card and copies the quote and its span from the snapshot, as for every engine
             ctx.services.record_evidence(
                 cand.source_id,
                 quote,
-                f'"{cand.title}" speaks to {", ".join(matched[:5]) or "the question"} for {brief.question_id}{via}.',
+                _summary(cand.title, quote, brief.question_id, via),
                 "high" if cand in chain else _confidence(cand.relevance),
                 limitations,
                 hint=start,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.contract.meaning import MINILM, chosen_meaning
+from harness.contract.meaning import SENTENCE_ENCODERS, chosen_meaning
 from harness.engines.offline import minilm
 
 WORDLLAMA_MODEL = "l2_supercat"
@@ -45,10 +45,10 @@ def _quiet_import(name: str):
         root.setLevel(level)
 
 
-@lru_cache(maxsize=1)
-def _minilm() -> minilm.Encoder:
-    """The bundled sentence encoder (numpy, no torch), loaded once per process from the wheel's own folder."""
-    return minilm.Encoder.load()
+@lru_cache(maxsize=2)
+def _minilm(model: str) -> minilm.Encoder:
+    """The sentence encoder (numpy, no torch) over the weights `model` names, loaded once per process."""
+    return minilm.Encoder.load(model)
 
 
 @lru_cache(maxsize=1)
@@ -69,7 +69,7 @@ def sentence_encoder() -> bool:
     """Is the chosen model a sentence encoder? A sentence's own vector means something only from one: a static
     model's mean of token vectors was noise at sentence level (bench/README.md, issue-23p), so the sentence-level
     term of the Researcher reads this."""
-    return chosen_meaning() == MINILM
+    return chosen_meaning() in SENTENCE_ENCODERS
 
 
 def vector(text: str) -> np.ndarray:
@@ -82,8 +82,8 @@ def _vector(model: str, text: str) -> np.ndarray:
     """The text's unit vector; zeros for a text without tokens. Each text is embedded alone, so its vector never
     depends on what it was batched with."""
     with _lock:
-        if model == MINILM:
-            v = _minilm().encode(text)
+        if model in SENTENCE_ENCODERS:
+            v = _minilm(model).encode(text)
         else:
             v = _wordllama().embed([text])[0]
     v = v.astype(np.float64)

@@ -268,6 +268,17 @@ def column(claims: list[dict], rows: list[str], cited: set[str], skip, named: bo
     return out
 
 
+def carried_over(claims: list[dict], cards: dict[str, dict], run_id: str | None) -> dict[str, str]:
+    """Claim id -> the run it was carried over from: a follow-up's claims whose every supporting card another run
+    extracted (the parent's cards, copied by `research ask`). Empty when the run is not known."""
+    out = {}
+    for c in claims:
+        runs = {cards.get(k, {}).get("run_id") for k in c["supporting_cards"]}
+        if run_id and c["supporting_cards"] and len(runs) == 1 and None not in runs and run_id not in runs:
+            out[c["claim_id"]] = runs.pop()
+    return out
+
+
 def render_draft(
     plan: dict,
     claims: list[dict],
@@ -276,11 +287,14 @@ def render_draft(
     drop: set[tuple[str, str]] = frozenset(),
     extra: dict[str, list[str]] | None = None,
     open_questions: frozenset[str] = frozenset(),
+    run_id: str | None = None,
 ) -> str:
     """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there;
     `extra` (question id -> claim ids) the claims added because they give what the answer check found missing;
     `open_questions` the questions it still finds open (the harness states them under Limitations, so the draft
-    never says there is nothing to state)."""
+    never says there is nothing to state). In a follow-up (`run_id` given, some claims carried over from the
+    parent) the Summary answers the new question from the new evidence, and a parent's question keeps its section,
+    marked as carried over."""
     extra = extra or {}
 
     def skip(place: str) -> set[str]:
@@ -291,6 +305,7 @@ def render_draft(
     cl = _Claims(claims, cards)
     by_q = {q["id"]: cl.usable(q["id"]) for q in research}
     candidates = candidates_of(plan)
+    carried = carried_over(claims, cards, run_id)
     cited: set[str] = set()
     lines = [
         f"# {'Research note on the question in plan.json' if (TITLE, ANY) in drop else plan['question']}",
@@ -321,6 +336,7 @@ def render_draft(
     else:
         # Across questions: each question's best claim first, then each one's second best, and so on.
         pool = [c for q in research for c in by_q[q["id"]]]
+        pool = [c for c in pool if c["claim_id"] not in carried] or pool  # a follow-up: the new answer first
         pool.sort(key=lambda c: (by_q[c["question_id"]].index(c), [q["id"] for q in research].index(c["question_id"])))
         more = [c for q in research[:1] if len(research) == 1 for c in added(q, "Summary")]
         for c in answer_claims(pool, cl, skip("Summary")) + more:
@@ -348,6 +364,8 @@ def render_draft(
             own = [c for c in dict((c["claim_id"], c) for c in own).values() if c["claim_id"] not in cited]
             if own:
                 lines += [f"## {topic(q)}", ""]
+                if parents := {carried[c["claim_id"]] for c in own if c["claim_id"] in carried}:
+                    lines += [f"*Carried over from run {', '.join(sorted(parents))}, which this run follows up.*", ""]
                 for c in own:
                     lines += _claim_lines(c)
                     cited.add(c["claim_id"])
@@ -458,12 +476,14 @@ def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
     return out
 
 
-def _checked(plan, claims, cards, branches, check, extra, open_questions=frozenset()) -> tuple[str, list[dict]]:
+def _checked(
+    plan, claims, cards, branches, check, extra, open_questions=frozenset(), run_id: str | None = None
+) -> tuple[str, list[dict]]:
     """Render, run the Reviewer's deterministic checks (`check(text)` → defects), drop from its place each claim
     a defect names, and render again, until the draft is clean or nothing more can be dropped. The last draft
     and its defects."""
     drop: set[tuple[str, str]] = set()
-    text = render_draft(plan, claims, cards, branches, drop, extra, open_questions)
+    text = render_draft(plan, claims, cards, branches, drop, extra, open_questions, run_id)
     defects = check(text)
     for _ in range(CHECK_ROUNDS):
         more = rejected(text, defects) - drop
@@ -473,7 +493,7 @@ def _checked(plan, claims, cards, branches, check, extra, open_questions=frozens
         # (A claim left out everywhere is left out alone: no place is whole.)
         again = ({place for place, _ in more} & {place for place, _ in drop}) - {EVERYWHERE}
         drop |= more | {(place, ANY) for place in again}
-        text = render_draft(plan, claims, cards, branches, drop, extra, open_questions)
+        text = render_draft(plan, claims, cards, branches, drop, extra, open_questions, run_id)
         defects = check(text)
     return text, defects
 
@@ -483,13 +503,13 @@ def _gaps(defects: list[dict]) -> dict[str, int]:
     return dict(g for d in defects if (g := answer_gap(d)))
 
 
-def checked_draft(plan, claims, cards, branches, check) -> str:
+def checked_draft(plan, claims, cards, branches, check, run_id: str | None = None) -> str:
     """The draft its own checks pass (`_checked`), with, for each question the answer check finds open, the
     claims of that question that give what the answer lacks: each uncited claim (best first, at most
     ANSWER_TRIES of them) is added when the question's verdict gets better with it. A claim that only matches
     the question's words adds nothing to the verdict, so it is never added."""
     extra: dict[str, list[str]] = {}
-    text, defects = _checked(plan, claims, cards, branches, check, extra)
+    text, defects = _checked(plan, claims, cards, branches, check, extra, run_id=run_id)
     gaps = _gaps(defects)
     for q in [q for q in plan["questions"] if q["id"] in gaps]:
         cited = {k for c in parse_citations(text) for k in c.keys}
@@ -505,14 +525,14 @@ def checked_draft(plan, claims, cards, branches, check) -> str:
             if q["id"] not in gaps or len(extra.get(q["id"], [])) >= SUMMARY_MAX:
                 break
             trial = {**extra, q["id"]: [*extra.get(q["id"], []), c["claim_id"]]}
-            t2, d2 = _checked(plan, claims, cards, branches, check, trial)
+            t2, d2 = _checked(plan, claims, cards, branches, check, trial, run_id=run_id)
             now = _gaps(d2)
             if now.get(q["id"], 0) < gaps[q["id"]] and c["claim_id"] in {
                 k for x in parse_citations(t2) for k in x.keys
             }:
                 extra, text, defects, gaps = trial, t2, d2, now
     if gaps:  # open questions: the report will say so, so the draft must not say there is nothing to say
-        text, _ = _checked(plan, claims, cards, branches, check, extra, frozenset(gaps))
+        text, _ = _checked(plan, claims, cards, branches, check, extra, frozenset(gaps), run_id)
     return text
 
 
@@ -529,6 +549,8 @@ class OfflineWriter:
         cards = {cid: ctx.read_json(card_path(cid)) for cid in sorted(needed)}
         draft = brief.outputs[0]
         branches = brief.facts.get("branches", {})
-        text = checked_draft(plan, claims, cards, branches, lambda t: ctx.services.check_draft(draft, branches, text=t))
+        text = checked_draft(
+            plan, claims, cards, branches, lambda t: ctx.services.check_draft(draft, branches, text=t), ctx.run_id
+        )
         ctx.write(draft, text)
         return AgentResult("completed", draft)

@@ -11,9 +11,11 @@ another run or of an earlier draft, is reported with one line per difference fou
 from __future__ import annotations
 
 import difflib
+import os
 from pathlib import Path
 from typing import Literal, get_args
 
+from harness.contract.layout import EXPORTS_DIR
 from harness.errors import UsageError, extra_missing
 from harness.evidence.bibliography import bibtex, csl_json
 from harness.surfaces.export.content import ExportContent, export_content
@@ -61,18 +63,30 @@ def export_bytes(run_dir: Path | str, fmt: str) -> tuple[str, bytes]:
 
 
 def export_run(run_dir: Path | str, fmt: str, out: Path | None = None) -> Path:
-    """Write the export of a completed run; returns its path (default ./<run_id>.<fmt>)."""
+    """Write the export of a completed run; returns its path (default RUN_DIR/exports/<run_id>.<fmt>, a folder
+    `validate` never reads). The file is meant to be shared, so it gets the mode the umask gives a new file, not
+    the private 0600 of the temporary file it is renamed from."""
     fmt = _format_of(Path(f"x.{fmt}"), fmt)
     content = export_content(run_dir)
     if fmt in SUFFIXES and not content.references:
         raise UsageError(f"--format {fmt}: the report of {run_dir} cites no papers, so it has no references")
-    path = out or Path(f"{content.provenance.run_id}.{SUFFIXES.get(fmt, fmt)}")
+    path = out or Path(run_dir) / EXPORTS_DIR / f"{content.provenance.run_id}.{SUFFIXES.get(fmt, fmt)}"
     data = _render(content, fmt)
     try:
+        if out is None:
+            path.parent.mkdir(exist_ok=True)
         atomic_write(path, data)
+        os.chmod(path, 0o666 & ~_umask())
     except OSError as exc:
         raise UsageError(f"--out {path}: {exc.strerror or exc}") from None
     return path
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, then putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _first_difference(got: list[str], want: list[str], what: str) -> list[str]:

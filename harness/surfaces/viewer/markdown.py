@@ -32,6 +32,12 @@ def render_markdown(text: str, id_prefix: str = "md-") -> Markup:
     return _Renderer(id_prefix).blocks(text.replace("\r\n", "\n").replace("\t", "    ").split("\n"))
 
 
+def render_inline(text: str, id_prefix: str = "md-") -> Markup:
+    """One line of `text` with its inline Markdown (code, emphasis, links) as escaped HTML, no block around it: a
+    claim's statement or a card's summary, which quote documentation written in Markdown."""
+    return _Renderer(id_prefix).inline(" ".join(text.split()))
+
+
 def _is_blank(line: str) -> bool:
     return not line.strip()
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from harness.contract.claims import CLAIM_STATUSES
 from harness.contract.layout import card_path, snapshot_path
-from harness.contract.statuses import BUDGET_DIMENSIONS
+from harness.contract.statuses import BUDGET_DIMENSIONS, DELIVERABLE
 from harness.surfaces.summary import budget_amount, cost_text, dollars
 from harness.surfaces.viewer.collect import claim_list, claims_by_card, draft_number_of, question_ids
-from harness.surfaces.viewer.markdown import render_markdown
+from harness.surfaces.viewer.markdown import render_inline, render_markdown
 from harness.surfaces.viewer.markup import Markup, el, join
 
 ASSETS = Path(__file__).parent
@@ -283,7 +283,7 @@ def _claims_table(data: dict[str, Any]) -> Markup:
                 el("td", _claim_link(cid)),
                 el("td", badge(c.get("status"))),
                 el("td", c.get("question_id")),
-                el("td", c.get("statement")),
+                el("td", render_inline(str(c.get("statement") or ""))),
                 el("td", join([_card_link(x) for x in c.get("supporting_cards") or []], " ")),
                 el("td", join([_card_link(x) for x in c.get("contradicting_cards") or []], " ")),
                 el("td", _list(c.get("limitations") or [])),
@@ -317,7 +317,11 @@ def _cards_table(data: dict[str, Any]) -> Markup:
                     "td",
                     badge(card.get("confidence"), f"conf-{card.get('confidence')}") if card.get("confidence") else None,
                 ),
-                el("td", el("q", card.get("quote", "")), el("div", card.get("evidence_summary"), class_="sub")),
+                el(
+                    "td",
+                    el("q", card.get("quote", "")),
+                    el("div", render_inline(str(card.get("evidence_summary") or "")), class_="sub"),
+                ),
                 el("td", _list(card.get("limitations") or [])),
                 el("td", join([_claim_link(str(c.get("claim_id"))) for c in claims], " ")),
                 id=f"v-card-{card_id}",
@@ -609,7 +613,7 @@ def plan_section(data: dict[str, Any]) -> Markup:
     )
     rows = []
     for q in plan.get("questions") or []:
-        if not isinstance(q, dict):
+        if not isinstance(q, dict) or q.get("kind") == DELIVERABLE:  # shown above as the Deliverable, not research
             continue
         branch = branches.get(q.get("id"))
         rows.append(
