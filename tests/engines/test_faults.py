@@ -260,7 +260,7 @@ def test_a_fault_is_retried_then_the_run_completes(tmp_path, corpus, monkeypatch
         else:
             assert len(lines) == times == e["retries"] and len(e["errors"]) == times, e["errors"]
         assert all(case.detail in line and "retrying in" in line for line in lines)
-        assert e["llm_calls"] >= times + 2 and e["tokens"] > 0
+        assert e["llm_calls"] >= times + 1 and e["tokens"] > 0  # a role that writes its output in one call ends there
     n_faults = sum(injector.injected.values())
     assert n_faults == 6 * times
     ok = len(requests) - n_faults

@@ -36,12 +36,12 @@ def run(tmp_path, corpus, monkeypatch, context_chars: int):
 
 def test_a_prompt_too_long_is_cut_and_the_run_completes_reading_less(tmp_path, corpus, monkeypatch):
     """A provider's context-window error (`context_length_exceeded`): the step reads less and the run completes."""
-    result, stub = run(tmp_path, corpus, monkeypatch, context_chars=12_000)
+    result, stub = run(tmp_path, corpus, monkeypatch, context_chars=10_000)
     assert result.status == "completed", (result.status, result.reason)
     assert validate_workspace(result.run_dir) == []
-    overflowed = [r for r in stub.requests if r.chars > 12_000]
+    overflowed = [r for r in stub.requests if r.chars > 10_000]
     assert overflowed  # the window was too small for some prompts...
-    sent = [m for r in stub.requests if r.chars <= 12_000 for m in r.messages]
+    sent = [m for r in stub.requests if r.chars <= 10_000 for m in r.messages]
     notes = [str(m.get("content")) for m in sent if "to fit the model's context window" in str(m.get("content"))]
     assert notes  # ...which were sent again cut, saying so
     assert any("search with a smaller k" in n for n in notes) or any("read the files it names" in n for n in notes)

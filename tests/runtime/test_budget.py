@@ -63,3 +63,26 @@ def test_an_all_or_nothing_reservation_holds_nothing_when_one_dimension_is_over(
         step.reserve({"llm_calls": 1, "tokens": 101})
     assert budget.held == {"llm_calls": 0, "tokens": 0, "searches": 0, "wall_seconds": 0, "usd": 0}
     assert step.left("llm_calls") == 5
+
+
+def test_a_dollar_limit_holds_each_calls_worst_case_and_charges_what_it_cost():
+    budget = Budget({"usd": 1.0}, {"writer": {}})
+    step = DelegationBudget(budget, "writer", {}, None)
+    held = step.before_llm_call(1000, usd=0.6)  # its input and whole output allowance at the model's price
+    with pytest.raises(BudgetExhausted, match=r"usd is exhausted \(\$0.6000 of \$1.0000 spent\)"):
+        step.before_llm_call(1000, usd=0.5)  # a second call at the same time could pass the limit
+    step.after_llm_call(400, 0, held, usd=0.05, cached=300)
+    assert budget.spent["usd"] == pytest.approx(0.05) and step.usd == pytest.approx(0.05)
+    assert step.cached_tokens == 300 and step.unpriced_calls == 0
+    step.after_llm_call(400, 0, step.before_llm_call(1000, usd=0.9), usd=0.1)  # 0.05 + 0.9 held fits
+    assert budget.snapshot()["roles"]["writer"]["spent"]["usd"] == pytest.approx(0.15)
+
+
+def test_an_unpriced_call_is_counted_apart_and_refused_under_a_dollar_limit():
+    free = DelegationBudget(Budget({}, {"writer": {}}), "writer", {}, None)
+    free.after_llm_call(100, 0, free.before_llm_call(500))
+    assert free.unpriced_calls == 1 and free.usd == 0
+    capped = DelegationBudget(Budget({"usd": 5.0}, {"writer": {}}), "writer", {}, None)
+    with pytest.raises(BudgetExhausted, match="price is unknown"):
+        capped.before_llm_call(500)
+    assert capped.budget.held["llm_calls"] == 0

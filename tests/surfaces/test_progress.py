@@ -41,7 +41,8 @@ def test_quiet_prints_only_the_result(fixture_corpus, tmp_path):
         timeout=300,
     )
     assert r.returncode == 0 and r.stderr == ""
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["final report", "workspace"]
+    assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["cost", "final report", "workspace"]
+    assert r.stdout.startswith("cost: $0.00;")  # the offline engine makes no model call
 
 
 def test_live_panel_shows_stage_branches_and_counts(fixture_corpus, tmp_path):
