@@ -26,6 +26,7 @@ HEADING_WORDS = 12  # a line this short, standing alone without a sentence end, 
 
 _CLOSERS = "\"'”’)]*_`"  # what may follow a sentence's end mark
 _LIST_MARK = re.compile(r"^(?:[-*+•]\s|\d{1,3}[.)]\s)")
+_UNDERLINE = re.compile(r"\s*([=\-*~^#+])\1{2,}\s*")  # a heading's underline (reST, Markdown setext)
 _CODE_LIKE = re.compile(r"[(){}\[\]=|;]|>>>|::")
 
 # Words that point back at something said before the sentence: a pronoun or a demonstrative.
@@ -78,18 +79,23 @@ def _ends(sentence: str) -> bool:
 
 
 def _is_heading(text: str, start: int, end: int, title: str) -> bool:
-    """One short line with no sentence end that is the document's title, or stands on a line of its own."""
+    """One short line with no sentence end that is the document's title, or a paragraph of its own (a blank line or
+    the text's start before it; a blank line, an underline or the text's end after it). A docstring's summary line
+    under its signature is no heading, though it may lack a full stop."""
     quote = text[start:end].strip()
     if not quote or "\n" in quote or _ends(quote) or _LIST_MARK.match(quote) or _CODE_LIKE.search(quote):
         return False
     if title and " ".join(quote.lower().split()) == " ".join(title.lower().split()):
         return True
     line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    own_line = (
-        not text[line_start:start].strip(" \t#") and not text[end : len(text) if line_end < 0 else line_end].strip()
-    )
-    return own_line and len(quote.split()) <= HEADING_WORDS
+    line_end = len(text) if (nl := text.find("\n", end)) < 0 else nl
+    if text[line_start:start].strip(" \t#") or text[end:line_end].strip():
+        return False  # part of a line
+    above = text[:line_start].rstrip(" \t")
+    below = text[line_end + 1 :].split("\n", 1)[0].strip()
+    alone_above = not above.strip() or above.endswith("\n\n")
+    alone_below = not below or bool(_UNDERLINE.fullmatch(below))
+    return alone_above and alone_below and len(quote.split()) <= HEADING_WORDS
 
 
 def references_back(sentence: str) -> bool:
