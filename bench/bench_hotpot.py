@@ -73,9 +73,32 @@ def write_corpus(row: dict, folder: Path) -> dict[str, tuple[str, list[tuple[int
             spans.append((pos + len(body) + lead, pos + len(body) + len(piece.rstrip())))
             body += piece
         name = f"p{i:02d}.md"
-        (folder / name).write_text(head + body + "\n", encoding="utf-8")
-        layout[name] = (title, spans)
+        raw = head + body + "\n"
+        (folder / name).write_text(raw, encoding="utf-8")
+        layout[name] = (title, snapshot_spans(folder / name, raw, spans))
     return layout
+
+
+def snapshot_spans(path: Path, raw: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The sentences' spans in the text the corpus stores for the file (a card's span is into that snapshot): the
+    harness reads a Markdown file as the text a reader sees ("# Title" as "Title", marks and escapes dropped), so
+    each offset into the raw file is carried over to the snapshot by aligning the two."""
+    from difflib import SequenceMatcher
+
+    from harness.sources.extract import extract
+
+    text = extract(path, raw.encode("utf-8"))[1]
+    if text == raw:
+        return spans
+    blocks = SequenceMatcher(None, raw, text, autojunk=False).get_matching_blocks()
+
+    def moved(pos: int) -> int:
+        for a, b, size in blocks:
+            if pos < a + size:
+                return b + max(0, pos - a)
+        return len(text)
+
+    return [(moved(s), moved(e - 1) + 1) for s, e in spans]
 
 
 def body_of(report: str) -> str:

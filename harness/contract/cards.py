@@ -7,7 +7,7 @@ the confidence and the limitations.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final, Literal, get_args
 
 
 def build_card(
@@ -41,3 +41,13 @@ def build_card(
     card["extracted_by"] = extracted_by
     card["run_id"] = run_id
     return card
+
+
+# Why a quote cannot be a card's whole evidence (the rule: `evidence/standalone.py`): it must state something a
+# reader can take on its own, which these do not.
+QUESTION: Final = "question"  # a question asks; the sentence that answers it is the evidence
+HEADING: Final = "heading"  # a heading or title names a section or document; it states nothing
+NARRATION: Final = "narration"  # the document talking about itself ("In the next section…", "Let's…", "Yup, …")
+UNRESOLVED_REFERENCE: Final = "unresolved_reference"  # opens with "This"/"It"/"These"… and not what it points at
+NotStandalone = Literal["question", "heading", "narration", "unresolved_reference"]
+NOT_STANDALONE: Final[tuple[NotStandalone, ...]] = get_args(NotStandalone)

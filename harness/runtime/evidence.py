@@ -1,5 +1,6 @@
 """The `record_evidence` service: the harness finds the quote, copies the source's own text and span, and names
-the card, for every engine.
+the card, for every engine. A quote that cannot stand alone (a question, a heading, narration, an opening reference
+it does not resolve: `evidence/standalone.py`) is refused with how to succeed.
 
 Choosing a card's number and writing the card is one step under a lock per run folder and
 question, so parallel calls (a model that sends several `record_evidence` calls in one
@@ -24,6 +25,7 @@ from harness.contract.layout import (
 from harness.contract.quotes import Located, closest_passage, locate_quote, normalize_ws
 from harness.contract.works import work_limitations
 from harness.errors import HarnessError, PermissionRefused
+from harness.evidence.standalone import not_standalone, refusal
 from harness.runtime.step import ServiceSetup
 
 CLOSEST_CHARS = 300  # how much of the closest passage a refused quote's error shows
@@ -31,6 +33,10 @@ CLOSEST_CHARS = 300  # how much of the closest passage a refused quote's error s
 
 class QuoteNotFound(HarnessError):
     """A quote handed to `record_evidence` is not in the source's stored text (the error says what is closest)."""
+
+
+class QuoteNotStandalone(HarnessError):
+    """A quote handed to `record_evidence` that cannot be a card's whole evidence (the error says how to succeed)."""
 
 
 class EvidenceRecorder:
@@ -50,8 +56,9 @@ class EvidenceRecorder:
         """Write an evidence card for this step's question: the harness finds the quote in the source's stored
         text, stores that text and its true span, and names the card. `hint` (a start offset the agent believes)
         only breaks ties. Returns (card id, where the quote is, whether the card is new: the same quote recorded
-        twice is one card). A quote not in the source raises QuoteNotFound naming the closest passage, and
-        counts as a refusal of that source's evidence."""
+        twice is one card). A quote not in the source raises QuoteNotFound naming the closest passage, one that
+        cannot stand alone QuoteNotStandalone saying why and what to quote instead; either counts as a refusal of
+        that source's evidence."""
         setup, files = self.setup, self.setup.files
         qid = setup.brief.question_id
         if not qid:
@@ -67,6 +74,11 @@ class EvidenceRecorder:
         located = locate_quote(text, quote, hint)
         if located is None:
             exc = QuoteNotFound(_not_found(source_id, text, quote))
+            files.refused(target, exc)
+            raise exc
+        reason = not_standalone(text, located.start, located.end, _title(setup, source_id))
+        if reason is not None:
+            exc = QuoteNotStandalone(f"{source_id}: {refusal(reason, located.text)}")
             files.refused(target, exc)
             raise exc
         with _card_lock(setup.workspace.root, qid):  # choosing the id and writing the card is one step
@@ -129,6 +141,15 @@ def _card_lock(root: Path, question_id: str) -> threading.Lock:
     `record_evidence` calls must never both take "the highest card number + 1"."""
     with _CARD_LOCKS_GUARD:
         return _CARD_LOCKS.setdefault((str(root), question_id.lower()), threading.Lock())
+
+
+def _title(setup: ServiceSetup, source_id: str) -> str:
+    """The source's title as its record holds it, read by the harness ('' when there is none)."""
+    try:
+        record = setup.workspace.reader().read_json(source_record_path(source_id))
+    except (HarnessError, OSError, ValueError):
+        return ""
+    return str(record.get("title") or "") if isinstance(record, dict) else ""
 
 
 def _not_found(source_id: str, text: str, quote: str) -> str:

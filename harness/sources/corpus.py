@@ -17,7 +17,8 @@ from pathlib import Path
 from harness.contract.formats import sha256_bytes, sha256_text
 from harness.errors import UsageError
 from harness.sources.cache import cache_dir
-from harness.sources.extract import EXTRACTOR_VERSION, Unreadable, extract
+from harness.sources.extract import EXTRACTOR_VERSION, SUPPORTED, Unreadable, extract
+from harness.sources.office import OFFICE
 
 PYTHON_DOCS, PYTHON_DOCS_PACKAGES = "python-docs", "python-docs+packages"
 BUILTIN = (PYTHON_DOCS, PYTHON_DOCS_PACKAGES)  # the second adds installed distributions' descriptions
@@ -113,7 +114,7 @@ def _extract_cached(path: Path, data: bytes) -> tuple[str, str]:
         except (OSError, ValueError, KeyError):
             pass
     title, text = extract(path, data)
-    if path.suffix.lower() == ".pdf":  # only PDFs are slow enough to be worth caching
+    if path.suffix.lower() in (".pdf", *OFFICE):  # only PDFs and office files are slow enough to be worth caching
         tmp = cached.with_name(f"{cached.name}.{os.getpid()}-{threading.get_ident()}.tmp")  # writers never share it
         tmp.write_text(json.dumps({"title": title, "text": text}), encoding="utf-8")
         tmp.replace(cached)
@@ -176,7 +177,7 @@ def load_folder(folder: Path, warn=None) -> Corpus:
         seen[digest] = rel
         docs.append(Document(rel, title, text, digest))
     if not docs:
-        raise UsageError(f"--corpus: {folder} has no readable documents (.md, .txt, .html, .pdf)")
+        raise UsageError(f"--corpus: {folder} has no readable documents ({', '.join(SUPPORTED)})")
     return Corpus(folder.resolve().name, docs, skipped, duplicates)
 
 

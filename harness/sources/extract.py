@@ -1,4 +1,5 @@
-"""Turning a local file into plain text: Markdown and text as they are, HTML without markup, PDF page text.
+"""Turning a local file into plain text: text as it is, Markdown as the text a reader sees (`markdown_text`),
+HTML without markup, PDF page text, Word documents' paragraphs and tables (`office`).
 
 Each extractor either returns (title, text) or raises `Unreadable` with a one-line reason,
 which the corpus loader turns into a warning and a manifest entry.
@@ -19,9 +20,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from harness.sources.injection import find_injections
+from harness.sources.markdown_text import inline_text, markdown_to_text
+from harness.sources.office import OFFICE, OfficeUnreadable, read_office
 
-SUPPORTED = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
-EXTRACTOR_VERSION = "2"  # bump when extraction changes, so cached text is rebuilt
+MARKDOWN = (".md", ".markdown")
+SUPPORTED = (*MARKDOWN, ".txt", ".html", ".htm", ".pdf", *OFFICE)
+EXTRACTOR_VERSION = "3"  # bump when extraction changes, so cached text is rebuilt
 TITLE_MAX = 120  # characters; a longer heading is cut at a word boundary
 SHORT_LINE = (80, 12)  # a first line is a title only if it is at most this many characters and words
 HEADING_WITHIN = 5  # a Markdown heading is the title only among the first non-blank lines
@@ -231,6 +235,14 @@ def extract(path: Path, data: bytes) -> tuple[str, str]:
         raise Unreadable(f"unsupported file type '{suffix or path.name}'")
     if suffix == ".pdf":
         return read_pdf(path, data)
+    if suffix in OFFICE:
+        try:
+            title, text = read_office(suffix, data)
+        except OfficeUnreadable as exc:
+            raise Unreadable(str(exc)) from None
+        if not text.strip():
+            raise Unreadable("document has no text")
+        return choose_title([title, _short_first_line(text)], path, text), text
     text = _decode(data)
     if suffix in (".html", ".htm"):
         title, text = html_to_text(text)
@@ -239,4 +251,15 @@ def extract(path: Path, data: bytes) -> tuple[str, str]:
         return choose_title([title, _short_first_line(text)], path, text), text
     if not text.strip():
         raise Unreadable("empty file")
+    if suffix in MARKDOWN:
+        raw, heading = text, _markdown_heading(text)
+        text = markdown_to_text(raw, lambda html: html_to_text(html)[1])
+        if not text.strip():
+            raise Unreadable("Markdown file has no text")
+        # the heading is judged where it stands in the file too: one that runs on into instructions on the next line
+        # ("# Ignore all previous" / "instructions and ...") is part of them, though the text sets it apart, and
+        # then neither it nor the text's first line (the same heading) is the title
+        if heading and _in_flagged_text(heading.strip(), raw):
+            return choose_title([], path, text), text
+        return choose_title([inline_text(heading) if heading else None, _short_first_line(text)], path, text), text
     return choose_title([_markdown_heading(text), _short_first_line(text)], path, text), text

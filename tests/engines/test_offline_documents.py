@@ -18,13 +18,15 @@ QUESTION = "How do I copy a whole directory tree?"
 
 
 def tree_docs(warns: bool) -> dict[str, str]:
-    """An old module whose sentences say one more of the question's words ("whole"), and its replacement."""
+    """An old module whose sentences say one more of the question's words ("whole"), and its replacement. Plain
+    text, stored as written: the two are so close that the meaning model's closeness (scaled between the retrieved
+    documents) flips with the "# " of their first lines, which a Markdown file's snapshot would not keep."""
     warning = f"{DEPRECATED}The olddirs module is deprecated, use filetools instead.\n\n" if warns else ""
     return {
-        "olddirs.md": "# olddirs\n\nUtility functions for manipulating directories and whole directory trees.\n\n"
+        "olddirs.txt": "# olddirs\n\nUtility functions for manipulating directories and whole directory trees.\n\n"
         + warning
         + "def copy_tree(src, dst)\nCopy a whole directory tree 'src' to a new location 'dst'.\n",
-        "filetools.md": "# filetools\n\nUtility functions for copying and archiving files and directory trees.\n\n"
+        "filetools.txt": "# filetools\n\nUtility functions for copying and archiving files and directory trees.\n\n"
         "def copytree(src, dst)\nCopy a directory tree 'src' to a new location 'dst'.\n",
     }
 

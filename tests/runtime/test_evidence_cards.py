@@ -14,6 +14,7 @@ from harness.contract.layout import CARDS, card_path
 from harness.contract.policy import TOOLS
 from harness.runtime.budget import Budget, DelegationBudget
 from harness.runtime.context import AgentContext, open_context
+from harness.runtime.evidence import QuoteNotStandalone
 from harness.runtime.interface import Brief
 from harness.workspace.store import Workspace
 from harness.workspace.validate import validate_workspace
@@ -93,3 +94,48 @@ def test_validate_reports_a_card_written_twice_with_different_content(ws, specs)
     problems = [p for p in validate_workspace(ws.root) if p.rule == "card-written-once"]
     assert [p.file for p in problems] == ["source-cards/q1-src-0123456789ab-1.json"]
     assert "written twice with different content" in problems[0].message
+
+
+STORY = (
+    "Guide\n\n"
+    "Why do tasks stop? The TaskGroup cancels the remaining tasks when one of them fails. "
+    "This means no task outlives the group. In the next section, we'll look at timeouts.\n"
+)
+
+
+@pytest.fixture
+def story(tmp_path: Path, specs) -> Workspace:
+    ws = Workspace.create(tmp_path / "runs", "How does asyncio.TaskGroup handle failures?")
+    ws.write("plan.json", make_plan(), specs["planner"].policy)
+    ws.write(f"sources/{SOURCE_ID}.txt", STORY, TOOLS)
+    ws.write(f"sources/{SOURCE_ID}.json", source_record(STORY), TOOLS)
+    return ws
+
+
+@pytest.mark.parametrize(
+    ("quote", "reason", "how"),
+    [
+        ("Why do tasks stop?", "question", "quote the statement that answers it"),
+        ("Guide", "heading", "quote the statement under it"),
+        ("In the next section, we'll look at timeouts.", "narration", "quote the statement it leads to"),
+        ("This means no task outlives the group.", "unresolved_reference", "quote the statement with its antecedent"),
+    ],
+)
+def test_record_evidence_refuses_a_quote_that_cannot_stand_alone_and_says_how_to_succeed(
+    story, specs, quote, reason, how
+):
+    ctx = researcher_ctx(story, specs["researcher"])
+    with pytest.raises(QuoteNotStandalone) as refused:
+        ctx.services.record_evidence(SOURCE_ID, quote, "what it shows", "medium")
+    message = str(refused.value)
+    assert message.startswith(f"{SOURCE_ID}: quote refused ({reason}):") and how in message
+    assert "\n" not in message
+    assert story.reader().list(CARDS) == []  # nothing written
+    assert ctx.files.errors == [message]  # counted as a refusal of this source's evidence
+
+
+def test_record_evidence_takes_the_statement_with_its_antecedent(story, specs):
+    ctx = researcher_ctx(story, specs["researcher"])
+    quote = "The TaskGroup cancels the remaining tasks when one of them fails. This means no task outlives the group."
+    card_id, where, new = ctx.services.record_evidence(SOURCE_ID, quote, "what it shows", "high")
+    assert new and story.reader().read_json(card_path(card_id))["quote"] == quote

@@ -41,7 +41,9 @@ whose quote holds a chosen card's (the next sentence quoted with it as its antec
 card's place instead. There too, a sentence that a `help()` topic's section and its chapter both hold is
 quoted from one copy only (`_one_copy`), and what a document is about in meaning is judged on its title, its
 opening and the names it documents (`_about`).
-Sentences inside text flagged as instruction-like are never quoted. No relevant sentence →
+Sentences inside text flagged as instruction-like are never quoted, nor a quote that cannot stand alone
+(`evidence/standalone.py`: a question, a heading, narration, an opening reference it does not resolve).
+No relevant sentence →
 the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
 role's search budget runs out, the Researcher stops searching and writes cards from the hits it
 already has (the run's own budget still ends the run).
@@ -75,6 +77,7 @@ from harness.engines.offline.semantic import closeness, similarity
 from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
+from harness.evidence.standalone import not_standalone
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.corpus import BUILTIN
 from harness.sources.injection import find_injections, flagged_spans
@@ -623,6 +626,8 @@ class OfflineResearcher:
                 # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
                 if lead == s:
                     lead = _lead(text, spans, s, e, flagged)
+                if not_standalone(text, lead, e, hit.title):
+                    continue  # a question, heading, narration or unresolved reference: never a card's whole quote
                 words = content_words(text[s:e])
                 screen_score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
                     0.5 if subject & words else 0.25 if in_doc else 0.0
