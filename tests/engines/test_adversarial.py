@@ -35,8 +35,21 @@ from harness.workspace.validate import validate_workspace
 QUESTION = "How do failures propagate in asyncio task groups, timeouts and gather?"
 CORPUS = {**ASYNCIO_DOCS, "forum/notes.md": INJECTED_DOC}
 EXAMPLES = int(os.environ.get("RESEARCH_ADVERSARIAL_EXAMPLES", "25"))
-COVERAGE_SEEDS = (0, 1, 2, 3, 5, 6, 7, 9, 11, 13, 15)  # fixed seeds that between them reach every terminal status
-TIGHT_BUDGET_SEEDS = {6: 14}  # seed -> llm_calls: a run budget that runs out mid-pipeline
+COVERAGE_SEEDS = (
+    0,
+    1,
+    2,
+    3,
+    5,
+    6,
+    7,
+    9,
+    11,
+    13,
+    15,
+    37,
+)  # fixed seeds that between them reach every terminal status and play every move checked below (37: malformed_json, since documents are read as text and roles end on their write)
+TIGHT_BUDGET_SEEDS = {6: 6}  # seed -> llm_calls: a run budget that runs out mid-pipeline
 
 # Who may have written each artifact (run.json's `writer`), by path.
 WRITERS = [
