@@ -48,7 +48,10 @@ COVERAGE_SEEDS = (
     13,
     15,
     37,
-)  # fixed seeds that between them reach every terminal status and play every move checked below (37: malformed_json, since documents are read as text and roles end on their write)
+    45,
+    53,
+)  # fixed seeds that between them reach every terminal status and play every move checked below (since documents are
+# read as text and roles end on their write: 37 plays malformed_json, 45 and 53 complete)
 TIGHT_BUDGET_SEEDS = {6: 6}  # seed -> llm_calls: a run budget that runs out mid-pipeline
 
 # Who may have written each artifact (run.json's `writer`), by path.

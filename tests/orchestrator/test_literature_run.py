@@ -97,7 +97,7 @@ def test_the_bibtex_export_parses_and_the_csl_json_export_holds_the_same_referen
     assert [str(p) for p in entry.persons["author"]] == ["Lovelace, Ada", "Turing, Alan"]
     r = research(["export", str(run), "--format", "csl-json"], home)
     assert r.returncode == 0, r.stderr
-    (item,) = json.loads(next(home.glob("*.json")).read_text())
+    (item,) = json.loads(next((run / "exports").glob("*.json")).read_text())  # the default: RUN_DIR/exports/
     assert item["id"].replace("-", "_") == key and item["DOI"] == ELECTION.doi
     assert research(["validate", str(run), "--export", "refs.bib"], home).returncode == 0
     (home / "refs.bib").write_text((home / "refs.bib").read_text().replace("2024", "2023"))
