@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from harness.evidence.lexical import content_words
+from harness.evidence.lexical import RELATED, content_words
 from harness.sources.pythondocs import SIGNATURE_START
 
 TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
@@ -274,22 +274,8 @@ def stands_alone(sentence: str) -> bool:
     return not (_DANGLING.match(text) or _THEN.match(text))
 
 
-# Words a criterion is commonly discussed with (stems via content_words): "error handling" is about exceptions.
-_RELATED = {
-    "error": "exception raise fail failure",
-    "exception": "error raise",
-    "fail": "error exception",
-    "speed": "fast slow performance time",
-    "fast": "speed slow performance",
-    "performance": "speed fast slow",
-    "memory": "allocation footprint",
-    "cancel": "cancellation cancelled",
-    "security": "secure safe",
-    "safety": "safe secure",
-    "concurrency": "concurrent parallel thread",
-    "cost": "price expensive cheap",
-}
-_RELATED_STEMS = {stem: content_words(related) for word, related in _RELATED.items() for stem in content_words(word)}
+# Words a criterion is commonly discussed with: one table, the answer check's (`evidence/lexical.RELATED`).
+_RELATED_STEMS = {stem: content_words(related) for word, related in RELATED.items() for stem in content_words(word)}
 
 
 def criterion_words(criterion: str) -> set[str]:
