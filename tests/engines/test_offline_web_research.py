@@ -169,7 +169,9 @@ def bridge_web() -> LocalSite:
 
     site.routes["/search"] = search
     for path, (title, text) in PAGES.items():
-        site.routes[path] = Reply(body=html_page(title, "".join(f"<p>{s}.</p>" for s in text.split(". "))))
+        # one paragraph a page: "She held ..." stands only with the sentence before it, and a card's antecedent is
+        # looked for within its paragraph (a pronoun-led sentence alone in its paragraph is never a whole quote)
+        site.routes[path] = Reply(body=html_page(title, f"<p>{text}</p>"))
     return site
 
 
