@@ -18,7 +18,7 @@ from typing import Any
 from harness.contract.citations import CARD_LINK
 from harness.contract.layout import FINAL_REPORT, METRICS
 from harness.contract.schemas import schema
-from harness.contract.statuses import BUDGET_DIMENSIONS, WALL_SECONDS
+from harness.contract.statuses import BUDGET_DIMENSIONS, USD, WALL_SECONDS
 from harness.errors import UsageError
 from harness.evidence.report import safe_title
 from harness.runtime.budget import DEFAULT_RUN_LIMITS
@@ -44,7 +44,8 @@ def bounded_budget(budget: Mapping[str, Any] | None) -> dict[str, float | int]:
     """Every run limit set: what the agent asked for, the harness's default for the rest; never unbounded.
 
     A limit must be a positive number (an integer for counted dimensions); None or a missing
-    dimension takes `DEFAULT_RUN_LIMITS`, so no agent can lift a limit by leaving it out.
+    dimension takes `DEFAULT_RUN_LIMITS`, so no agent can lift a limit by leaving it out (dollars, which have no
+    default, stay unset unless asked for).
     """
     if budget is None:
         budget = {}
@@ -57,9 +58,10 @@ def bounded_budget(budget: Mapping[str, Any] | None) -> dict[str, float | int]:
     for dim in BUDGET_DIMENSIONS:
         value = budget.get(dim)
         if value is None:
-            out[dim] = DEFAULT_RUN_LIMITS[dim]
+            if dim in DEFAULT_RUN_LIMITS:  # dollars have no default: the counted limits already bound the run
+                out[dim] = DEFAULT_RUN_LIMITS[dim]
             continue
-        counted = dim != WALL_SECONDS
+        counted = dim not in (WALL_SECONDS, USD)
         if isinstance(value, bool) or not isinstance(value, int | float) or (counted and value != int(value)):
             raise ArgumentError(f"budget.{dim}", f"expected {'an integer' if counted else 'a number'}, got {value!r}")
         if value <= 0:

@@ -55,7 +55,8 @@ def test_a_deep_agent_gets_the_verified_report_and_its_evidence(fixture_corpus, 
     assert validate_workspace(run_dir) == [] and artifact["validation"]["clean"]
     manifest = json.loads((run_dir / "run.json").read_text())
     assert manifest["status"] == "completed"
-    assert manifest["budget"]["limits"] == {**DEFAULT_RUN_LIMITS, "searches": 40}  # bounded in every dimension
+    # bounded in every counted dimension; dollars have no default and stay unset
+    assert manifest["budget"]["limits"] == {**DEFAULT_RUN_LIMITS, "searches": 40, "usd": None}
 
     assert artifact["cited_claims"] and list(artifact["evidence"]) == artifact["cited_claims"]
     for claim_id, item in artifact["evidence"].items():

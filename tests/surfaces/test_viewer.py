@@ -58,7 +58,8 @@ def xss_run(tmp_path_factory) -> Path:
     """One offline run for the whole module (its environment isolated like conftest's autouse fixture)."""
     base = tmp_path_factory.mktemp("viewer")
     corpus = write_fixture_corpus(base / "corpus")
-    (corpus / "fastjson" / "notes.md").write_text(XSS_DOC, encoding="utf-8")
+    # plain text, stored as written: a Markdown file's raw HTML is not part of the text a reader sees
+    (corpus / "fastjson" / "notes.txt").write_text(XSS_DOC, encoding="utf-8")
     with pytest.MonkeyPatch.context() as mp:
         for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
             mp.delenv(key, raising=False)
