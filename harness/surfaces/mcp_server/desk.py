@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.contract.language import check_language
-from harness.contract.layout import FINAL_REPORT, TRACE
+from harness.contract.layout import FINAL_REPORT
 from harness.contract.statuses import AWAITING_PLAN_APPROVAL, BUDGET_DIMENSIONS, COMPLETED
 from harness.errors import ArtifactInvalid, UsageError, WorkspaceError
 from harness.orchestrator.approvals import record_decision
@@ -154,7 +154,7 @@ class ResearchDesk:
                 "wait_seconds", f"expected a number of seconds from 0 to {MAX_WAIT_S:g}, got {seconds!r}"
             )
         seconds = min(float(seconds), MAX_WAIT_S)
-        tail = TraceTail(run_dir / TRACE)
+        tail = TraceTail(run_dir)
         tail.read()  # what happened before the wait is in the status already
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
