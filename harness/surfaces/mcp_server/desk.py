@@ -22,6 +22,7 @@ from harness.contract.layout import FINAL_REPORT
 from harness.contract.statuses import AWAITING_PLAN_APPROVAL, BUDGET_DIMENSIONS, COMPLETED
 from harness.errors import ArtifactInvalid, UsageError, WorkspaceError
 from harness.orchestrator.approvals import record_decision
+from harness.runtime.budget import DEFAULT_RUN_LIMITS
 from harness.surfaces.agent_door import ArgumentError, bounded_budget, budget_left
 from harness.surfaces.serve import runs
 from harness.surfaces.serve.events import TraceTail
@@ -262,7 +263,8 @@ class ResearchDesk:
                 "run_id", f"run {run_dir.name} is {head['status']}: only a completed run can be followed up"
             )
         limits = head["budget"]["limits"]
-        unbounded = [dim for dim in BUDGET_DIMENSIONS if limits.get(dim) is None]
+        # dollars have no default (`agent_door.bounded_budget`): the counted limits are what bound a run
+        unbounded = [dim for dim in BUDGET_DIMENSIONS if dim in DEFAULT_RUN_LIMITS and limits.get(dim) is None]
         if unbounded:  # a follow-up carries its parent's limits
             raise ArgumentError(
                 "run_id", f"run {run_dir.name} has no {unbounded[0]} limit, which its follow-up would carry"
