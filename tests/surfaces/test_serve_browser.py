@@ -268,6 +268,7 @@ def test_the_form_shows_the_clis_messages_beside_their_fields_and_starts_nothing
 def test_a_corpus_under_a_root_is_picked_by_its_name(served, page):  # noqa: F811
     """The form offers the folders under the roots; a name typed there is the folder under its root."""
     page.goto(served.url + "/#/new")
+    page.locator("#f-question").wait_for()  # the form is drawn once /api/meta has answered
     options = page.locator("#corpus-roots option").evaluate_all("os => os.map(o => o.value)")
     assert "corpus" in options  # a folder under the root tmp_path
     search = page.locator('[data-field="search"]')  # only options that apply: the search provider with the web
