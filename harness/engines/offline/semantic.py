@@ -67,7 +67,7 @@ def _wordllama():
 
 def sentence_encoder() -> bool:
     """Is the chosen model a sentence encoder? A sentence's own vector means something only from one: a static
-    model's mean of token vectors was noise at sentence level (bench/README.md, issue-23p), so the sentence-level
+    model's mean of token vectors was noise at sentence level (docs/tuning-log.md, issue-23p), so the sentence-level
     term of the Researcher reads this."""
     return chosen_meaning() in SENTENCE_ENCODERS
 
