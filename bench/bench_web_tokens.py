@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fakes.realistic import Quirks, RealisticUsage, realistic_policies, sentences  # noqa: E402
+from fakes.realistic import Quirks, RealisticUsage, planner, realistic_policies, sentences  # noqa: E402
 from fakes.scripted import Call, Say, ScriptedChatModel, Turn, call  # noqa: E402
 from fakes.sites import LocalSite, Reply, realistic_article  # noqa: E402
 from harness.orchestrator.config import build_config  # noqa: E402
@@ -38,6 +38,11 @@ from harness.orchestrator.lifecycle import start_run  # noqa: E402
 
 QUESTION = "How much grid storage was installed, and what limits its growth?"
 QUERY = "grid storage installed growth limits"  # what the Researcher searches for and reads pages for
+# the plan's research questions are the question's two parts (scope entry, question, search terms)
+TOPICS = [
+    ("grid storage installed", "How much grid storage was installed?", ["grid storage installed"]),
+    ("grid storage growth limits", "What limits the growth of grid storage?", ["grid storage growth limits"]),
+]
 FACTS = [
     "Grid storage installations reached 41 gigawatts in 2024, twice the level of two years earlier.",
     "The main limit on storage growth is the time it takes to connect new batteries to the grid.",
@@ -199,7 +204,9 @@ def main() -> None:
             web_allow_private=True,
             **priced,
         )
-        policies = realistic_policies(Quirks(web=True), researcher=thorough_researcher)
+        policies = realistic_policies(
+            Quirks(web=True), researcher=thorough_researcher, planner=planner(Quirks(web=True), TOPICS)
+        )
         usage = {role: SplitUsage() for role in policies}
         models = {role: MeasuredModel(policy=p, usage=usage[role]) for role, p in policies.items()}
         result = start_run(cfg, models=models)

@@ -138,23 +138,25 @@ def _quote_of(text: str, quirks: Quirks, r: random.Random, variant: int = 0) -> 
 # ---- the five roles ------------------------------------------------------------------------------------
 
 
-def planner(quirks: Quirks) -> Policy:
-    topics = [
-        ("asyncio.TaskGroup", "How asyncio.TaskGroup handles a failing task", ["TaskGroup remaining tasks cancelled"]),
-        (
-            "asyncio.gather",
-            "How asyncio.gather propagates the first exception",
-            ["gather return_exceptions propagated"],
-        ),
-        ("asyncio.timeout", "What asyncio.timeout does when the block takes too long", ["timeout delay TimeoutError"]),
-        (
-            "asyncio.shield",
-            "How asyncio.shield protects an awaitable from cancellation",
-            ["shield cancellation protect"],
-        ),
-        ("asyncio.wait_for", "How asyncio.wait_for cancels on timeout", ["wait_for timeout cancel"]),
-    ]
+# (scope entry, research question, search terms): what the Planner plans for the corpus below
+ASYNCIO_TOPICS = [
+    ("asyncio.TaskGroup", "How asyncio.TaskGroup handles a failing task", ["TaskGroup remaining tasks cancelled"]),
+    (
+        "asyncio.gather",
+        "How asyncio.gather propagates the first exception",
+        ["gather return_exceptions propagated"],
+    ),
+    ("asyncio.timeout", "What asyncio.timeout does when the block takes too long", ["timeout delay TimeoutError"]),
+    (
+        "asyncio.shield",
+        "How asyncio.shield protects an awaitable from cancellation",
+        ["shield cancellation protect"],
+    ),
+    ("asyncio.wait_for", "How asyncio.wait_for cancels on timeout", ["wait_for timeout cancel"]),
+]
 
+
+def planner(quirks: Quirks, topics: list[tuple[str, str, list[str]]] = ASYNCIO_TOPICS) -> Policy:
     def plan(question: str) -> dict:
         sources = (
             {"allowed_sources": ["web"], "allowed_domains": ["127.0.0.1"]}
