@@ -24,8 +24,7 @@ from harness.contract.layout import card_path, snapshot_path
 from harness.contract.statuses import BUDGET_DIMENSIONS, DELIVERABLE
 from harness.surfaces.summary import budget_amount, cost_text, dollars
 from harness.surfaces.viewer.collect import claim_list, claims_by_card, draft_number_of, question_ids
-from harness.surfaces.viewer.markdown import render_inline, render_markdown
-from harness.surfaces.viewer.markup import Markup, el, join
+from harness.surfaces.viewer.markup import Markup, el, join, render_inline, render_markdown
 
 ASSETS = Path(__file__).parent
 
