@@ -30,7 +30,7 @@ from harness.orchestrator.config import build_config
 from harness.orchestrator.lifecycle import start_run
 from harness.surfaces.summary import summarize
 from harness.surfaces.viewer import build_viewer, render_viewer, serve, view_command
-from harness.surfaces.viewer.markdown import render_markdown
+from harness.surfaces.viewer.markup import render_inline, render_markdown
 from harness.surfaces.viewer.page import embed_json
 from harness.workspace.trace import read_events
 from harness.workspace.validate import validate_workspace
@@ -303,16 +303,29 @@ def test_a_workspace_without_drafts_still_renders(runs_dir):
             "<p>If <em>return_exceptions</em> is False, return_exceptions stays.</p>",
         ),
         ("calling ``gather.cancel()`` here", "<p>calling <code>gather.cancel()</code> here</p>"),
-        ("- one\n- two [@C1]\n  continued", "<ul><li>one</li>\n<li>two [@C1]\ncontinued</li></ul>"),
-        ("1. first\n2. second\n   - nested", "<ol><li>first</li>\n<li>second\n<ul><li>nested</li></ul></li></ol>"),
+        ("- one\n- two [@C1]\n  continued", "<ul>\n<li>one</li>\n<li>two [@C1]\ncontinued</li>\n</ul>"),
         (
-            "| a | b |\n|---|--:|\n| `x|y` | 2 |",
-            '<table><thead><tr><th>a</th><th class="align-right">b</th></tr></thead>'
-            '<tbody><tr><td><code>x|y</code></td><td class="align-right">2</td></tr></tbody></table>',
+            "1. first\n2. second\n   - nested",
+            "<ol>\n<li>first</li>\n<li>second\n<ul>\n<li>nested</li>\n</ul>\n</li>\n</ol>",
+        ),
+        (  # a '|' inside a cell's code is escaped, as GFM has it (the offline Writer escapes it)
+            "| a | b |\n|---|--:|\n| `x\\|y` | 2 |",
+            '<table>\n<thead>\n<tr>\n<th>a</th>\n<th class="align-right">b</th>\n</tr>\n</thead>\n'
+            '<tbody>\n<tr>\n<td><code>x|y</code></td>\n<td class="align-right">2</td>\n</tr>\n</tbody>\n</table>',
         ),
         ("<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"),
         ('<img src=x onerror="alert(1)">', "<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;</p>"),
-        ("[click](javascript:alert(1))", "<p>[click](javascript:alert(1))</p>"),
+        (
+            "[click](javascript:alert(1)) [e](&#106;avascript:x) <javascript:alert(1)> [p](//evil.org)",
+            '<p><span class="unsafe-link" title="link removed: unsafe target">click</span> '
+            '<span class="unsafe-link" title="link removed: unsafe target">e</span> '
+            '<span class="unsafe-link" title="link removed: unsafe target">javascript:alert(1)</span> '
+            '<span class="unsafe-link" title="link removed: unsafe target">p</span></p>',
+        ),
+        (
+            "![pixel](https://e.org/p.png)",
+            '<p>!<a href="https://e.org/p.png" rel="noopener noreferrer" target="_blank">pixel</a></p>',
+        ),
         (
             "[click](JavaScript:void) [d](data:text/html,x)",
             '<p><span class="unsafe-link" title="link removed: unsafe target">click</span> '
@@ -327,8 +340,13 @@ def test_a_workspace_without_drafts_still_renders(runs_dir):
             '<p><a id="md-c1" class="anchor"></a><strong>C1</strong> see <a href="#md-c1">C1</a></p>',
         ),
         ('<a id="c1" onclick="x()"></a>', "<p>&lt;a id=&quot;c1&quot; onclick=&quot;x()&quot;&gt;&lt;/a&gt;</p>"),
-        ("para\n\n---\n\n> quoted *text*", "<p>para</p>\n<hr>\n<blockquote><p>quoted <em>text</em></p></blockquote>"),
-        ("```python\nx = '<b>'\n```", '<pre><code class="language-python">x = &#x27;&lt;b&gt;&#x27;</code></pre>'),
+        (
+            "para\n\n---\n\n> quoted *text*",
+            "<p>para</p>\n<hr>\n<blockquote>\n<p>quoted <em>text</em></p>\n</blockquote>",
+        ),
+        ("```python\nx = '<b>'\n```", '<pre><code class="language-python">x = &#x27;&lt;b&gt;&#x27;\n</code></pre>'),
+        ('```x" onclick="y\ncode\n```', "<pre><code>code\n</code></pre>"),
+        ("line  \nbreak", "<p>line<br>\nbreak</p>"),
         (r"not \*em\* and 2 * 3 * 4", "<p>not *em* and 2 * 3 * 4</p>"),
     ],
 )
@@ -346,6 +364,9 @@ _FRAGMENTS = [
     "&amp;",
     "[l](",
     "javascript:alert",
+    "&#106;avascript:",
+    "![i](",
+    "```x onclick=",
     "data:text/html,",
     "https://e.org",
     "<https://e.org/a>",
@@ -402,6 +423,7 @@ _ALLOWED_TAGS = {
     "th",
     "td",
     "hr",
+    "br",
     "blockquote",
 }
 
@@ -409,7 +431,7 @@ _ALLOWED_TAGS = {
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40).map("".join))
 def test_markdown_never_emits_markup_from_its_input(text):
-    html = render_markdown(text)
+    html = render_markdown(text) + render_inline(text)
     for m in re.finditer(r"<(/?)([^\s>/]*)([^>]*)>", html):
         assert m.group(2) in _ALLOWED_TAGS, m.group(0)
         assert not re.search(r"\son[a-z]*\s*=", m.group(3), re.I), m.group(0)
@@ -611,8 +633,6 @@ def test_the_plan_shows_the_deliverable_as_the_deliverable_not_as_a_research_que
 
 
 def test_claim_and_card_text_is_inline_markdown_escaped():
-    from harness.surfaces.viewer.markdown import render_inline
-
     html = str(render_inline("Use `asyncio.gather()` with *care* <script>alert(1)</script> &\nmore"))
     assert (
         html == "Use <code>asyncio.gather()</code> with <em>care</em> &lt;script&gt;alert(1)&lt;/script&gt; &amp; more"

@@ -23,8 +23,7 @@ from harness.errors import UsageError, WorkspaceError
 from harness.evidence.answers import answer_records
 from harness.evidence.bibliography import works_of
 from harness.evidence.report import cited_source_ids, render_report, rendered_from
-from harness.surfaces.viewer.markdown import render_markdown
-from harness.surfaces.viewer.markup import escape
+from harness.surfaces.viewer.markup import escape, render_markdown
 from harness.workspace.reader import RunReader
 
 GENERATOR = "research-harness export"

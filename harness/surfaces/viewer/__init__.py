@@ -6,8 +6,8 @@ every draft with the diff to the previous one and its reviews' defects linked to
 lines they point at, and the final report, where a citation opens its claim, its cards
 and the quote highlighted in the source snapshot. All text is escaped.
 
-Modules, one concern each: `collect` (read the workspace), `markdown` (the escaping
-renderer), `markup` (escape-by-default HTML building), `page` (the page itself, with
+Modules, one concern each: `collect` (read the workspace), `markup` (escape-by-default HTML
+building, and Markdown rendered by markdown-it-py with raw HTML off), `page` (the page itself, with
 `viewer.css` and `viewer.js`), `server` (read-only serving on 127.0.0.1).
 """
 

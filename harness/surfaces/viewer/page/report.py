@@ -1,0 +1,31 @@
+"""The final report, rendered from its Markdown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.surfaces.viewer.markup import Markup, el, render_markdown
+from harness.surfaces.viewer.page.common import (
+    _section,
+)
+
+# ---- report ------------------------------------------------------------------------------
+
+
+def report_section(data: dict[str, Any]) -> Markup:
+    text = data.get("final_report")
+    if not isinstance(text, str):
+        status = data["summary"]["status"]
+        return _section(
+            "v-report",
+            "Final report",
+            el("p", f"No final report (run status: {status}). The drafts are under Drafts & reviews.", class_="empty"),
+        )
+    hint = el(
+        "p",
+        "Click a citation to open its claim, the evidence cards and the quote highlighted in its source.",
+        class_="hint",
+    )
+    return _section(
+        "v-report", "Final report", hint, el("article", render_markdown(text, id_prefix="r-"), class_="report markdown")
+    )
