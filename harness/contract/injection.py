@@ -3,7 +3,7 @@
 A flag in `sources/<id>.json` (`flags[].reason`, `schemas/source.schema.json`) names the rule that
 fired, and `metrics.json` counts flags per rule (`injection_flags.by_reason`,
 `schemas/metrics.schema.json`); `tests/contract/test_statuses.py` holds this `Literal` equal to both
-schemas. The rules themselves live in `harness/sources/injection.py`; code names a rule by its
+schemas. The rules themselves live in `harness/sources/injection/`; code names a rule by its
 constant here.
 """
 

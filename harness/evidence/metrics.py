@@ -18,7 +18,7 @@ Definitions (also in docs/metrics.md):
   / research questions; `answers` holds each question's verdict and reason (and a model Reviewer's
   judgement beside it, when one gave it).
 - injection_flags: registered sources in which instruction-like sentences were flagged, how many
-  sentences, and how many per reason (harness/sources/injection.py).
+  sentences, and how many per reason (harness/sources/injection/).
 - cost: dollars per run and per verified claim (statable claims: verified or verified_with_limit), and tokens
   per verified claim; the dollars are null ("price unknown") when any model call's price was unknown.
 """

@@ -3,7 +3,7 @@
 The tool, never the model, registers every document it returns and assigns its source
 id. Text from sources is wrapped in clear delimiters, because it is data from the
 outside world, never instructions; inside it, each sentence the detector flagged
-(`sources/injection.py`) is wrapped in a visible marker, explained once by FLAGGED_NOTE.
+(`sources/injection/`) is wrapped in a visible marker, explained once by FLAGGED_NOTE.
 """
 
 from __future__ import annotations

@@ -5,27 +5,59 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from typer.exceptions import TyperException
 
 from harness.contract.layout import RUN
 from harness.contract.statuses import (
-    AWAITING_APPROVAL,
-    AWAITING_PLAN_APPROVAL,
     BUDGET_DIMENSIONS,
-    BUDGET_EXHAUSTED,
-    COMPLETED,
     DELIVERABLE,
-    INTERRUPTED,
 )
 from harness.contract.version import __version__
 from harness.errors import EXIT_INTERNAL, EXIT_USAGE, HarnessError
 from harness.evidence.audit import validate_run
-from harness.surfaces.summary import budget_amount, cost_line, cost_text, dollars, summarize
+from harness.surfaces.cli_options import (
+    APPROVALS,
+    BUDGET,
+    MODEL,
+    OUTPUT,
+    SOURCES,
+    WEB,
+    BudgetLlmCalls,
+    BudgetSearches,
+    BudgetSeconds,
+    BudgetTokens,
+    BudgetUsd,
+    CheckpointDb,
+    CitationStyle,
+    Concurrency,
+    ConfigFile,
+    CorpusOpt,
+    Engine,
+    JsonEvents,
+    Language,
+    MaxRevisions,
+    Model,
+    ModelBaseUrl,
+    NoFinalApproval,
+    Question,
+    Quiet,
+    RequireFinalApproval,
+    RunsDir,
+    Search,
+    SearchUrl,
+    Web,
+    WebAllowPrivate,
+    WebIgnoreRobots,
+    Yes,
+)
+from harness.surfaces.cli_output import OFFLINE_NOTE, display_for, err, finish, out
+from harness.surfaces.summary import budget_amount, cost_text, dollars, summarize
+
+# What other modules import from here; the panels live in cli_options and are named here for the help tests.
+__all__ = ["APPROVALS", "BUDGET", "MODEL", "OUTPUT", "SOURCES", "WEB", "app", "main"]
 
 app = typer.Typer(
     name="research",
@@ -34,68 +66,12 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(highlight=False, soft_wrap=True)
-
-# The panels `--help` groups options into, so each reads whole at 80 columns (tests/surfaces/test_cli_help.py).
-MODEL, SOURCES, WEB, BUDGET, APPROVALS, OUTPUT = "Model", "Sources", "Web", "Budget", "Approvals", "Output"
-
-# Options `run` and `resume` share.
-CheckpointDb = Annotated[
-    str | None,
-    typer.Option(
-        "--checkpoint-db",
-        envvar="RESEARCH_CHECKPOINT_DB",
-        help="Keep checkpoints in PostgreSQL (a postgresql:// URL; the 'postgres' extra), not in the run's SQLite.",
-        rich_help_panel=OUTPUT,
-    ),
-]
-ModelBaseUrl = Annotated[
-    str | None,
-    typer.Option(
-        "--model-base-url",
-        envvar="RESEARCH_MODEL_BASE_URL",
-        help="The llm roles' endpoint: an OpenAI-compatible server (openai:NAME), Azure, or a proxy.",
-        rich_help_panel=MODEL,
-    ),
-]
-Quiet = Annotated[
-    bool, typer.Option("--quiet", help="No progress display; print only the result.", rich_help_panel=OUTPUT)
-]
-BudgetLlmCalls = Annotated[
-    int | None, typer.Option("--budget-llm-calls", help="Run limit on model calls.", rich_help_panel=BUDGET)
-]
-BudgetTokens = Annotated[
-    int | None, typer.Option("--budget-tokens", help="Run limit on tokens.", rich_help_panel=BUDGET)
-]
-BudgetSearches = Annotated[
-    int | None, typer.Option("--budget-searches", help="Run limit on searches.", rich_help_panel=BUDGET)
-]
-BudgetSeconds = Annotated[
-    float | None, typer.Option("--budget-seconds", help="Run limit on wall time (seconds).", rich_help_panel=BUDGET)
-]
-BudgetUsd = Annotated[
-    float | None,
-    typer.Option(
-        "--budget-usd",
-        help="Run limit in US dollars, each model call priced from its reported usage (refused when a model's price "
-        "is unknown: set it under prices: in research.yaml).",
-        rich_help_panel=BUDGET,
-    ),
-]
 
 
 def _budget(
     llm_calls: int | None, tokens: int | None, searches: int | None, seconds: float | None, usd: float | None = None
 ) -> dict:
     return dict(zip(BUDGET_DIMENSIONS, (llm_calls, tokens, searches, seconds, usd), strict=True))
-
-
-JsonEvents = Annotated[
-    bool,
-    typer.Option("--json", help="Stream progress as JSON events, one a line on stdout.", rich_help_panel=OUTPUT),
-]
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-OFFLINE_NOTE = "research: no model configured and no GOOGLE_API_KEY: every role runs on the offline engine."
 
 
 def _run_dir(path: Path) -> Path:
@@ -158,27 +134,40 @@ def inspect(
         + (f" ({s['status_reason']})" if s["status_reason"] else "")
     )
     out.print(f"question: {s['question']}")
-    plan = s["plan"]
-    if plan["questions"]:
-        t = Table(
-            title=f"plan (revision {plan['revision']}, {'approved' if plan['approved'] else 'not approved'})",
-            title_justify="left",
+    _print_plan(s["plan"])
+    _print_work(s)
+    _print_spending(s)
+    _print_answers(s.get("answers"))
+    out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
+
+
+def _print_plan(plan: dict) -> None:
+    """`inspect`'s plan: the research questions as a table, then what the report delivers."""
+    if not plan["questions"]:
+        return
+    t = Table(
+        title=f"plan (revision {plan['revision']}, {'approved' if plan['approved'] else 'not approved'})",
+        title_justify="left",
+    )
+    for col in ("id", "critical", "branch", "research question"):
+        t.add_column(col)
+    for q in plan["questions"]:
+        if q["kind"] == DELIVERABLE:  # what the report delivers, printed below, not research
+            continue
+        t.add_row(
+            q["id"],
+            "yes" if q["critical"] else "no",
+            q["branch"] or "-",
+            (f"[{q['tag']}] " if q["tag"] else "") + (q["text"] or ""),
         )
-        for col in ("id", "critical", "branch", "research question"):
-            t.add_column(col)
-        for q in plan["questions"]:
-            if q["kind"] == DELIVERABLE:  # what the report delivers, printed below, not research
-                continue
-            t.add_row(
-                q["id"],
-                "yes" if q["critical"] else "no",
-                q["branch"] or "-",
-                (f"[{q['tag']}] " if q["tag"] else "") + (q["text"] or ""),
-            )
-        out.print(t)
-        for q in plan["questions"]:
-            if q["kind"] == DELIVERABLE:
-                out.print(f"deliverable: {q['text'] or ''}", markup=False)
+    out.print(t)
+    for q in plan["questions"]:
+        if q["kind"] == DELIVERABLE:
+            out.print(f"deliverable: {q['text'] or ''}", markup=False)
+
+
+def _print_work(s: dict) -> None:
+    """`inspect`'s counts of what the run wrote: sources, cards, claims, drafts, and each review's verdict."""
     src = s["sources"]
     out.print(
         f"sources: {src['total']} ({src['primary']} primary, {src['secondary']} secondary, {src['flagged']} flagged with {src.get('flagged_sentences', 0)} instruction-like sentence(s), {src['duplicates']} duplicate hits)"
@@ -198,6 +187,10 @@ def inspect(
         out.print(
             f"  {r['path']} on {r['draft']}: {r['verdict']} ({r['errors']} errors, {r['warnings']} warnings{'; ' + codes if codes else ''})"
         )
+
+
+def _print_spending(s: dict) -> None:
+    """`inspect`'s budget (spent against each limit) and cost by role, each when the run has one."""
     spent, limits = s["budget"]["spent"], s["budget"]["limits"]
     if spent or limits:
         out.print(
@@ -212,94 +205,33 @@ def inspect(
             "  by role: "
             + ", ".join(f"{role} {dollars(r['usd'])}" for role, r in s["cost"]["roles"].items() if r["delegations"])
         )
-    answers = s.get("answers")
-    if answers:
-        cov = answers["coverage"]
-        t = Table(
-            title=f"answers (the answer check): {answers['answered']}/{answers['questions_total']} answered"
-            + (f", coverage {cov:.0%}" if isinstance(cov, (int, float)) else ""),
-            title_justify="left",
-        )
-        for col in ("id", "verdict", "reason", "reviewer"):
-            t.add_column(col, overflow="fold")
-        for a in answers["questions"]:
-            judged = a.get("reviewer") or {}
-            t.add_row(a["question_id"], a["verdict"], a["reason"], judged.get("verdict") or "-")
-        out.print(t)
-    out.print(f"final report: {run_dir / s['final_report'] if s['final_report'] else 'not yet'}")
 
 
-def _display(quiet: bool, as_json: bool):
-    from harness.surfaces.progress import JsonEvents, LiveProgress, Quiet
-
-    if as_json:
-        return JsonEvents()
-    return Quiet() if quiet else LiveProgress(err)
-
-
-def _finish(result, as_json: bool = False) -> None:
-    if as_json:
-        print(
-            json.dumps(
-                {
-                    "event": "run_ended",
-                    "status": result.status,
-                    "reason": result.reason,
-                    "path": str(result.run_dir),
-                    "exit_code": result.exit_code,
-                }
-            )
-        )
-        raise typer.Exit(result.exit_code)
-    if (line := cost_line(result.run_dir)) is not None:
-        out.print(line)
-    if result.status == COMPLETED:
-        out.print(f"final report: {result.run_dir / 'final-report.md'}")
-    elif result.status in AWAITING_APPROVAL:
-        gate = "--plan" if result.status == AWAITING_PLAN_APPROVAL else "--final --version SHA"
-        err.print(
-            f"paused at {result.status}. Approve with: research approve {result.run_dir} {gate}; then: research resume {result.run_dir}"
-        )
-    elif result.status == INTERRUPTED:
-        err.print(
-            f"interrupted: the model provider is unavailable ({result.reason or 'no reason recorded'}). Everything so "
-            f"far is kept; once it is back go on with: research resume {result.run_dir}"
-        )
-    elif result.status == BUDGET_EXHAUSTED:
-        err.print(
-            f"stopped: the run's budget is spent ({result.reason or 'no reason recorded'}). Everything so far is kept; "
-            f"go on with: research resume {result.run_dir} --budget-llm-calls N (or --budget-tokens/-searches/-seconds/-usd)"
-        )
-    else:
-        err.print(f"run ended {result.status}: {result.reason or 'no reason recorded'}")
-    out.print(f"workspace: {result.run_dir}")
-    raise typer.Exit(result.exit_code)
+def _print_answers(answers: dict | None) -> None:
+    """`inspect`'s table of the answer check's verdicts, one row per research question, when there are any."""
+    if not answers:
+        return
+    cov = answers["coverage"]
+    t = Table(
+        title=f"answers (the answer check): {answers['answered']}/{answers['questions_total']} answered"
+        + (f", coverage {cov:.0%}" if isinstance(cov, (int, float)) else ""),
+        title_justify="left",
+    )
+    for col in ("id", "verdict", "reason", "reviewer"):
+        t.add_column(col, overflow="fold")
+    for a in answers["questions"]:
+        judged = a.get("reviewer") or {}
+        t.add_row(a["question_id"], a["verdict"], a["reason"], judged.get("verdict") or "-")
+    out.print(t)
 
 
 @app.command()
 def run(
-    question: str = typer.Argument(..., help="The research question."),
-    corpus: str | None = typer.Option(
-        None,
-        "--corpus",
-        help="A folder of .md/.txt/.html/.pdf files, python-docs (the default) or python-docs+packages.",
-        rich_help_panel=SOURCES,
-    ),
-    runs_dir: str | None = typer.Option(
-        None, "--runs-dir", help="Where run folders are created (default ./runs).", rich_help_panel=OUTPUT
-    ),
-    engine: str | None = typer.Option(
-        None,
-        "--engine",
-        help="offline or llm for every role (default: llm when a model or GOOGLE_API_KEY is set).",
-        rich_help_panel=MODEL,
-    ),
-    model: str | None = typer.Option(
-        None,
-        "--model",
-        help="PROVIDER:NAME for llm roles, as LangChain's init_chat_model reads it (default: Gemini Flash).",
-        rich_help_panel=MODEL,
-    ),
+    question: Question,
+    corpus: CorpusOpt = None,
+    runs_dir: RunsDir = None,
+    engine: Engine = None,
+    model: Model = None,
     model_base_url: ModelBaseUrl = None,
     agent: list[str] = typer.Option(
         [],
@@ -307,72 +239,30 @@ def run(
         help="Swap a role: ROLE=offline, llm, a spec.md or python:module:Class (repeatable).",
         rich_help_panel=MODEL,
     ),
-    config: Path | None = typer.Option(
-        None, "--config", help="Configuration file (default ./research.yaml if present)."
-    ),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking.", rich_help_panel=APPROVALS),
-    max_revisions: int | None = typer.Option(
-        None, "--max-revisions", help="Revise rounds after the first draft (default 2).", rich_help_panel=BUDGET
-    ),
-    concurrency: int | None = typer.Option(
-        None, "--concurrency", help="Research branches at once (default 4).", rich_help_panel=BUDGET
-    ),
+    config: ConfigFile = None,
+    yes: Yes = False,
+    max_revisions: MaxRevisions = None,
+    concurrency: Concurrency = None,
     budget_llm_calls: BudgetLlmCalls = None,
     budget_tokens: BudgetTokens = None,
     budget_searches: BudgetSearches = None,
     budget_seconds: BudgetSeconds = None,
     budget_usd: BudgetUsd = None,
-    # two flags, not one `--a/--no-b` pair: a pair's second name takes a column of its own at 80 columns
-    require_final_approval: bool = typer.Option(
-        False,
-        "--require-final-approval",
-        help="Ask for a sign-off of the final draft, bound to its sha256.",
-        rich_help_panel=APPROVALS,
-    ),
-    no_final_approval: bool = typer.Option(
-        False, "--no-final-approval", help="No final sign-off, whatever research.yaml says.", rich_help_panel=APPROVALS
-    ),
-    web: bool | None = typer.Option(
-        None, "--web/--no-web", help="web_search and fetch_url (the 'web' extra).", rich_help_panel=WEB
-    ),
-    web_allow_private: bool | None = typer.Option(
-        None,
-        "--web-allow-private",
-        help="Allow private, loopback and link-local addresses (intranets, tests).",
-        rich_help_panel=WEB,
-    ),
-    web_ignore_robots: bool | None = typer.Option(
-        None, "--web-ignore-robots", help="Fetch where robots.txt disallows it.", rich_help_panel=WEB
-    ),
-    search: str | None = typer.Option(
-        None,
-        "--search",
-        help="Search provider(s), comma-separated: ddgs (default, no key), tavily, exa, brave, searxng, gemini; "
-        "the literature: arxiv, openalex, crossref, semanticscholar, pubmed (no key).",
-        rich_help_panel=WEB,
-    ),
-    search_url: str | None = typer.Option(
-        None, "--search-url", help="The search provider's endpoint (searxng needs one).", rich_help_panel=WEB
-    ),
-    language: str | None = typer.Option(
-        None,
-        "--language",
-        help="Report language (en, fr, pt-BR, ...): llm roles write the plan, claims and prose in it.",
-        rich_help_panel=MODEL,
-    ),
-    citation_style: str | None = typer.Option(
-        None,
-        "--citation-style",
-        help="The bibliography's style for cited papers: apa (default), ieee, chicago-author-date.",
-    ),
+    require_final_approval: RequireFinalApproval = False,
+    no_final_approval: NoFinalApproval = False,
+    web: Web = None,
+    web_allow_private: WebAllowPrivate = None,
+    web_ignore_robots: WebIgnoreRobots = None,
+    search: Search = None,
+    search_url: SearchUrl = None,
+    language: Language = None,
+    citation_style: CitationStyle = None,
     checkpoint_db: CheckpointDb = None,
     quiet: Quiet = False,
     as_json: JsonEvents = False,
 ) -> None:
     """Start a run: plan, research, analyze, write and review; prints where the final report is."""
-    from harness.orchestrator.config import build_config, offline_language_note
-    from harness.orchestrator.lifecycle import start_run
-    from harness.surfaces.interactive import TerminalApprover
+    from harness.orchestrator.config import build_config
 
     if require_final_approval and no_final_approval:
         raise typer.BadParameter("choose one", param_hint="--require-final-approval/--no-final-approval")
@@ -398,26 +288,34 @@ def run(
         language=language,
         citation_style=citation_style,
     )
+    _start(cfg, quiet, as_json, checkpoint_db=checkpoint_db)
+
+
+def _start(cfg, quiet: bool, as_json: bool, **start: object) -> None:
+    """What `run` and `ask` do once the configuration is built, said once: the notes, the display, the terminal
+    approver, the run itself (`start`: what only one of them passes to `start_run`), and the ending."""
+    from harness.orchestrator.config import offline_language_note
+    from harness.orchestrator.lifecycle import start_run
+    from harness.surfaces.interactive import TerminalApprover
+
     if cfg.all_offline and not quiet:
         err.print(OFFLINE_NOTE)
     if (note := offline_language_note(cfg)) and not quiet:
         err.print(note)
-    display = _display(quiet, as_json)
+    display = display_for(quiet, as_json)
     approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
     try:
-        result = start_run(
-            cfg, approver=approver, events=display, on_created=display.attach, checkpoint_db=checkpoint_db
-        )
+        result = start_run(cfg, approver=approver, events=display, on_created=display.attach, **start)
     finally:
         display.close()
-    _finish(result, as_json)
+    finish(result, as_json)
 
 
 @app.command()
 def ask(
     run_dir: Path = typer.Argument(..., help="The run to follow up (its folder)."),
     question: str = typer.Argument(..., help="The follow-up question."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the plan without asking.", rich_help_panel=APPROVALS),
+    yes: Yes = False,
     runs_dir: str | None = typer.Option(
         None, "--runs-dir", help="Where the new run goes (default: next to the parent).", rich_help_panel=OUTPUT
     ),
@@ -425,24 +323,11 @@ def ask(
     as_json: JsonEvents = False,
 ) -> None:
     """Start a follow-up run that begins with the parent's sources and cards and researches only what is new."""
-    from harness.orchestrator.config import offline_language_note
     from harness.orchestrator.followup import followup_config
-    from harness.orchestrator.lifecycle import start_run
-    from harness.surfaces.interactive import TerminalApprover
 
     run_dir = _run_dir(run_dir)
     cfg = followup_config(run_dir, question, yes=yes, runs_dir=runs_dir)
-    if cfg.all_offline and not quiet:
-        err.print(OFFLINE_NOTE)
-    if (note := offline_language_note(cfg)) and not quiet:
-        err.print(note)
-    display = _display(quiet, as_json)
-    approver = TerminalApprover() if sys.stdin.isatty() and not as_json else None
-    try:
-        result = start_run(cfg, approver=approver, events=display, on_created=display.attach, parent=run_dir)
-    finally:
-        display.close()
-    _finish(result, as_json)
+    _start(cfg, quiet, as_json, parent=run_dir)
 
 
 @app.command()
@@ -465,7 +350,7 @@ def resume(
     from harness.orchestrator.lifecycle import resume_run
     from harness.surfaces.interactive import TerminalApprover
 
-    display = _display(quiet, as_json)
+    display = display_for(quiet, as_json)
     try:
         result = resume_run(
             _run_dir(run_dir),
@@ -479,7 +364,7 @@ def resume(
         )
     finally:
         display.close()
-    _finish(result, as_json)
+    finish(result, as_json)
 
 
 @app.command()

@@ -151,7 +151,7 @@ def run_adversary(
     return result, adversary, models, gates, before
 
 
-def check_invariants(
+def check_invariants(  # noqa: C901  not split yet (issue 41 item 3): one of the complex functions found when C90 was enabled
     base: Path,
     result: RunResult,
     adversary: Adversary,
