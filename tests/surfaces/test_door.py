@@ -285,6 +285,13 @@ def test_absurd_numbers_through_the_python_api_are_refused_before_any_work(tmp_p
     assert not runs.exists() or not any(runs.iterdir())
 
 
+def test_a_nul_byte_in_a_corpus_path_is_refused_in_one_line_through_the_python_api(tmp_path, fixture_corpus):
+    runs = tmp_path / "runs"
+    with pytest.raises(harness.HarnessError, match=r"^--corpus: .* holds a NUL byte"):
+        harness.run("What is fastjson?", corpus=f"{fixture_corpus}\x00/../x", runs_dir=runs)
+    assert not runs.exists() or not any(runs.iterdir())
+
+
 def test_absurd_numbers_in_a_langgraph_server_request_are_refused(tmp_path, fixture_corpus):
     from harness.surfaces.langgraph_server import _config_from_request
 
@@ -491,7 +498,16 @@ BODIES = st.one_of(
     JSON,
 )
 POSTS = ["/api/runs", "/api/runs/{id}/plan", "/api/runs/{id}/final", "/api/runs/{id}/resume", "/api/runs/{id}/ask"]
-GETS = ["/api/runs", "/api/runs?status={text}", "/api/runs/{id}", "/runs/{id}/", "/runs/{id}/{text}", "/api/meta", "/"]
+GETS = [
+    "/api/runs",
+    "/api/runs?status={text}",
+    "/api/runs/{id}",
+    "/api/runs/{id}/export/{text}",
+    "/runs/{id}/",
+    "/runs/{id}/{text}",
+    "/api/meta",
+    "/",
+]
 
 
 def test_random_json_to_every_endpoint_never_gets_a_500(tmp_path, built_ws, specs):

@@ -363,3 +363,36 @@ def test_a_bad_run_id_and_a_stopped_server_say_so(served, page):  # noqa: F811
     page.locator("#runs").wait_for(timeout=30_000)
     served.stop()
     page.get_by_text("The server does not answer").wait_for(timeout=30_000)
+
+
+def test_a_follow_up_asked_from_the_page_and_its_run_link_both_ways(served, page):  # noqa: F811
+    """A completed run's page asks a follow-up (a question of a word or two is refused there; one beginning with a
+    dash is a question): the follow-up's page links to the run it follows, and that run's page links back."""
+    from harness.orchestrator.config import build_config
+    from harness.orchestrator.lifecycle import start_run
+
+    done = start_run(build_config(FIXTURE_QUESTION, corpus=str(served.corpus), runs_dir=str(served.runs_dir), yes=True))
+    assert done.status == "completed", done.reason
+    parent = done.run_dir.name
+    page.goto(f"{served.url}/#/run/{parent}")
+    page.locator("#ask-panel").wait_for(timeout=30_000)
+    page.fill("#ask-question", "Why?")
+    page.click("#ask")
+    page.locator("#ask-error", has_text="too short").wait_for(timeout=10_000)
+    assert [p.name for p in served.runs_dir.iterdir() if not p.name.startswith(".")] == [parent]  # nothing started
+    question = "-v: which fastjson release is current, and since when?"
+    page.fill("#ask-question", question)
+    page.click("#ask")
+    page.wait_for_url(re.compile(r".*#/run/(?!" + re.escape(parent) + r"$).+$"), timeout=RUN_TIMEOUT_MS)
+    child = re.search(r"#/run/(.+)$", page.url).group(1)
+    back = page.locator("#parent-run a")
+    back.wait_for(timeout=RUN_TIMEOUT_MS)
+    assert back.inner_text() == FIXTURE_QUESTION and back.get_attribute("href") == f"#/run/{parent}"
+    page.locator("#plan-gate").wait_for(timeout=RUN_TIMEOUT_MS)  # the follow-up's plan waits for the browser
+    assert page.locator("#run-head h2").inner_text() == question
+    back.click()
+    forward = page.locator("#child-runs a", has_text=question)
+    forward.wait_for(timeout=30_000)
+    assert forward.get_attribute("href") == f"#/run/{child}"
+    assert _wait_for_no_process(served, child)["gate"] == "plan"
+    assert page.errors == [] and page.offsite == []
