@@ -176,6 +176,53 @@ def test_a_run_id_shaped_folder_symlink_in_the_runs_folder_is_not_a_run(built_ws
             assert r.status_code == 404 and "hunter2" not in r.text, path
 
 
+@pytest.mark.parametrize("planted", ["snapshot", "draft", "trace", "private"])
+def test_the_cli_and_the_python_api_show_no_file_a_symlink_in_the_run_points_at(built_ws, tmp_path, planted):
+    """A snapshot, a draft or the trace linked to an outside file, or a draft linked into `.harness/`: `research
+    view`, `inspect` and `validate`, `harness.open_run` and the agents' evidence read none of it."""
+    from harness.surfaces.agent_door import evidence
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET, encoding="utf-8")
+    (built_ws.root / ".harness" / "notes.md").write_text("private journal hunter2", encoding="utf-8")
+    snapshot = next(p.relative_to(built_ws.root).as_posix() for p in built_ws.root.glob("sources/*.txt"))
+    rel, target = {
+        "snapshot": (snapshot, secret),
+        "draft": ("drafts/draft-1.md", secret),
+        "trace": ("trace.jsonl", secret),
+        "private": ("drafts/draft-1.md", built_ws.root / ".harness" / "notes.md"),
+    }[planted]
+    (built_ws.root / rel).unlink()
+    (built_ws.root / rel).symlink_to(target)
+    for command in ("view", "inspect", "validate"):
+        proc = research(command, str(built_ws.root), cwd=tmp_path)
+        assert proc.returncode in (0, 1) and "hunter2" not in proc.stdout + proc.stderr, (command, proc.stderr)
+    assert "hunter2" not in (built_ws.root / "index.html").read_text(encoding="utf-8")
+    reader = harness.open_run(built_ws.root)
+    assert reader.read_text(rel) is None and reader.read_bytes(rel) is None
+    assert "hunter2" not in json.dumps(reader.events()) + json.dumps(evidence(built_ws.root, "C1"))
+    if planted == "snapshot":  # the card's quote can no longer be checked against what the link points at
+        assert [c["verbatim"] for c in evidence(built_ws.root, "C1")["cards"]] == [False]
+
+
+def test_a_run_id_shaped_folder_symlink_is_no_run_for_the_agents_door_either(built_ws, tmp_path):
+    """`research mcp`'s desk, given the id of a link in its runs folder to a run elsewhere: no such run."""
+    from harness.surfaces.agent_door import ArgumentError
+    from harness.surfaces.mcp_server.desk import ResearchDesk
+
+    (tmp_path / "elsewhere").mkdir()
+    outside_ws = harness_workspace(tmp_path / "elsewhere")
+    fake_id = built_ws.run_id[:-1] + ("0" if built_ws.run_id[-1] != "0" else "1")
+    (built_ws.root.parent / fake_id).symlink_to(outside_ws.root)
+    desk = ResearchDesk(built_ws.root.parent, CorpusRoots.parse([str(tmp_path)], tmp_path), tmp_path, "tester")
+    try:
+        assert desk.status(built_ws.run_id)["run_id"] == built_ws.run_id
+        with pytest.raises(ArgumentError, match="no such run"):
+            desk.status(fake_id)
+    finally:
+        desk.close()
+
+
 def harness_workspace(runs: Path):
     from harness.workspace.store import Workspace
 
@@ -235,6 +282,13 @@ def test_absurd_numbers_through_the_python_api_are_refused_before_any_work(tmp_p
     runs = tmp_path / "runs"
     with pytest.raises(harness.HarnessError, match="^" + message.replace("[", r"\[")):
         harness.run("q?", corpus=fixture_corpus, runs_dir=runs, **kwargs)
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_a_nul_byte_in_a_corpus_path_is_refused_in_one_line_through_the_python_api(tmp_path, fixture_corpus):
+    runs = tmp_path / "runs"
+    with pytest.raises(harness.HarnessError, match=r"^--corpus: .* holds a NUL byte"):
+        harness.run("What is fastjson?", corpus=f"{fixture_corpus}\x00/../x", runs_dir=runs)
     assert not runs.exists() or not any(runs.iterdir())
 
 
@@ -337,6 +391,39 @@ def test_the_runs_list_shows_an_unreadable_run_folder_as_broken_and_answers_for_
         assert client.get("/api/runs?status=completed").status_code == 200
 
 
+def test_the_duration_leaves_out_the_time_a_run_waits_for_a_person(tmp_path, built_ws):
+    """A run that worked 17 s over two hours, waiting an hour at each gate: its duration is 17 s, in the list and
+    in the API; a run still waiting at a gate stops counting when it got there."""
+    from harness.surfaces.serve.runs import working_seconds
+
+    def at(clock: str) -> str:
+        return f"2026-01-01T{clock}Z"
+
+    steps = [
+        ("status", "planning", "10:00:00"),
+        ("status", "awaiting_plan_approval", "10:00:05"),
+        ("decision", None, "10:59:59"),  # the person decides; the run goes on when it resumes
+        ("resume", None, "11:00:00"),
+        ("status", "researching", "11:00:00.5"),
+        ("status", "awaiting_final_approval", "11:00:10"),
+        ("resume", None, "12:00:00"),
+        ("status", "completed", "12:00:02"),
+    ]
+    events = [{"event": e, "status": st, "ts": at(clock)} for e, st, clock in steps]
+    assert working_seconds(events, at("10:00:00"), at("12:00:02")) == 17.0
+    assert working_seconds(events[:3], at("10:00:00"), at("10:59:59")) == 5.0  # waiting still: 5 s so far
+    budget_stop = [*events[:5], {"event": "status", "status": "budget_exhausted", "ts": at("11:00:03")}]
+    assert working_seconds(budget_stop, at("10:00:00"), at("13:00:00")) == 8.0  # waits for a raised budget
+    manifest = json.loads((built_ws.root / "run.json").read_text(encoding="utf-8"))
+    manifest.update(created_at=at("10:00:00"), updated_at=at("12:00:02"), status="completed")
+    (built_ws.root / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (built_ws.root / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    with make_client(tmp_path, built_ws.root.parent) as client:
+        [listed] = client.get("/api/runs").json()["runs"]
+        assert listed["duration_seconds"] == 17.0  # not the 7202 s from creation to the last change
+        assert client.get(f"/api/runs/{built_ws.run_id}").json()["duration_seconds"] == 17.0
+
+
 class NoProcesses:
     """A launcher that starts nothing (the property test must not fork a run per example); a start is refused."""
 
@@ -411,7 +498,16 @@ BODIES = st.one_of(
     JSON,
 )
 POSTS = ["/api/runs", "/api/runs/{id}/plan", "/api/runs/{id}/final", "/api/runs/{id}/resume", "/api/runs/{id}/ask"]
-GETS = ["/api/runs", "/api/runs?status={text}", "/api/runs/{id}", "/runs/{id}/", "/runs/{id}/{text}", "/api/meta", "/"]
+GETS = [
+    "/api/runs",
+    "/api/runs?status={text}",
+    "/api/runs/{id}",
+    "/api/runs/{id}/export/{text}",
+    "/runs/{id}/",
+    "/runs/{id}/{text}",
+    "/api/meta",
+    "/",
+]
 
 
 def test_random_json_to_every_endpoint_never_gets_a_500(tmp_path, built_ws, specs):

@@ -21,7 +21,10 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from fakes.workspaces import CARD_ID
 from harness.contract.formats import sha256_text
+from harness.contract.quotes import normalize_ws
+from harness.evidence.report import rendered_from
 from harness.orchestrator.approvals import record_decision
 from harness.surfaces.serve.app import ServeSettings, create_app
 from harness.surfaces.serve.events import run_events
@@ -87,11 +90,24 @@ def test_final_gate_shows_the_passing_draft_and_refuses_a_stale_hash(client, bui
     set_status(built_ws, "awaiting_final_approval", require_final_approval=True)
     d = client.get(f"/api/runs/{built_ws.run_id}").json()
     draft_text = (built_ws.root / "drafts/draft-1.md").read_text(encoding="utf-8")
-    assert d["gate"] == "final" and d["draft"] == {
+    shown = {k: d["draft"][k] for k in ("path", "sha256", "text")}
+    assert d["gate"] == "final" and shown == {
         "path": "drafts/draft-1.md",
         "sha256": sha256_text(draft_text),
         "text": draft_text,
     }
+    # the report its sign-off prints, and the quote of each card it cites, where it stands in its snapshot
+    report = d["draft"]["report"]
+    assert d["draft"]["report_error"] is None and rendered_from(report) == (
+        "drafts/draft-1.md",
+        sha256_text(draft_text),
+    )
+    assert f"[C1](source-cards/{CARD_ID}.json)" in report
+    quote = d["draft"]["quotes"][CARD_ID]
+    snapshot = (built_ws.root / f"sources/{quote['source_id']}.txt").read_text(encoding="utf-8")
+    card = json.loads((built_ws.root / f"source-cards/{CARD_ID}.json").read_text(encoding="utf-8"))
+    assert quote["verbatim"] and normalize_ws(quote["quote"]) == normalize_ws(card["quote"])
+    assert quote["before"] + quote["quote"] + quote["after"] in snapshot
     stale = client.post(f"/api/runs/{built_ws.run_id}/final", json={"version": "0" * 64}, headers=CHANGE)
     assert stale.status_code == 409
     assert stale.json()["error"] == (

@@ -2,8 +2,9 @@
 
 The app runs under uvicorn on 127.0.0.1 (port 0), each run in its own `research`
 process as in production. One test starts a run from the form, edits a plan question
-and approves, signs off the final draft (require_final_approval), watches the timeline
-reach `completed` and opens a citation in the audit viewer with its quote highlighted;
+and approves, opens a citation of the rendered report at the final gate to its quote and signs it
+off (require_final_approval), watches the timeline reach `completed` and opens a citation in the
+audit viewer with its quote highlighted;
 another rejects a plan with feedback and sees the refined revision with its tags beside
 the previous one. Skipped without Chromium or Playwright (see fakes/browser.py).
 """
@@ -25,8 +26,10 @@ import uvicorn
 
 from fakes.browser import browser, page  # noqa: F401 - the shared headless Chromium fixtures
 from fakes.workspaces import FIXTURE_QUESTION, write_fixture_corpus
+from harness.contract.citations import CARD_LINK
 from harness.contract.formats import sha256_bytes
 from harness.contract.quotes import normalize_ws
+from harness.evidence.report import rendered_from
 from harness.surfaces.serve.app import ServeSettings, create_app
 from harness.surfaces.serve.request import CorpusRoots
 
@@ -108,8 +111,29 @@ def test_a_whole_offline_run_in_the_browser(served, page):  # noqa: F811 - the f
     assert normalize_ws(final.locator("pre.draft").text_content()) == normalize_ws(
         (run_dir / draft_path).read_text(encoding="utf-8")
     )
+    # it is signed from the report the sign-off prints: a citation there opens its card's quote in the source
+    report = final.locator("#final-report")
+    citations = report.locator("a.cite")
+    assert citations.count() >= 1 and report.locator("h4.md-h").first.inner_text().strip() != ""
+    assert final.locator("#quote-panel").is_hidden()
+    cited = citations.first
+    card_id = cited.get_attribute("data-card")
+    card = json.loads((run_dir / "source-cards" / f"{card_id}.json").read_text(encoding="utf-8"))
+    cited.click()
+    quote = final.locator("#quote-panel mark.quote")
+    quote.wait_for()
+    assert normalize_ws(quote.text_content()) == normalize_ws(card["quote"])
+    snapshot = (run_dir / "sources" / f"{card['source_id']}.txt").read_text(encoding="utf-8")
+    context = final.locator("#quote-panel .quote-context").text_content().strip("…")
+    assert context in snapshot and card["quote"] in context  # the quote where it stands in its source
+    assert card_id in final.locator("#quote-panel h4").inner_text()
+    labels = citations.evaluate_all("links => links.map(a => a.textContent)")  # citations, then Evidence's cards
+    shown_citations = sum(bool(re.fullmatch(r"C\d+.*", label)) for label in labels)
     page.click("#sign-off")
     page.locator("#stage .badge.b-completed").wait_for(timeout=RUN_TIMEOUT_MS)
+    final_report = (run_dir / "final-report.md").read_text(encoding="utf-8")
+    assert rendered_from(final_report) == (draft_path, shown_sha)  # the report signed is the report printed
+    assert len(CARD_LINK.findall(final_report)) == shown_citations
     # the timeline: each branch's status and cards, the budget meters, the review rounds, the trace
     branches = page.locator("#branches tr")
     assert branches.count() >= 1 and "completed" in branches.first.inner_text()
@@ -180,6 +204,23 @@ def test_a_rejected_plan_comes_back_refined_with_its_tags_beside_the_previous_re
     assert [d["decision"] for d in manifest["decisions"]] == ["rejected"]
     assert manifest["decisions"][0]["feedback"] == "Also cover licensing."
     assert _wait_for_no_process(served, run_id)["gate"] == "plan"
+    # the refined plan is edited where it is read: a longer question still reads whole, and the edit is approved
+    box = page.locator(f'#current-revision tr.q[data-qid="{new[0]}"] .q-text')
+    longer = (
+        box.input_value()
+        + " Name the licence of each library, where its documentation states one, and when it changed."
+    )
+    box.fill(longer)
+    page.wait_for_function(  # the box grows with its text: wait for it rather than for a frame
+        "e => e.scrollHeight - e.clientHeight <= 2", arg=box.element_handle(), timeout=10_000
+    )
+    page.click("#approve-plan")
+    page.locator("#plan-gate").wait_for(state="detached", timeout=RUN_TIMEOUT_MS)
+    plan = json.loads((served.runs_dir / run_id / "plan.json").read_text(encoding="utf-8"))
+    assert plan["revision"] == 2 and next(q for q in plan["questions"] if q["id"] == new[0])["text"] == longer
+    manifest = json.loads((served.runs_dir / run_id / "run.json").read_text(encoding="utf-8"))
+    assert [d["decision"] for d in manifest["decisions"]] == ["rejected", "edited"]
+    assert _wait_for_no_process(served, run_id)["status"] == "completed"
     assert [re.search(r"status of (\d+)", e).group(1) for e in page.errors] == ["400"]  # the refused edit
     assert page.offsite == []
 
@@ -244,6 +285,11 @@ def test_a_run_stopped_by_its_budget_resumes_with_raised_limits_from_the_page(se
 
 def test_the_form_shows_the_clis_messages_beside_their_fields_and_starts_nothing(served, page):  # noqa: F811
     page.goto(served.url + "/#/new")
+    page.fill("#f-question", "asyncio?")  # a word or two is refused at the form, before any request
+    page.click("#start")
+    question_error = page.locator('[data-error-for="question"]')
+    question_error.filter(has_text="too short").wait_for(timeout=30_000)
+    assert question_error.inner_text().startswith("QUESTION: too short to research (1 word)")
     page.fill("#f-question", FIXTURE_QUESTION)
     page.fill("#f-corpus", "/etc")
     page.click("#start")
@@ -258,7 +304,7 @@ def test_the_form_shows_the_clis_messages_beside_their_fields_and_starts_nothing
     assert budget_error.inner_text() == (
         "--budget-searches 0: too small for one pass (the Researcher needs at least 1 search)"
     )
-    assert corpus_error.inner_text() == ""
+    assert corpus_error.inner_text() == "" and question_error.inner_text() == ""
     assert list(served.runs_dir.iterdir()) == [] and page.url.endswith("#/new")
     # the only console lines are Chromium's notes of the two refused requests (403, then 400)
     assert [re.search(r"status of (\d+)", e).group(1) for e in page.errors] == ["403", "400"]
@@ -317,3 +363,36 @@ def test_a_bad_run_id_and_a_stopped_server_say_so(served, page):  # noqa: F811
     page.locator("#runs").wait_for(timeout=30_000)
     served.stop()
     page.get_by_text("The server does not answer").wait_for(timeout=30_000)
+
+
+def test_a_follow_up_asked_from_the_page_and_its_run_link_both_ways(served, page):  # noqa: F811
+    """A completed run's page asks a follow-up (a question of a word or two is refused there; one beginning with a
+    dash is a question): the follow-up's page links to the run it follows, and that run's page links back."""
+    from harness.orchestrator.config import build_config
+    from harness.orchestrator.lifecycle import start_run
+
+    done = start_run(build_config(FIXTURE_QUESTION, corpus=str(served.corpus), runs_dir=str(served.runs_dir), yes=True))
+    assert done.status == "completed", done.reason
+    parent = done.run_dir.name
+    page.goto(f"{served.url}/#/run/{parent}")
+    page.locator("#ask-panel").wait_for(timeout=30_000)
+    page.fill("#ask-question", "Why?")
+    page.click("#ask")
+    page.locator("#ask-error", has_text="too short").wait_for(timeout=10_000)
+    assert [p.name for p in served.runs_dir.iterdir() if not p.name.startswith(".")] == [parent]  # nothing started
+    question = "-v: which fastjson release is current, and since when?"
+    page.fill("#ask-question", question)
+    page.click("#ask")
+    page.wait_for_url(re.compile(r".*#/run/(?!" + re.escape(parent) + r"$).+$"), timeout=RUN_TIMEOUT_MS)
+    child = re.search(r"#/run/(.+)$", page.url).group(1)
+    back = page.locator("#parent-run a")
+    back.wait_for(timeout=RUN_TIMEOUT_MS)
+    assert back.inner_text() == FIXTURE_QUESTION and back.get_attribute("href") == f"#/run/{parent}"
+    page.locator("#plan-gate").wait_for(timeout=RUN_TIMEOUT_MS)  # the follow-up's plan waits for the browser
+    assert page.locator("#run-head h2").inner_text() == question
+    back.click()
+    forward = page.locator("#child-runs a", has_text=question)
+    forward.wait_for(timeout=30_000)
+    assert forward.get_attribute("href") == f"#/run/{child}"
+    assert _wait_for_no_process(served, child)["gate"] == "plan"
+    assert page.errors == [] and page.offsite == []

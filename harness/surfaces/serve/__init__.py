@@ -4,6 +4,7 @@ One concern per module: `app` (routes, pages, run files and the audit viewer),
 `api` (the JSON API), `request` (a new-run request checked like `research run`'s
 flags), `launcher` (each run in its own `research` process), `events` (the live
 stream, tailed from trace.jsonl and run.json), `runs` (what a run folder says),
+`signoff` (the final gate's report as its sign-off prints it, and each cited quote in its source),
 `states` (which statuses get which action), `security` (Host, token, CSRF, the headers
 on every answer), `limits` (the server's deadlines and sizes, and how many runs at once).
 The page itself is `static/` (HTML, CSS, one vanilla script).

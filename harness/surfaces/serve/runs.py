@@ -16,15 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract.formats import plan_content_sha256
-from harness.contract.layout import FINAL_REPORT, PLAN, RUN, question_cards
+from harness.contract.layout import FINAL_REPORT, PLAN, RUN, TRACE, question_cards
 from harness.contract.schemas import schema
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
 from harness.orchestrator.followup import children_of
+from harness.surfaces.serve.signoff import final_preview
 from harness.surfaces.serve.states import ACTIVE, BROKEN, GATES, RESUMABLE, STATUSES
 from harness.surfaces.summary import answers_of, cost_text, dollars, run_costs
 from harness.workspace.paths import inside, servable
 from harness.workspace.reader import RunReader
 from harness.workspace.store import Workspace
+from harness.workspace.trace import read_events
 
 RUN_ID = re.compile(schema("common.schema.json")["$defs"]["run_id"]["pattern"])
 
@@ -83,13 +85,61 @@ def listed(run_dir: Path, live: bool) -> dict[str, Any]:
         }
 
 
-def _seconds_between(start: Any, end: Any) -> float | None:
+def _when(ts: Any) -> datetime | None:
     try:
-        a = datetime.fromisoformat(str(start).replace("Z", "+00:00"))
-        b = datetime.fromisoformat(str(end).replace("Z", "+00:00"))
+        return datetime.fromisoformat(str(ts).replace("Z", "+00:00"))
     except ValueError:
         return None
-    return round((b - a).total_seconds(), 3)
+
+
+# Statuses in which a run waits for a person: at a gate, or stopped until someone resumes it.
+WAITING: frozenset[str] = frozenset(GATES) | RESUMABLE
+_DURATIONS: dict[Path, tuple[tuple[Any, ...], float | None]] = {}  # run folder -> (its trace's stat, working time)
+
+
+def working_seconds(events: list[dict[str, Any]], created_at: Any, updated_at: Any) -> float | None:
+    """How long the run has worked: from its creation to its last event, less each wait for a person (from the
+    status event that enters a gate or a resumable stop to the `resume` or status event that leaves it). None
+    when its times cannot be read."""
+    start = _when(created_at)
+    if start is None:
+        return None
+    total, waiting_since, last = 0.0, None, start
+    for event in events:
+        at = _when(event.get("ts"))
+        if at is None:
+            continue
+        waiting = event.get("event") == "status" and event.get("status") in WAITING
+        if waiting_since is None and waiting:
+            total += (at - start).total_seconds()
+            waiting_since = at
+        elif waiting_since is not None and event.get("event") in ("status", "resume") and not waiting:
+            start = at
+            waiting_since = None
+        last = max(last, at)
+    if waiting_since is None:
+        end = max(last, _when(updated_at) or last)
+        total += (end - start).total_seconds()
+    return round(max(total, 0.0), 3)
+
+
+def _duration(run_dir: Path, run: dict[str, Any]) -> float | None:
+    """`working_seconds` of a run, read from its trace once per change of the file (the list asks every 2 s)."""
+    path = servable(run_dir, TRACE)
+    try:
+        stat = path.stat() if path is not None else None
+    except OSError:
+        stat = None
+    key = (stat.st_size, stat.st_mtime_ns, run.get("created_at"), run.get("updated_at")) if stat else None
+    cached = _DURATIONS.get(run_dir)
+    if key is not None and cached is not None and cached[0] == key:
+        return cached[1]
+    seconds = working_seconds(read_events(run_dir), run.get("created_at"), run.get("updated_at"))
+    if key is not None:
+        if len(_DURATIONS) > 4096:
+            _DURATIONS.clear()
+        _DURATIONS[run_dir] = (key, seconds)
+    return seconds
 
 
 def row(run_dir: Path, live: bool) -> dict[str, Any]:
@@ -112,7 +162,7 @@ def row(run_dir: Path, live: bool) -> dict[str, Any]:
         "status_reason": run.get("status_reason"),
         "created_at": run.get("created_at"),
         "updated_at": run.get("updated_at"),
-        "duration_seconds": _seconds_between(run.get("created_at"), run.get("updated_at")),
+        "duration_seconds": _duration(run_dir, run),  # time waiting for a person left out
         "engines": sorted(set((config.get("engines") or {}).values())),
         "models": sorted({m for m in (config.get("models") or {}).values() if m}),
         "budget": {"limits": budget.get("limits") or {}, "spent": budget.get("spent") or {}},
@@ -211,5 +261,11 @@ def detail(run_dir: Path, live: bool) -> dict[str, Any]:
         candidate = final_candidate(Workspace.open(run_dir))
         if candidate is not None:
             path, sha = candidate
-            out["draft"] = {"path": path, "sha256": sha, "text": reader.read_text(path)}
+            # the draft as written, and the report its sign-off prints with each cited card's quote in its source
+            out["draft"] = {
+                "path": path,
+                "sha256": sha,
+                "text": reader.read_text(path),
+                **final_preview(reader, path, sha),
+            }
     return out

@@ -4,6 +4,16 @@
 "use strict";
 
 const BUDGET_DIMS = ["llm_calls", "tokens", "searches", "wall_seconds", "usd"];
+const MIN_QUESTION_WORDS = 3;  // the form refuses a shorter question: a word or two gives the Planner nothing to plan
+
+// Why a question typed in a form is too short to start a run on, or null.
+function tooShort(question) {
+  const words = question.split(/\s+/).filter((w) => /\w/.test(w)).length;
+  if (!question) return "QUESTION: must not be empty";
+  return words < MIN_QUESTION_WORDS
+    ? `QUESTION: too short to research (${words} word${words === 1 ? "" : "s"}): ask a whole question, such as "How do asyncio.TaskGroup and asyncio.gather differ?"`
+    : null;
+}
 let meta = null;
 let cleanup = [];
 
@@ -83,7 +93,8 @@ function runsPage() {
   const body = h("tbody");
   const count = h("span", { class: "muted" });
   const table = h("table", { id: "runs" },
-    h("thead", {}, h("tr", {}, ["status", "question", "started", "duration", "engine / model", "budget spent", ""].map((t) => h("th", {}, t)))),
+    h("thead", {}, h("tr", {}, ["status", "question", "started", "duration", "engine / model", "budget spent", ""].map((t) =>
+      h("th", t === "duration" ? { title: "the time the run worked, not counting its waits for a person (gates, a stop to resume)" } : {}, t)))),
     body);
   async function refresh() {
     const q = select.value ? "?status=" + encodeURIComponent(select.value) : "";
@@ -145,6 +156,8 @@ function newRunPage() {
     const v = (n) => form.elements[n] && form.elements[n].value.trim();
     const body = { question: v("question"), corpus: v("corpus") || undefined, engine: v("engine") || undefined, model: v("model") || undefined,
       web: form.elements.web.checked, require_final_approval: form.elements.require_final_approval.checked };
+    const short = tooShort(body.question);
+    if (short) { form.querySelector('[data-error-for="question"]').textContent = short; return; }
     if (form.elements.search && v("search")) body.search = v("search");
     if (v("max_revisions")) body.max_revisions = Number(v("max_revisions"));
     const budget = {};
@@ -275,17 +288,101 @@ function planGate(id, d, seen) {
     h("p", {}, feedback), h("p", {}, reject));
 }
 
+// ---- the report a sign-off prints, drawn from its Markdown as text nodes (never as HTML) ---------
+
+const INLINE = /<a id="([a-z0-9_-]+)"><\/a>|\[([^\[\]\n]+)\]\(([^()\s]+)\)|\*\*([^*\n]+)\*\*|\*([^*\n]+)\*|`([^`\n]+)`/g;
+
+function inline(text, ctx) {
+  const out = [];
+  let last = 0;
+  for (const m of text.matchAll(INLINE)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    last = m.index + m[0].length;
+    if (m[1]) out.push(h("span", { "data-anchor": m[1] }));
+    else if (m[2]) out.push(link(m[2], m[3], ctx));
+    else if (m[4]) out.push(h("strong", {}, inline(m[4], ctx)));
+    else if (m[5]) out.push(h("em", {}, inline(m[5], ctx)));
+    else out.push(h("code", {}, m[6]));
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
+function link(label, target, ctx) {
+  const card = /^source-cards\/([a-z0-9][a-z0-9._-]*)\.json$/.exec(target);
+  if (card) return h("a", { href: `/runs/${ctx.id}/${target}`, class: "cite", "data-card": card[1], onclick: (ev) => { ev.preventDefault(); ctx.show(card[1], label); } }, label);
+  if (/^#[a-z0-9_-]+$/.test(target)) return h("a", { href: `/runs/${ctx.id}/`, class: "anchor", onclick: (ev) => {
+    ev.preventDefault();
+    const at = ctx.root.querySelector(`[data-anchor="${CSS.escape(target.slice(1))}"]`);
+    if (at) at.scrollIntoView({ block: "center" });
+  } }, label);
+  // a file of the run (a snapshot, a source record) opens from the run folder; nothing else is a link
+  if (/^(sources|source-cards)\/[a-z0-9][a-z0-9._-]*$/.test(target)) return h("a", { href: `/runs/${ctx.id}/${target}`, target: "_blank", rel: "noopener" }, label);
+  return label;
+}
+
+function markdown(text, ctx) {
+  const blocks = [];
+  let para = null, list = null, pre = null;
+  const close = () => { para = null; list = null; };
+  for (const line of text.split("\n")) {
+    if (pre) {
+      if (/^```/.test(line)) pre = null; else pre.append(line + "\n");
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const item = /^\s{0,3}[-*+]\s+(.*)$/.exec(line);
+    if (/^```/.test(line)) { close(); pre = h("pre", { class: "md-code" }); blocks.push(pre); }
+    else if (!line.trim()) close();
+    else if (/^(-{3,}|\*{3,})\s*$/.test(line)) { close(); blocks.push(h("hr")); }
+    else if (heading) { close(); blocks.push(h("h" + Math.min(6, heading[1].length + 3), { class: "md-h" }, inline(heading[2], ctx))); }
+    else if (/^\s*\|/.test(line)) {  // a table: its first row the head, its |---| row skipped
+      const cells = line.trim().replace(/^\|/, "").replace(/\|$/, "").split(/(?<!\\)\|/).map((c) => c.trim());
+      if (!para || para.tagName !== "TABLE") { close(); para = h("table", { class: "md-table" }, h("thead"), h("tbody")); blocks.push(para); }
+      const head = !para.tHead.rows.length;
+      if (cells.every((c) => /^:?-{2,}:?$/.test(c))) continue;
+      (head ? para.tHead : para.tBodies[0]).append(h("tr", {}, cells.map((c) => h(head ? "th" : "td", {}, inline(c, ctx)))));
+    } else if (item) {
+      if (!list) { para = null; list = h("ul"); blocks.push(list); }
+      list.append(h("li", {}, inline(item[1], ctx)));
+    } else if (list && /^\s+/.test(line)) list.lastChild.append(h("br"), ...inline(line.trim(), ctx));
+    else if (para && para.tagName === "P") para.append(" ", ...inline(line.trim(), ctx));
+    else { list = null; para = h("p", {}, inline(line.trim(), ctx)); blocks.push(para); }
+  }
+  return blocks;
+}
+
+function quotePanel(q, label) {
+  // the card's quote, highlighted where it stands in its source's snapshot
+  return [h("h4", {}, label, " · card ", h("code", {}, q.card_id), " · ", q.title || "", " ", h("span", { class: "muted" }, `(${q.source_id})`)),
+    h("p", { class: "quote-context" }, q.before ? "…" + q.before : "", h("mark", { class: "quote" }, q.quote), q.after ? q.after + "…" : ""),
+    q.verbatim ? null : h("p", { class: "error" }, "This card's quote is not verbatim in its source's snapshot (see research validate).")];
+}
+
 function finalGate(id, d) {
   const err = h("p", { class: "error", id: "final-error" });
   if (!d.draft) return h("section", { class: "panel gate", id: "final-gate" }, h("p", {}, "No draft has passed review."));
   const sign = h("button", { type: "button", id: "sign-off", onclick: async () => {
     err.textContent = "";
     try { await api("POST", `/api/runs/${id}/final`, { version: d.draft.sha256 }); } catch (e) { err.textContent = e.message; }
-  } }, "Sign off this draft");
+  } }, "Sign off this report");
+  const panel = h("aside", { class: "panel", id: "quote-panel", hidden: true });
+  const report = h("article", { class: "report", id: "final-report" });
+  const ctx = { id, root: report, show: (cardId, label) => {
+    const q = (d.draft.quotes || {})[cardId];
+    panel.replaceChildren(...(q ? quotePanel(q, label) : [h("p", { class: "error" }, `card ${cardId}: not found in this run`)]));
+    panel.hidden = false;
+    panel.scrollIntoView({ block: "nearest" });
+  } };
+  if (d.draft.report) report.append(...markdown(d.draft.report, ctx));
+  else report.append(h("p", { class: "error", id: "report-error" }, "This draft cannot be rendered as a report: ", d.draft.report_error || ""));
   return h("section", { class: "panel gate", id: "final-gate" },
     h("h3", {}, "Final gate: ", d.draft.path),
     h("p", {}, "sha256 ", h("code", { class: "sha", id: "draft-sha" }, d.draft.sha256)),
-    h("pre", { class: "draft" }, d.draft.text || ""), err, sign);
+    h("p", { class: "muted" }, "The report as final-report.md will hold it once signed. A citation opens its card's quote in the source."),
+    h("div", { class: "cols" }, report, panel),
+    h("details", { id: "draft-as-written" }, h("summary", {}, "The draft as written"), h("pre", { class: "draft" }, d.draft.text || "")),
+    err, sign);
 }
 
 function resumePanel(id, d) {
@@ -314,6 +411,8 @@ function askPanel(id) {
   const input = h("input", { type: "text", id: "ask-question", size: 70, placeholder: "The next question, building on this run's evidence" });
   const go = h("button", { type: "button", id: "ask", onclick: async () => {
     err.textContent = "";
+    const short = tooShort(input.value.trim());
+    if (short) { err.textContent = short; return; }
     try {
       const res = await api("POST", `/api/runs/${id}/ask`, { question: input.value });
       location.hash = res.run_id ? "#/run/" + res.run_id : "#/";
