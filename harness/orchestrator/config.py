@@ -344,7 +344,7 @@ def build_config(
         prices=check_prices(file_cfg.get("prices", {})),
     )
     check_dollar_budget(cfg)
-    named = search_settings(cfg).names if search is not None else ()
+    named = (cfg.search.get("provider", DEFAULT_SEARCH_PROVIDER), *cfg.search.get("also", ()))
     if not cfg.web and (search_url is not None or search is not None) and literature_of(named) != named:
         # the literature providers are keyless sources of their own; a web search provider needs the web
         raise UsageError(
