@@ -664,7 +664,9 @@ def plan_section(data: dict[str, Any]) -> Markup:
         facts,
         el("h3", "Questions"),
         _table(
-            ["id", "kind", "critical", "branch", "question", "criteria", "sources", "search terms"], rows, cls="questions"
+            ["id", "kind", "critical", "branch", "question", "criteria", "sources", "search terms"],
+            rows,
+            cls="questions",
         ),
         ref_block,
         el("h3", "Decisions"),
