@@ -15,6 +15,7 @@ from typing import Any
 from harness.contract.formats import now_iso, plan_content_sha256
 from harness.contract.layout import PLAN, by_number
 from harness.contract.policy import HARNESS, HUMAN
+from harness.contract.search import WEB, run_offers
 from harness.contract.statuses import AWAITING_PLAN_APPROVAL, PASS
 from harness.errors import ArtifactInvalid, Problem, UsageError
 from harness.workspace.store import Workspace
@@ -80,7 +81,7 @@ def edit_plan(ws: Workspace, new_text: str, by: str) -> str:
         raise UsageError(f"plan.json (edited): not valid JSON: {exc.msg} at line {exc.lineno}") from None
     if isinstance(new_plan, dict):
         new_plan["approval"] = None
-        _web_only_if_on(ws, new_plan)
+        _offered_only(ws, new_plan)
     ws.write(PLAN, new_plan, HUMAN)
     new = ws.read_text(PLAN, HARNESS)
     return "".join(
@@ -88,17 +89,23 @@ def edit_plan(ws: Workspace, new_text: str, by: str) -> str:
     )
 
 
-def _web_only_if_on(ws: Workspace, plan: dict[str, Any]) -> None:
-    """An edit may not allow the web to a question of a run whose web is off: no tool would ever search it."""
-    if (ws.manifest.get("config") or {}).get("web"):
-        return
+def _offered_only(ws: Workspace, plan: dict[str, Any]) -> None:
+    """An edit may allow a question only the sources the run offers (`contract/search.run_offers`): not the web to a
+    run whose web is off, nor a literature provider it does not search: no tool would ever search them."""
+    offered = run_offers(ws.manifest.get("config") or {})
     questions = plan.get("questions") if isinstance(plan.get("questions"), list) else []
     for n, q in enumerate(questions):
-        if isinstance(q, dict) and "web" in (q.get("allowed_sources") or []):
-            problem = Problem(
-                PLAN, f"/questions/{n}/allowed_sources", "web-off", "the web is off for this run; allow the corpus only"
+        if not isinstance(q, dict):
+            continue
+        for source in q.get("allowed_sources") or []:
+            if source in offered or not isinstance(source, str) or source.startswith("mcp:"):
+                continue
+            where, allow = f"/questions/{n}/allowed_sources", f"allow {', '.join(offered)} only"
+            if source == WEB:
+                raise ArtifactInvalid([Problem(PLAN, where, "web-off", f"the web is off for this run; {allow}")])
+            raise ArtifactInvalid(
+                [Problem(PLAN, where, "not-searched", f"this run does not search {source} (--search); {allow}")]
             )
-            raise ArtifactInvalid([problem])
 
 
 def decide_plan(ws: Workspace, decision: str, by: str, feedback: str | None = None, diff: str | None = None) -> str:

@@ -33,9 +33,9 @@ def _questions(plan: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def planner_material(corpus: Any, web: bool, mcp_tools: Any = ()) -> str:
-    """Today, the sources this run has (the corpus, the web or not, its MCP servers and their tools), and how a
-    plan question names them."""
+def planner_material(corpus: Any, web: bool, mcp_tools: Any = (), literature: tuple[str, ...] = ()) -> str:
+    """Today, the sources this run has (the corpus, the web or not, the literature providers it searches, its MCP
+    servers and their tools), and how a plan question names them."""
     lines = ["## What this run can search", f"Today is {today()}."]
     if corpus is not None:
         docs = corpus.documents
@@ -49,11 +49,19 @@ def planner_material(corpus: Any, web: bool, mcp_tools: Any = ()) -> str:
     else:
         lines.append("There is no local corpus.")
     mcp_line = " (plus any `mcp:NAME` below)" if mcp_tools else ""
+    named = ", ".join(f"`{name}`" for name in literature)
+    lit_line = " (plus the literature providers below)" if literature else ""
     lines.append(
         "The web is ON for this run: a question may allow `web` (web_search and fetch_url)."
         if web
-        else f'The web is OFF for this run: every question must use `allowed_sources: ["corpus"]`{mcp_line}.'
+        else f'The web is OFF for this run: every question must use `allowed_sources: ["corpus"]`{lit_line}{mcp_line}.'
     )
+    if literature:
+        lines.append(
+            f"The literature providers {named} are searched in this run: a question that allows one by name searches "
+            "its papers with web_search (each paper's open-access full text, else its abstract, is stored as a source)"
+            + ("; `web` allows them all." if web else "; no other web page is fetched.")
+        )
     servers: dict[str, list[str]] = {}
     for tool in mcp_tools:
         about = normalize_ws(tool.description)[:MCP_TOOL_CHARS]
@@ -65,7 +73,8 @@ def planner_material(corpus: Any, web: bool, mcp_tools: Any = ()) -> str:
             "source it can quote); no other question gets them."
         )
     lines.append(
-        "Per research question, `allowed_sources` lists what the Researcher may search (`corpus`, `web`, `mcp:NAME`); a "
+        "Per research question, `allowed_sources` lists what the Researcher may search (`corpus`, `web`, a literature "
+        "provider's name, `mcp:NAME`); a "
         "search of anything else is refused. `allowed_domains` limits the web to those domains and their "
         "subdomains (leave it empty for the open web); `blocked_domains` are never fetched. `primary_domains` names "
         "the official sites of what a web question is about (its own site, documentation, specification or "

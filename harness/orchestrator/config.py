@@ -25,7 +25,7 @@ from harness.contract.meaning import (
     chosen_meaning,
 )
 from harness.contract.schemas import schema, validate
-from harness.contract.search import DEFAULT_SEARCH_PROVIDER, LITERATURE_PROVIDERS
+from harness.contract.search import DEFAULT_SEARCH_PROVIDER, SearchProviderName, literature_of
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
 from harness.contract.statuses import BUDGET_DIMENSIONS, USD
 from harness.contract.works import CITATION_STYLES, DEFAULT_CITATION_STYLE, CitationStyle
@@ -344,13 +344,14 @@ def build_config(
         prices=check_prices(file_cfg.get("prices", {})),
     )
     check_dollar_budget(cfg)
-    if (search is not None or search_url is not None) and not cfg.web:
+    named = (cfg.search.get("provider", DEFAULT_SEARCH_PROVIDER), *cfg.search.get("also", ()))
+    if not cfg.web and (search_url is not None or search is not None) and literature_of(named) != named:
+        # the literature providers are keyless sources of their own; a web search provider needs the web
         raise UsageError(
             f"{'--search' if search is not None else '--search-url'}: the web is off for this run (add --web)"
         )
     check_numbers({"max_revisions": cfg.max_revisions, "concurrency": cfg.concurrency})
-    if cfg.web:
-        enable_web(cfg)
+    enable_sources(cfg)
     if cfg.mcp:
         check_mcp_installed()
     return cfg
@@ -478,27 +479,47 @@ def search_settings(cfg: RunConfig) -> SearchSettings:
     unless search.model names another; `also` and `providers` for several providers and their own settings)."""
     s = cfg.search
     model = s.get("model") or DEFAULT_MODEL.split(":", 1)[1]
-    return SearchSettings(
+    settings = SearchSettings(
         s.get("provider", DEFAULT_SEARCH_PROVIDER),
         s.get("url"),
         model,
         tuple(s.get("also") or ()),
         {name: dict(opts) for name, opts in (s.get("providers") or {}).items()},
     )
+    literature = literature_of(settings.names)
+    if cfg.web or not literature or literature == settings.names:
+        return settings
+    # without --web a run searches only the literature providers its search settings name
+    first, *more = literature
+    url = settings.url if first == settings.provider else None
+    return SearchSettings(first, url, model, tuple(more), settings.options)
+
+
+def literature_providers(cfg: RunConfig) -> tuple[SearchProviderName, ...]:
+    """The literature providers the run searches (`--search arxiv,openalex`, research.yaml `search:`): keyless
+    sources a plan question may name in its allowed_sources, with or without --web."""
+    return literature_of(search_settings(cfg).names)
+
+
+def enable_sources(cfg: RunConfig) -> None:
+    """--web, or a literature provider in the run's search settings, gives the Researcher the web tools (still
+    limited to what the plan allows each question: `contract/search.searchable`)."""
+    if cfg.web or literature_providers(cfg):
+        enable_web(cfg)
 
 
 def enable_web(cfg: RunConfig) -> None:
-    """--web gives the Researcher the web tools (still limited to the domains the plan allows), once the
-    extractor is known to import (a broken install is one line now, not a failed branch at the first fetch)
-    and the search provider's package, key and endpoint are there."""
-    from harness.sources.web.preflight import extractor_missing
+    """Give the Researcher the web tools (`web_search` and `fetch_url`; without --web they reach only the literature
+    providers, and the papers they found), once the extractor is known to import (a broken install is one line now,
+    not a failed branch at the first fetch) and the search provider's package, key and endpoint are there."""
+    from harness.sources.web.preflight import NEEDED, extractor_missing
 
-    missing = extractor_missing()
-    if missing:
-        raise UsageError(f"--web: {missing}")
     settings = search_settings(cfg)
+    missing = extractor_missing(NEEDED if cfg.web else tuple(m for m in NEEDED if m != "ddgs"))
+    if missing:
+        raise UsageError(f"{'--web' if cfg.web else '--search ' + ','.join(settings.names)}: {missing}")
     preflight(settings)
-    literature = [name for name in settings.names if name in LITERATURE_PROVIDERS]
+    literature = literature_of(settings.names)
     if literature:  # the papers it finds are cited in a bibliography at the run's end: check its renderer now
         require_extra(f"--search {','.join(literature)}", "papers", ("citeproc",))
     choice = cfg.roles["researcher"]
@@ -548,8 +569,7 @@ def config_from_snapshot(
     if model_base_url:
         set_base_urls(cfg.roles, model_base_url, None)
     check_dollar_budget(cfg, "research resume --budget-usd")
-    if cfg.web:
-        enable_web(cfg)
+    enable_sources(cfg)
     if cfg.mcp:
         check_mcp_installed()
     return cfg

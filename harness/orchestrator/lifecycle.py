@@ -35,7 +35,13 @@ from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
 from harness.orchestrator import followup
 from harness.orchestrator.agents import build_agents, preflight
 from harness.orchestrator.checkpoint import check_url, open_checkpointer
-from harness.orchestrator.config import RunConfig, check_limits, config_from_snapshot, search_settings
+from harness.orchestrator.config import (
+    RunConfig,
+    check_limits,
+    config_from_snapshot,
+    literature_providers,
+    search_settings,
+)
 from harness.orchestrator.graph import build_graph, graph_config
 from harness.orchestrator.live_run import LiveRun
 from harness.orchestrator.nodes import Pipeline
@@ -186,11 +192,11 @@ def run_context(
             ws.trace("decision", agent="harness", decision="corpus_files_skipped", detail={"files": corpus.skipped})
         tools = ResearchTools(index, registry)
     web = None
-    if cfg.web:
+    if cfg.web or literature_providers(cfg):  # without --web: the literature providers and their papers alone
         from harness.sources.search import make_provider
         from harness.sources.web import WebTools
 
-        web = WebTools(registry, search=make_provider(search_settings(cfg)), **cfg.fetch)
+        web = WebTools(registry, search=make_provider(search_settings(cfg)), open_web=cfg.web, **cfg.fetch)
     if mcp is None and cfg.mcp:
         mcp = connect_mcp(cfg)
     sources = None

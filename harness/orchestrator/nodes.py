@@ -27,6 +27,7 @@ from harness.contract.layout import (
     review_path,
 )
 from harness.contract.policy import HARNESS
+from harness.contract.search import offered_sources
 from harness.contract.statuses import (
     ANALYZING,
     AWAITING_FINAL_APPROVAL,
@@ -63,6 +64,7 @@ from harness.orchestrator.briefs import (
     reviewer_material,
     writer_material,
 )
+from harness.orchestrator.config import literature_providers
 from harness.orchestrator.delegate import Outcome, delegate
 from harness.orchestrator.live_run import LiveRun
 from harness.orchestrator.review_guard import merge_deterministic
@@ -133,6 +135,7 @@ class Pipeline:
             facts={
                 "question": self.run.config.question,
                 "web": "on" if self.run.config.web else "off",
+                "sources": ", ".join(offered_sources(self.run.config.web, literature_providers(self.run.config))),
                 **_official_sites(self.run.config),
                 **followup.planner_facts(self.ws.manifest.get("parent")),
             },
@@ -140,6 +143,7 @@ class Pipeline:
                 self.run.tools.index.corpus if self.run.tools else None,
                 self.run.config.web,
                 self.run.mcp.tools() if self.run.mcp else (),
+                literature_providers(self.run.config),
             ),
         )
         outcome = delegate(

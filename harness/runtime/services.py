@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from harness.contract.search import may_browse, offered_sources, searchable
 from harness.errors import PermissionRefused
 from harness.runtime.evidence import EvidenceRecorder
 from harness.runtime.step import ServiceSetup
@@ -109,24 +110,51 @@ def source_reader(setup: ServiceSetup) -> Callable[..., Any]:
 
 def _web(setup: ServiceSetup, tool: str) -> WebTools:
     if setup.run.web is None:
-        raise PermissionRefused(f"{tool}: web access is not enabled for this run (research run --web turns it on)")
-    setup.refuse_unless_allowed("web")
+        raise PermissionRefused(
+            f"{tool}: neither the web nor a literature provider is on for this run (research run --web, or --search "
+            "arxiv and the other literature providers, turns them on)"
+        )
     return setup.run.web
 
 
+def _not_allowed(setup: ServiceSetup, web: WebTools, what: str) -> PermissionRefused:
+    allowed = _allowed(setup)
+    offered = offered_sources(web.open_web, web.provider_names)[1:]  # what the run offers besides the corpus
+    return PermissionRefused(
+        f"the plan allows {', '.join(allowed or ()) or 'no'} sources for {setup.brief.question_id}, not {what} "
+        f"(this run offers {', '.join(offered)}); nothing was spent"
+    )
+
+
+def _allowed(setup: ServiceSetup) -> list[str] | None:
+    question = setup.question()
+    return question.get("allowed_sources") if question else None
+
+
+def _searchable(setup: ServiceSetup, web: WebTools) -> tuple[str, ...]:
+    """The providers this step's question may search (`contract/search.searchable`); refused when none."""
+    names = searchable(_allowed(setup), web.provider_names, web.open_web)
+    if not names:
+        raise _not_allowed(setup, web, "web" if web.open_web else "a literature provider")
+    return names
+
+
 def web_search(setup: ServiceSetup) -> Callable[..., Any]:
-    """`web_search(query, k)`: the allowed results (dicts). With `fetch=True` (the llm Researcher's tool), the top
-    results are also fetched and registered (`WebTools.search_and_fetch`: SearchedResults), and each result that did
-    not become a source is named in the step's notes (its trace), with why. Either way one search of the budget: the
-    pages a search fetches are part of it (at most `fetch.search_pages`), not charged apart."""
+    """`web_search(query, k)`: the allowed results (dicts), from the providers the step's question may search (with
+    --web and `web` allowed, all the run's; else the literature providers it names). With `fetch=True` (the llm
+    Researcher's tool), the top results are also fetched and registered (`WebTools.search_and_fetch`:
+    SearchedResults), and each result that did not become a source is named in the step's notes (its trace), with
+    why. Either way one search of the budget: the pages a search fetches are part of it (at most
+    `fetch.search_pages`), not charged apart."""
 
     def search(query: str, k: int = 5, *, fetch: bool = False) -> list[Any]:
         web = _web(setup, "web_search")
+        names = _searchable(setup, web)
         k, policy = max(1, min(int(k), 10)), setup.web_policy()
         if not fetch:
-            return setup.budget.spend_search(lambda: web.web_search(query, k, policy))
+            return setup.budget.spend_search(lambda: web.web_search(query, k, policy, names))
         qid = setup.brief.question_id
-        results = setup.budget.spend_search(lambda: web.search_and_fetch(query, k, policy, question_id=qid))
+        results = setup.budget.spend_search(lambda: web.search_and_fetch(query, k, policy, qid, names))
         setup.notes.extend(f"web result not kept: {r.url}: {r.reason}" for r in results if r.page is None)
         return results
 
@@ -134,8 +162,16 @@ def web_search(setup: ServiceSetup) -> Callable[..., Any]:
 
 
 def url_fetcher(setup: ServiceSetup) -> Callable[..., Any]:
+    """`fetch_url(url)`: any allowed page, when the run has --web and the question allows `web`; else only a paper a
+    literature search of this run found, from a provider the question allows."""
+
     def fetch_url(url: str):
         web = _web(setup, "fetch_url")
+        if not may_browse(_allowed(setup), web.open_web):
+            hit = web.found(url)
+            paper = hit is not None and hit.work is not None
+            if not paper or hit.provider not in searchable(_allowed(setup), web.provider_names, web.open_web):
+                raise _not_allowed(setup, web, "web pages: only the papers its literature searches found")
         policy = setup.web_policy()
         policy.check(url)  # a host the plan does not allow is refused before anything is spent
         return setup.budget.spend_search(lambda: web.fetch_url(url, policy, question_id=setup.brief.question_id))

@@ -59,7 +59,7 @@ class ServiceSetup:
         return next((q for q in questions if isinstance(q, dict) and q.get("id") == self.brief.question_id), None)
 
     def refuse_unless_allowed(self, kind: str) -> None:
-        """Refuse, before anything is spent, a `corpus` or `web` search the plan does not allow for this question."""
+        """Refuse, before anything is spent, a `corpus` search the plan does not allow for this question."""
         question = self.question()
         allowed = question.get("allowed_sources") if question else None
         if allowed is not None and kind not in allowed:

@@ -82,3 +82,10 @@ def test_injection_rule_names_are_the_flag_reason_enum_and_the_metrics_keys():
 def test_question_kinds_are_the_plan_schema_enum():
     kind = schema("plan.schema.json")["properties"]["questions"]["items"]["properties"]["kind"]
     assert list(statuses.QUESTION_KINDS) == kind["enum"]
+
+
+def test_allowed_sources_are_the_plan_schema_pattern():
+    from harness.contract import search
+
+    item = schema("plan.schema.json")["properties"]["questions"]["items"]["properties"]["allowed_sources"]["items"]
+    assert item["pattern"] == "^(" + "|".join(search.ALLOWED_SOURCES) + "|mcp:[a-z][a-z0-9_]{0,23})$"

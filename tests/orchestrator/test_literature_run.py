@@ -1,6 +1,7 @@
 """A literature question answered end to end by the offline engine, through the CLI, from stand-ins of arXiv and
-OpenAlex on 127.0.0.1 (fakes/scholarly.py): the run validates, its report ends with an APA bibliography of the papers
-it cites, and its BibTeX export parses (pybtex) and its CSL-JSON export holds the same references."""
+OpenAlex on 127.0.0.1 (fakes/scholarly.py), without --web (the literature providers are keyless sources of their
+own, which the plan allows by name): the run validates, its report ends with an APA bibliography of the papers it
+cites, and its BibTeX export parses (pybtex) and its CSL-JSON export holds the same references."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def literature_run(tmp_path_factory) -> tuple[Path, Path, dict]:
             f'    openalex: {{url: "{lit.api("openalex")}", email: test@example.org}}\n'
         )
         r = research(
-            ["run", QUESTION, "--web", "--web-allow-private", "--yes", "--runs-dir", "runs", "--corpus", "corpus"],
+            ["run", QUESTION, "--web-allow-private", "--yes", "--runs-dir", "runs", "--corpus", "corpus"],
             home,
         )
         requests = dict(lit.requests)
@@ -53,9 +54,15 @@ def records(run: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in (run / "sources").glob("*.json")}
 
 
-def test_the_run_researches_both_providers_and_validates(literature_run):
+def test_the_run_researches_both_providers_without_the_web_as_its_plan_allows_and_validates(literature_run):
     home, run, requests = literature_run
     assert set(requests) == {"arxiv", "openalex"}
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["config"]["web"] is False
+    plan = json.loads((run / "plan.json").read_text())
+    for q in plan["questions"]:
+        if q["kind"] == "research":
+            assert q["allowed_sources"] == ["corpus", "arxiv", "openalex"]
     check = research(["validate", str(run)], home)
     assert check.returncode == 0, check.stdout
     works = {r["work"]["title"]: r for r in records(run).values() if "work" in r}

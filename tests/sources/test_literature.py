@@ -5,6 +5,9 @@ work flagged."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import pytest
 
 from fakes.scholarly import ELECTION, RETRACTED, TIMEOUTS, literature
@@ -12,10 +15,11 @@ from fakes.sites import Reply
 from fakes.workspaces import make_plan
 from harness.contract.layout import card_path
 from harness.contract.works import ABSTRACT_ONLY_LIMITATION, RETRACTED_LIMITATION, csl_item, work_keys
-from harness.errors import UsageError
+from harness.errors import PermissionRefused, UsageError
 from harness.runtime.budget import Budget, DelegationBudget
 from harness.runtime.context import open_context
 from harness.runtime.interface import Brief
+from harness.runtime.step import RunServices
 from harness.sources.registry import SourceRegistry
 from harness.sources.search import SearchFailed, SearchSettings, make_provider, preflight
 from harness.sources.web import WebPolicy, WebTools
@@ -39,13 +43,14 @@ def ws(tmp_path, specs):
     return ws
 
 
-def tools(ws, tmp_path, settings: SearchSettings) -> WebTools:
+def tools(ws, tmp_path, settings: SearchSettings, open_web: bool = True) -> WebTools:
     return WebTools(
         SourceRegistry(ws),
         allow_private=True,
         timeout=5.0,
         cache=PageCache(root=tmp_path / "web-cache", ttl=3600.0),
         search=make_provider(settings),
+        open_web=open_web,
     )
 
 
@@ -383,3 +388,104 @@ def test_bad_provider_settings_are_named_in_one_line_before_any_work(tmp_path, c
     assert "\n" not in str(caught.value)
     with pytest.raises(UsageError, match=r"^--citation-style mla: choose one of apa, ieee, chicago-author-date$"):
         build_config("q?", runs_dir=str(tmp_path), citation_style="mla")
+
+
+# ---- the plan names the literature providers a question may search; no --web needed ------------------------------
+
+
+def researcher(ws, specs, web: WebTools, allowed: list[str]):
+    """A Researcher step on Q1 with the web tools (as `enable_web` gives them), Q1 allowing `allowed`."""
+    plan = make_plan()
+    plan["questions"][0]["allowed_sources"] = allowed
+    ws.write("plan.json", plan, specs["planner"].policy)
+    spec = dataclasses.replace(specs["researcher"], tools=(*specs["researcher"].tools, "web_search", "fetch_url"))
+    brief = Brief("researcher", "research Q1", outputs=("source-cards/",), question_id="Q1")
+    budget = DelegationBudget(Budget({}, {spec.role: {}}), spec.role, spec.limits, None)
+    run = RunServices(web=web)
+    return open_context(ws, spec, brief, engine="offline", model=None, run_id=ws.run_id, budget=budget, run=run)
+
+
+def test_without_the_web_a_question_searches_the_literature_providers_its_plan_names_and_fetches_only_their_papers(
+    ws, tmp_path, specs
+):
+    with literature() as lit:
+        web = tools(ws, tmp_path, settings(lit, "arxiv", "openalex"), open_web=False)
+        ctx = researcher(ws, specs, web, ["corpus", "arxiv"])
+        results = ctx.services.web_search("leader election", 5)
+        assert {r["provider"] for r in results} == {"arxiv"} and set(lit.requests) == {"arxiv"}
+        paper = ctx.services.fetch_url(results[0]["url"])
+        assert paper.work["provider"] == "arxiv" and paper.work["abstract_only"] is False
+        spent = ctx.budget.left("searches")
+        with pytest.raises(PermissionRefused, match=r"only the papers its literature searches found"):
+            ctx.services.fetch_url("https://example.org/any-page")
+        corpus_only = researcher(ws, specs, web, ["corpus"])
+        with pytest.raises(
+            PermissionRefused,
+            match=r"^the plan allows corpus sources for Q1, not a literature provider \(this run offers arxiv, "
+            r"openalex\); nothing was spent$",
+        ):
+            corpus_only.services.web_search("leader election", 5)
+        both = researcher(ws, specs, web, ["arxiv", "openalex"])
+        assert {r["provider"] for r in both.services.web_search("leader election", 5)} == {"arxiv", "openalex"}
+    assert ctx.budget.left("searches") == spent
+
+
+def test_with_the_web_a_question_allowing_one_provider_searches_that_one_and_fetches_no_other_page(ws, tmp_path, specs):
+    with literature() as lit:
+        web = tools(ws, tmp_path, settings(lit, "arxiv", "openalex"))
+        ctx = researcher(ws, specs, web, ["openalex"])
+        assert {r["provider"] for r in ctx.services.web_search("leader election", 5)} == {"openalex"}
+        with pytest.raises(PermissionRefused, match=r"not web pages"):
+            ctx.services.fetch_url("https://example.org/any-page")
+        everything = researcher(ws, specs, web, ["web"])
+        assert {r["provider"] for r in everything.services.web_search("leader election", 5)} == {"arxiv", "openalex"}
+
+
+def test_the_sources_a_run_offers_and_a_question_may_search():
+    from harness.contract.search import may_browse, offered_sources, run_offers, searchable
+
+    assert offered_sources(False, ("arxiv", "openalex")) == ("corpus", "arxiv", "openalex")
+    assert offered_sources(True, ("ddgs",)) == ("corpus", "web")
+    assert run_offers({"web": False, "search": {"provider": "searxng", "also": ["pubmed"]}}) == ("corpus", "pubmed")
+    assert run_offers({"web": False}) == ("corpus",)
+    assert searchable(["corpus", "web"], ("ddgs", "arxiv"), web=False) == ()
+    assert searchable(["corpus", "web"], ("ddgs", "arxiv"), web=True) == ("ddgs", "arxiv")
+    assert searchable(["pubmed", "arxiv"], ("ddgs", "arxiv", "pubmed"), web=False) == ("arxiv", "pubmed")
+    assert searchable(["crossref"], ("arxiv",), web=True) == ()
+    assert may_browse(["web"], True) and not may_browse(["arxiv"], True) and not may_browse(["web"], False)
+
+
+def test_a_literature_search_needs_no_web_flag_and_a_web_provider_still_does(tmp_path):
+    from harness.orchestrator.config import build_config, config_from_snapshot, literature_providers
+
+    cfg = build_config("q?", runs_dir=str(tmp_path), search="arxiv,openalex")
+    assert not cfg.web and literature_providers(cfg) == ("arxiv", "openalex")
+    assert {"web_search", "fetch_url"} <= set(cfg.roles["researcher"].spec.tools)
+    back = config_from_snapshot("q?", cfg.snapshot(), cfg.budget)
+    assert {"web_search", "fetch_url"} <= set(back.roles["researcher"].spec.tools)
+    with pytest.raises(UsageError, match=r"^--search: the web is off for this run \(add --web\)$"):
+        build_config("q?", runs_dir=str(tmp_path), search="arxiv,ddgs")
+    plain = build_config("q?", runs_dir=str(tmp_path))
+    assert literature_providers(plain) == () and "web_search" not in plain.roles["researcher"].spec.tools
+    with pytest.raises(UsageError, match=r"^--search-url: the web is off for this run \(add --web\)$"):
+        build_config("q?", runs_dir=str(tmp_path), search_url="http://127.0.0.1:9")
+    assert build_config("q?", runs_dir=str(tmp_path), search="pubmed", search_url="http://127.0.0.1:9").search == {
+        "provider": "pubmed",
+        "url": "http://127.0.0.1:9",
+    }
+
+
+def test_a_plan_edit_may_allow_only_the_sources_the_run_offers(tmp_path, specs):
+    from harness.errors import ArtifactInvalid
+    from harness.orchestrator.approvals import edit_plan
+
+    ws = Workspace.create(tmp_path / "runs", "q?", config={"web": False, "search": {"provider": "arxiv"}})
+    ws.write("plan.json", make_plan(), specs["planner"].policy)
+    for allowed, refusal in ((["corpus", "crossref"], "this run does not search crossref"), (["web"], "web is off")):
+        plan = make_plan()
+        plan["questions"][0]["allowed_sources"] = allowed
+        with pytest.raises(ArtifactInvalid, match=refusal):
+            edit_plan(ws, json.dumps(plan), "ada")
+    plan["questions"][0]["allowed_sources"] = ["corpus", "arxiv"]
+    edit_plan(ws, json.dumps(plan), "ada")
+    assert ws.reader().read_json("plan.json")["questions"][0]["allowed_sources"] == ["corpus", "arxiv"]

@@ -86,6 +86,15 @@ def test_get_run_shows_the_plan_with_its_hash_and_404s_otherwise(client, built_w
         assert r.status_code == 404 and "error" in r.json()
 
 
+def test_the_plan_gate_offers_the_sources_the_run_searches(client, built_ws):
+    assert client.get(f"/api/runs/{built_ws.run_id}").json()["offered_sources"] == ["corpus"]
+    set_status(built_ws, "awaiting_plan_approval", web=False, search={"provider": "arxiv", "also": ["pubmed"]})
+    assert client.get(f"/api/runs/{built_ws.run_id}").json()["offered_sources"] == ["corpus", "arxiv", "pubmed"]
+    set_status(built_ws, "awaiting_plan_approval", web=True)
+    d = client.get(f"/api/runs/{built_ws.run_id}").json()
+    assert d["offered_sources"] == ["corpus", "web", "arxiv", "pubmed"]
+
+
 def test_final_gate_shows_the_passing_draft_and_refuses_a_stale_hash(client, built_ws):
     set_status(built_ws, "awaiting_final_approval", require_final_approval=True)
     d = client.get(f"/api/runs/{built_ws.run_id}").json()

@@ -218,6 +218,7 @@ def test_defects_link_to_draft_lines_and_revisions_show_a_diff(built_ws, specs):
             "kind": "research",
             "critical": False,
             "tag": "NEW",
+            "allowed_sources": ["corpus", "arxiv"],
         },
     )
     plan["refinement"] = {
@@ -271,6 +272,7 @@ def test_defects_link_to_draft_lines_and_revisions_show_a_diff(built_ws, specs):
     )
     assert '<span class="badge b-approved">approved</span>' in html and "by tester" in html
     assert "Also cover &lt;b&gt;gather&lt;/b&gt;." in html
+    assert "<th>sources</th>" in html and "<td>corpus, arxiv</td>" in html  # what each question may search
     assert validate_workspace(ws.root) == []
 
 

@@ -1,7 +1,7 @@
 """The tools an LLM role is offered besides the file tools, built once per process.
 
 - Researcher: `search`, `read_source`, `record_evidence` (the harness finds the quote in the
-  snapshot and names the card), and with --web `web_search`, `fetch_url`;
+  snapshot and names the card), and with --web (or a literature provider) `web_search`, `fetch_url`;
 - Writer: `check_draft` (the Reviewer's deterministic checks, on request);
 - a role whose spec lists `mcp` (the Researcher): each tool of the run's MCP servers, named
   `mcp_<server>_<tool>` with the server's own description and argument schema. Its answer is
@@ -218,7 +218,8 @@ def _web_search_tool() -> BaseTool:
         "as a source: for each you get its source_id, title, URL, length (total=) and the passages that best match "
         "the query, with offsets; quote them with record_evidence, page on with read_source. A result that could "
         "not be fetched is listed with why and is not a source. One search of your budget, the fetches included; "
-        "refused without cost when the plan does not allow the web for your question.",
+        "refused without cost when the plan allows your question neither the web nor a literature provider (arxiv, "
+        "openalex, crossref, semanticscholar, pubmed: each paper stored with its full text or its abstract).",
     )
 
 
@@ -240,7 +241,7 @@ def _fetch_url_tool() -> BaseTool:
         "results), on a domain the plan allows for this question, and store it as a source. Returns its "
         "source_id, title, length and the passages that best match `focus` (what you are looking for; your "
         "question when omitted), each with its offsets; read_source(source_id, offset) pages through the rest. "
-        "Counts against your search budget.",
+        "Counts against your search budget. Without the web, only a paper a literature search found.",
     )
 
 

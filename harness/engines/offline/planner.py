@@ -17,7 +17,8 @@ names, and a Python statement or keyword it asks about: "the with statement" →
 A deliverable question closes the plan and says what the report delivers (the Writer answers in the
 report's Summary, and in a comparison table), never a copy of the question.
 Feedback on a rejected plan ("also cover Z") adds a question tagged NEW.
-With the web on, every research question may use it, on the open web; its `primary_domains` (the sites whose
+Without the web, every research question may search the literature providers the run searches (`--search arxiv`);
+with the web on, every research question may use it (and through it those providers), on the open web; its `primary_domains` (the sites whose
 pages count as primary sources) are the ones research.yaml names (`sources.primary_domains`): with no model,
 the Planner cannot know a subject's official site, so the human approving the plan may add them.
 """
@@ -27,7 +28,7 @@ from __future__ import annotations
 import re
 
 from harness.contract.layout import PLAN
-from harness.contract.search import CORPUS, WEB
+from harness.contract.search import CORPUS, LITERATURE_PROVIDERS, WEB
 from harness.engines.offline.ranking import keywords_named
 from harness.evidence.lexical import content_words
 from harness.runtime.interface import AgentResult, Brief
@@ -457,13 +458,22 @@ def refine(plan: dict, feedback: str, sources: tuple[str, ...] = (CORPUS,), offi
     return refined
 
 
+def _sources(facts: dict) -> tuple[str, ...]:
+    """What every research question may search: the corpus, and the web with --web (which covers every provider the
+    run searches); without it, each literature provider the run searches (the brief's `sources`, keyless)."""
+    if facts.get("web") == "on":
+        return (CORPUS, WEB)
+    offered = [s.strip() for s in str(facts.get("sources") or "").split(",") if s.strip()]
+    return (CORPUS, *(s for s in offered if s in LITERATURE_PROVIDERS))
+
+
 class OfflinePlanner:
     def __init__(self, spec=None):
         self.spec = spec
 
     def run(self, brief: Brief, ctx) -> AgentResult:
         question = brief.facts.get("question") or brief.task
-        sources = (CORPUS, WEB) if brief.facts.get("web") == "on" else (CORPUS,)  # --web: the web for every question
+        sources = _sources(brief.facts)
         official = tuple(brief.facts.get("primary_domains") or ())
         if brief.feedback and ctx.exists(PLAN):
             plan = refine(ctx.read_json(PLAN), brief.feedback, sources, official)

@@ -1,9 +1,11 @@
 """The offline Researcher on the web: keyless, deterministic web research with the run's search provider.
 
-When the plan lets a question use the web (`allowed_sources` lists `web`) and the run has `--web`, every search the
-Researcher makes also goes to the web, with the same query it sends to the corpus: the question's own query, its
-sub-queries and the bridge queries of its second hop. Each query is sent to the configured provider once (ddgs
-unless `--search` names another); the top results the question's domain policy allows and the branch has not
+When the plan lets a question use the web (`allowed_sources` lists `web`) and the run has `--web`, or names a
+literature provider the run searches (`arxiv`, `openalex`, …: no --web needed), every search the
+Researcher makes also goes to those, with the same query it sends to the corpus: the question's own query, its
+sub-queries and the bridge queries of its second hop. Each query is sent to the providers the question may search
+once (ddgs unless `--search` names another; a paper's page is its open-access full text or its abstract,
+`WebTools.fetch_paper`); the top results the question's domain policy allows and the branch has not
 tried yet (URLs deduplicated, normalized) are fetched in parallel and registered through `fetch_url` (a page that
 fails — an HTTP error, a timeout, no readable text — is skipped, named in the trace, never becomes a source, and is
 replaced by the next result). The query is
@@ -24,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from harness.contract.search import CORPUS, WEB
+from harness.contract.search import CORPUS, LITERATURE_PROVIDERS, WEB
 from harness.errors import BudgetExhausted, HarnessError, PermissionRefused
 from harness.evidence.lexical import content_words
 from harness.sources.corpus import Corpus, Document
@@ -191,11 +193,13 @@ class WebResearch:
 
 def step_search(ctx, question: dict) -> Callable[[str, int], list]:
     """The Researcher's search for this step: the corpus as before, and when the plan lets its question use the web
-    and its spec gives it the web services (`--web`), the web too, with the same query (corpus hits first). A
-    question that allows only the web searches only the web; a run without a corpus searches only the web."""
+    or a literature provider and its spec gives it the web services (`--web`, or `--search arxiv,…`), those too,
+    with the same query (corpus hits first). A question that allows no corpus searches only those; so does a run
+    without a corpus."""
     allowed = question.get("allowed_sources")
     services = ctx.services
-    if allowed is None or WEB not in allowed or "web_search" not in services or "fetch_url" not in services:
+    online = allowed is not None and any(s == WEB or s in LITERATURE_PROVIDERS for s in allowed)
+    if not online or "web_search" not in services or "fetch_url" not in services:
         return services.search
     web = WebResearch(services.web_search, services.fetch_url, ctx.notes, lambda: ctx.budget.left("searches"))
     corpus = CORPUS in allowed and "search" in services

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from harness.errors import HarnessError
 from harness.sources.injection import find_injections
 from harness.sources.registry import SourceRegistry
 from harness.sources.search import SearchProvider, SearchSettings, WebHit, make_provider
+from harness.sources.search.combined import Combined
 from harness.sources.urls import normalize_url
 from harness.sources.web.addresses import AddressGuard, Resolver, system_resolver
 from harness.sources.web.cache import DEFAULT_TTL, Page, PageCache
@@ -125,8 +127,12 @@ class WebTools:
         search: SearchProvider | None = None,
         transport: httpx.BaseTransport | None = None,
         search_pages: int = SEARCH_PAGES,
+        open_web: bool = True,
     ):
         self.registry = registry
+        # False: the run has no --web, only literature providers (the services then search those alone, as the
+        # plan allows each question, and fetch only the papers they found: `contract/search.searchable`)
+        self.open_web = open_web
         self.search_pages = max(1, int(search_pages))
         self.limits = FetchLimits(timeout, max_bytes, max_redirects, per_host)
         self.guard = AddressGuard(allow_private, resolver or system_resolver)
@@ -145,6 +151,25 @@ class WebTools:
             self._provider = make_provider(SearchSettings())
         return self._provider
 
+    @property
+    def provider_names(self) -> tuple[str, ...]:
+        """The names of the providers this run searches, in order."""
+        return tuple(p.name for p in getattr(self.provider, "providers", [self.provider]))
+
+    def provider_for(self, names: Sequence[str] | None = None) -> SearchProvider:
+        """The run's providers named in `names` (None: all of them), searched as one."""
+        if names is None:
+            return self.provider
+        parts = list(getattr(self.provider, "providers", [self.provider]))
+        chosen = [p for p in parts if p.name in names]
+        if not chosen:
+            raise WebRefused(
+                "web_search", f"this run searches {', '.join(self.provider_names)}, not {', '.join(names)}"
+            )
+        if len(chosen) == len(parts):
+            return self.provider
+        return chosen[0] if len(chosen) == 1 else Combined(chosen)
+
     def found(self, url: str) -> WebHit | None:
         """The search result that first named `url` in this run, if any."""
         with self._found_lock:
@@ -158,19 +183,18 @@ class WebTools:
         """Close the run's HTTP client (its pooled connections); the run's teardown calls this."""
         self.downloader.close()
 
-    def web_search(self, query: str, k: int, policy: WebPolicy) -> list[dict]:
+    def web_search(self, query: str, k: int, policy: WebPolicy, providers: Sequence[str] | None = None) -> list[dict]:
         """Up to k results [{'title', 'url', 'snippet', 'rank', 'provider', 'flags'}] on allowed domains; others
         are dropped, not shown. `flags` are the snippet's instruction-like sentences (`injection.find_injections`,
         offsets in the snippet); `rank` is the provider's own. The provider is asked for more than k because the
-        allow-list usually filters many out."""
+        allow-list usually filters many out. `providers`: which of the run's providers to ask (None: all)."""
+        provider = self.provider_for(providers)
         try:
-            raw = self.provider.search(query, max(3 * k, 10))
+            raw = provider.search(query, max(3 * k, 10))
         except ImportError:
-            info = getattr(self.provider, "info", None)
+            info = getattr(provider, "info", None)
             hint = f": pip install {info.pip}" if info else ""
-            raise WebRefused(
-                f"web_search {query!r}", f"the {self.provider.name} client is not installed{hint}"
-            ) from None
+            raise WebRefused(f"web_search {query!r}", f"the {provider.name} client is not installed{hint}") from None
         except HarnessError as exc:  # a missing key or package, or the provider's own failure
             raise WebRefused(f"web_search {query!r}", str(exc)) from None
         except Exception as exc:  # a search engine failure is a refusal, not a crash
@@ -318,13 +342,18 @@ class WebTools:
         )
 
     def search_and_fetch(
-        self, query: str, k: int, policy: WebPolicy, question_id: str | None = None
+        self,
+        query: str,
+        k: int,
+        policy: WebPolicy,
+        question_id: str | None = None,
+        providers: Sequence[str] | None = None,
     ) -> list[SearchedResult]:
         """`web_search`, then the top min(k, search_pages) allowed results fetched in parallel and registered, in
         rank order: each the source it became, or the one-line reason it did not (a refusal by policy, the
         private-address guard or robots.txt, an HTTP error, a timeout, no readable text). Only a failure of the
         search itself raises."""
-        results = self.web_search(query, max(1, min(int(k), self.search_pages)), policy)
+        results = self.web_search(query, max(1, min(int(k), self.search_pages)), policy, providers)
 
         def fetch(result: dict[str, Any]) -> SearchedResult:
             search = {"query": query, "provider": result["provider"], "rank": result["rank"]}

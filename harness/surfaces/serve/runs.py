@@ -18,6 +18,7 @@ from typing import Any
 from harness.contract.formats import plan_content_sha256
 from harness.contract.layout import FINAL_REPORT, PLAN, RUN, TRACE, question_cards
 from harness.contract.schemas import schema
+from harness.contract.search import run_offers
 from harness.orchestrator.approvals import final_candidate, final_is_approved, plan_is_approved, plan_rejection
 from harness.orchestrator.followup import children_of
 from harness.surfaces.serve.signoff import final_preview
@@ -240,6 +241,7 @@ def detail(run_dir: Path, live: bool) -> dict[str, Any]:
     out = {
         **head,
         "config": {k: config.get(k) for k in ("corpus", "web", "max_revisions", "require_final_approval")},
+        "offered_sources": list(run_offers(config)),  # what the plan gate offers a question to allow
         "plan": plan,
         "plan_sha256": plan_content_sha256(plan) if isinstance(plan, dict) else None,
         "branches": _branches(reader, run),

@@ -220,7 +220,7 @@ function planGate(id, d, seen) {
       h("td", {}, growing(h("textarea", { class: "wide q-text", rows: 2, "aria-label": "question " + q.id }, q.text || ""))),
       h("td", {}, h("select", { class: "q-kind" }, ["research", "deliverable"].map((k) => h("option", { value: k, selected: q.kind === k }, k)))),
       h("td", {}, h("input", { type: "checkbox", class: "q-critical", checked: q.critical, "aria-label": "critical" })),
-      h("td", {}, (d.config && d.config.web ? ["corpus", "web"] : ["corpus"]).map((s) => h("label", {}, h("input", { type: "checkbox", class: "q-src", value: s, checked: (q.allowed_sources || ["corpus"]).includes(s) }), s, " "))),
+      h("td", {}, [...new Set([...(d.offered_sources || ["corpus"]), ...(q.allowed_sources || [])])].map((s) => h("label", {}, h("input", { type: "checkbox", class: "q-src", value: s, checked: (q.allowed_sources || ["corpus"]).includes(s) }), s, " "))),
       h("td", {}, h("input", { type: "text", class: "wide q-terms", value: (q.search_terms || []).join(", "), "aria-label": "search terms " + q.id })),
       h("td", {}, h("button", { type: "button", class: "danger q-remove", onclick: () => tr.remove() }, "remove")),
       h("td", { class: "field-error q-error" }));
