@@ -25,6 +25,7 @@ import json
 import re
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +55,9 @@ _SOURCE = re.compile(r"<<<SOURCE (src-[0-9a-f]{12})([^\n]*)\n(.*?)\nSOURCE>>>", 
 _END = re.compile(r"\bend=(\d+)")
 
 
+_MEASURED = threading.Lock()  # research branches call one model object from parallel threads
+
+
 class SplitUsage(RealisticUsage):
     """RealisticUsage that also adds up what was read (input) and written or thought (output)."""
 
@@ -61,9 +65,10 @@ class SplitUsage(RealisticUsage):
     output: int = 0
 
     def __call__(self, prompt_chars: int, reply_chars: int) -> dict:
-        got = super().__call__(prompt_chars, reply_chars)
-        self.input += got["input_tokens"]
-        self.output += got["output_tokens"]
+        with _MEASURED:
+            got = super().__call__(prompt_chars, reply_chars)
+            self.input += got["input_tokens"]
+            self.output += got["output_tokens"]
         return got
 
 
@@ -77,11 +82,14 @@ class MeasuredModel(ScriptedChatModel):
     def bind_tools(self, tools, *, tool_choice=None, **kw):  # langchain binds the tools before every model call
         from langchain_core.utils.function_calling import convert_to_openai_tool
 
-        self.schema_chars += sum(len(json.dumps(convert_to_openai_tool(t))) for t in tools)
+        chars = sum(len(json.dumps(convert_to_openai_tool(t))) for t in tools)
+        with _MEASURED:
+            self.schema_chars += chars
         return super().bind_tools(tools, tool_choice=tool_choice, **kw)
 
     def _generate(self, messages, stop=None, run_manager=None, **kw):
-        self.system_chars += len(str(messages[0].content)) if messages else 0
+        with _MEASURED:
+            self.system_chars += len(str(messages[0].content)) if messages else 0
         return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
 
 

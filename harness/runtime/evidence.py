@@ -23,8 +23,10 @@ from harness.contract.layout import (
     source_record_path,
 )
 from harness.contract.quotes import Located, closest_passage, locate_quote, normalize_ws
+from harness.contract.statuses import ANSWERED
 from harness.contract.works import work_limitations
 from harness.errors import HarnessError, PermissionRefused
+from harness.evidence.answers import ask_of, claim_findings, judge
 from harness.evidence.standalone import not_standalone, refusal
 from harness.runtime.step import ServiceSetup
 
@@ -37,6 +39,19 @@ class QuoteNotFound(HarnessError):
 
 class QuoteNotStandalone(HarnessError):
     """A quote handed to `record_evidence` that cannot be a card's whole evidence (the error says how to succeed)."""
+
+
+def cards_answer(setup: ServiceSetup) -> bool:
+    """Whether the cards this step recorded answer its question by the answer check's rule (`evidence/answers.py`,
+    the rule the review later applies to the draft's cited quotes): `answered`, not `partly`. Cards of an earlier
+    round do not count: a branch researched again must find its own answer."""
+    cards = [id_of(rel) for rel in setup.files.outputs if rel.startswith("source-cards/")]
+    question = setup.question() if cards else None
+    if question is None or question.get("kind") != "research":
+        return False
+    reader = setup.workspace.reader()
+    findings = claim_findings(reader, {"supporting_cards": cards})
+    return judge(ask_of(question, setup.plan().get("criteria")), findings).verdict == ANSWERED
 
 
 class EvidenceRecorder:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.contract.search import may_browse, offered_sources, searchable
 from harness.errors import PermissionRefused
-from harness.runtime.evidence import EvidenceRecorder
+from harness.runtime.evidence import EvidenceRecorder, cards_answer
 from harness.runtime.step import ServiceSetup
 from harness.sources.mcp import McpResult, McpTool, source_name
 
@@ -40,6 +40,10 @@ class OutputDuty:
     last_call: str  # what the step's last model call is told to do
     nudge: str  # what a step that stopped without its outputs is told ({blocked}: the engine's blocked marker)
     blocked_reason: str  # a step out of its own budget with none written is blocked, not failed, with this code
+    tool: str = ""  # the tool (service) that writes the outputs
+    # when the outputs written so far meet the brief: a reply that only called `tool`, every call accepted, is then
+    # the step's last (the llm engine's EndWhenWritten), with no closing reply
+    met: Callable[[ServiceSetup], bool] | None = None
 
 
 OUTPUT_DUTIES: dict[str, OutputDuty] = {
@@ -48,6 +52,8 @@ OUTPUT_DUTIES: dict[str, OutputDuty] = {
         nudge="[harness] You recorded no evidence card. If what you read answers the question, call record_evidence "
         "for each quote now; otherwise reply `{blocked} no_evidence` with the queries you tried.",
         blocked_reason="no_evidence",
+        tool="record_evidence",
+        met=cards_answer,
     ),
 }
 
@@ -57,14 +63,20 @@ class Services:
 
     Asking for one the spec does not list is refused with a one-line error naming the tool."""
 
-    def __init__(self, role: str, given: dict[str, Callable[..., Any]]):
+    def __init__(self, role: str, given: dict[str, Callable[..., Any]], setup: ServiceSetup | None = None):
         self._role = role
         self._given = given
+        self._setup = setup
 
     @property
     def duty(self) -> OutputDuty | None:
         """The output duty of the first given service that has one (None: the step writes its outputs as files)."""
         return next((OUTPUT_DUTIES[name] for name in self._given if name in OUTPUT_DUTIES), None)
+
+    def duty_met(self) -> bool:
+        """Whether the outputs this step's duty wrote so far meet its brief (`OutputDuty.met`; False without one)."""
+        duty = self.duty
+        return bool(duty is not None and duty.met is not None and self._setup is not None and duty.met(self._setup))
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
@@ -243,4 +255,4 @@ def register_service(name: str, factory: ServiceFactory) -> None:
 
 def give_services(setup: ServiceSetup) -> Services:
     """The services the step's spec lists, built for this step."""
-    return Services(setup.role, {name: SERVICES[name](setup) for name in setup.spec.tools if name in SERVICES})
+    return Services(setup.role, {name: SERVICES[name](setup) for name in setup.spec.tools if name in SERVICES}, setup)

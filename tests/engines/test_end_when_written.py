@@ -1,11 +1,19 @@
-"""A role whose declared outputs have all landed ends its step without another model call; a Researcher,
-whose cards come through a service, and a step whose write was refused, are asked again."""
+"""A role whose declared outputs have all landed ends its step without another model call, and so does a
+Researcher after a reply that only recorded cards, once its cards answer its question; a Researcher that reads on
+in the same reply, one whose cards do not answer yet, and a step whose write was refused, are asked again."""
 
 from __future__ import annotations
 
 import json
 
-from engines.test_llm_engine import ScriptedModel, make_ctx, tool_reply
+from engines.test_llm_engine import (
+    ScriptedModel,
+    call,
+    card_from_last_hit,
+    make_ctx,
+    research_tools,
+    tool_reply,
+)
 from langchain_core.messages import AIMessage
 
 from fakes.workspaces import make_plan
@@ -57,3 +65,36 @@ def test_a_step_with_nothing_to_write_still_answers(ws, specs):
     model = ScriptedModel(script=[tool_reply("read_file", {"file_path": "/plan.json"}, "r1"), AIMessage("read it")])
     result = DeepAgentRole(spec, model).run(brief, make_ctx(ws, spec, brief))
     assert result.status == "completed" and len(model.calls) == 2 and result.summary == "read it"
+
+
+def _researcher_run(ws, specs, *script):
+    spec = specs["researcher"]
+    brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1", outputs=("source-cards/",))
+    search = tool_reply("search", {"query": "TaskGroup tasks cancelled exception", "k": 3}, "s1")
+    model = ScriptedModel(script=[search, *script])
+    ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
+    return DeepAgentRole(spec, model).run(brief, ctx), model, ctx
+
+
+def test_a_researcher_whose_cards_answer_its_question_ends_without_a_closing_reply(ws, specs):
+    result, model, ctx = _researcher_run(ws, specs, card_from_last_hit, AIMessage("1 card"))
+    assert result.status == "completed" and len(model.calls) == 2 and ctx.budget.llm_calls == 2
+    assert len(ctx.files.outputs) == 1 and any("without a closing reply" in n for n in ctx.notes)
+
+
+def test_a_researcher_that_reads_on_in_the_same_reply_is_asked_again(ws, specs):
+    def card_and_read(msgs):
+        card = card_from_last_hit(msgs)
+        return AIMessage("", tool_calls=[*card.tool_calls, call("read_source", {"source_id": "src-000000000000"}, "r")])
+
+    result, model, ctx = _researcher_run(ws, specs, card_and_read, AIMessage("1 card"))
+    assert result.status == "completed" and len(model.calls) == 3 and result.summary == "1 card"
+
+
+def test_a_researcher_whose_cards_do_not_answer_yet_decides_itself(ws, specs):
+    plan = make_plan()
+    plan["questions"][0]["text"] = "When was asyncio.timeout added?"  # a date, and a name no card holds
+    ws.write("plan.json", plan, specs["planner"].policy)
+    result, model, ctx = _researcher_run(ws, specs, card_from_last_hit, AIMessage("1 card"))
+    assert result.status == "completed" and len(model.calls) == 3 and result.summary == "1 card"
+    assert not any("without a closing reply" in n for n in ctx.notes)

@@ -387,20 +387,25 @@ def card_from_last_hit(messages: list[BaseMessage], *, quote: str | None = None,
 def test_researcher_searches_and_records_a_card_the_harness_names_and_locates(ws, specs):
     spec = specs["researcher"]
     brief = Brief(role="researcher", task="Find evidence for Q1.", question_id="Q1", outputs=("source-cards/",))
+
+    def and_read_on(reply: AIMessage) -> AIMessage:  # a card and a read in one reply: the step goes on
+        read = call("read_source", {"source_id": "src-000000000000"}, "s2")
+        return AIMessage("", tool_calls=[*reply.tool_calls, read])
+
     model = ScriptedModel(
         script=[
             tool_reply("search", {"query": "TaskGroup tasks cancelled exception", "k": 3}, "s1"),
-            lambda msgs: card_from_last_hit(msgs, number=1),
+            lambda msgs: and_read_on(card_from_last_hit(msgs, number=1)),
             lambda msgs: card_from_last_hit(msgs, quote="A TaskGroup never cancels anything, ever.", number=2),
             lambda msgs: card_from_last_hit(msgs, number=3),  # the same quote again: the same card
-            tool_reply("read_source", {"source_id": "src-000000000000"}, "s2"),
-            AIMessage("1 card"),
+            AIMessage("1 card"),  # never asked: a reply that only recorded, its cards answering Q1, ends the step
         ]
     )
     ctx = make_ctx(ws, spec, brief, tools=research_tools(ws))
     result = DeepAgentRole(spec, model).run(brief, ctx)
 
-    search_msg, card_ok, card_bad, card_again, read_msg = tool_messages(model)
+    assert len(model.calls) == 4 and any("without a closing reply" in n for n in ctx.notes)
+    search_msg, card_ok, read_msg, card_bad = tool_messages(model)
     source_id, start, end, text = HIT.search(search_msg.content).groups()
     assert (ws.root / f"sources/{source_id}.json").is_file() and (ws.root / f"sources/{source_id}.txt").is_file()
     assert (ws.root / f"sources/{source_id}.txt").read_text()[int(start) : int(end)] == text
@@ -417,9 +422,7 @@ def test_researcher_searches_and_records_a_card_the_harness_names_and_locates(ws
         and "quote not found in" in card_bad.content
         and "closest passage is at" in card_bad.content
     )
-    assert card_again.status == "success" and card_again.content.startswith(
-        f"Already recorded evidence card q1-{source_id}-1"
-    )
+    assert len(ctx.files.errors) == 1  # the same quote again was accepted as the same card, not refused
     assert sorted(p.name for p in (ws.root / "source-cards").iterdir()) == [f"q1-{source_id}-1.json"]
     assert read_msg.status == "error" and "not a registered source" in read_msg.content
     assert result.status == "completed" and ctx.budget.spent["searches"] == 1
