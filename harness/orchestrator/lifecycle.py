@@ -298,7 +298,7 @@ def raise_budget(ws: Workspace, limits: dict[str, Any]) -> dict[str, Any]:
     """Set new run limits (from `research resume --budget-...`) in run.json; returns the limits that changed."""
 
     old = dict(ws.manifest["budget"]["limits"])
-    new = {k: v for k, v in limits.items() if v is not None and k in BUDGET_DIMENSIONS}
+    new: dict[str, Any] = {k: v for k, v in limits.items() if v is not None and k in BUDGET_DIMENSIONS}
     check_limits(new)
     changed = {k: v for k, v in new.items() if old.get(k) != v}
     if changed:
