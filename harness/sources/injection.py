@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 
 from harness.contract.injection import (
     AGENT_ORDER,
@@ -689,7 +690,7 @@ def _task_list_items(text: str, units: list[tuple[int, int]]) -> set[int]:
     return out
 
 
-def find_injections(text: str, limit: int = 50) -> list[dict[str, object]]:
+def find_injections(text: str, limit: int = 50) -> list[dict[str, Any]]:
     """Instruction-like sentences of `text`, in order:
     [{'code': 'injection_suspected', 'reason': ..., 'excerpt': ..., 'offset': start, 'end': end}].
 

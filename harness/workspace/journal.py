@@ -159,7 +159,9 @@ class WriteJournal:
         A removal's intent is finished: the file and its index entry are gone, and the delete
         is traced once.
         """
-        traced: set[tuple[str | None, str | None]] | None = None  # (path, sha256) of the trace's write events, read if needed
+        traced: set[tuple[str | None, str | None]] | None = (
+            None  # (path, sha256) of the trace's write events, read if needed
+        )
         for intent_file, intent in self.entries():
             if intent is None:  # torn: cut off before the rename it announces
                 self.drop(intent_file)

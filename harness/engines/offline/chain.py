@@ -162,11 +162,11 @@ def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
         return []
     pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
     chain = [pairs[0][1], pairs[0][2]]
-    for score, a, b in pairs[1:]:
+    for score, a_sid, b_sid in pairs[1:]:
         if score < pairs[0][0] - MARGIN or len(chain) >= MAX_DOCS:
             break
-        new = [sid for sid in (a, b) if sid not in chain]
-        if new[:1] == [a] and score < pairs[0][0] - SIBLING:
+        new = [sid for sid in (a_sid, b_sid) if sid not in chain]
+        if new[:1] == [a_sid] and score < pairs[0][0] - SIBLING:
             continue  # it names a chain document, no chain document names it: a sibling unless nearly as good
         chain += new[: MAX_DOCS - len(chain)]
     return chain
