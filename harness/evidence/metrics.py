@@ -44,7 +44,7 @@ def _ratio(num: int, den: int) -> dict[str, Any]:
     return {"value": round(num / den, 4) if den else None, "numerator": num, "denominator": den}
 
 
-def _llm_judgement(reader: RunReader, draft_rel: str | None) -> tuple[set[tuple[int, str]], str]:
+def _llm_judgement(reader: RunReader, draft_rel: str | None) -> tuple[set[tuple[int | None, str]], str]:
     """(line, claim) citations an LLM Reviewer judged unsupported in the review of this draft, and the judge's name.
 
     With a model reviewing, its semantic `citation_not_supporting` defects count against
