@@ -92,7 +92,7 @@ def _web_only_if_on(ws: Workspace, plan: dict[str, Any]) -> None:
     """An edit may not allow the web to a question of a run whose web is off: no tool would ever search it."""
     if (ws.manifest.get("config") or {}).get("web"):
         return
-    questions = plan.get("questions") if isinstance(plan.get("questions"), list) else []
+    questions = found if isinstance(found := plan.get("questions"), list) else []
     for n, q in enumerate(questions):
         if isinstance(q, dict) and "web" in (q.get("allowed_sources") or []):
             problem = Problem(
@@ -138,7 +138,8 @@ def final_candidate(ws: Workspace) -> tuple[str, str] | None:
     for rel in reversed(by_number(p for p in manifest["artifacts"] if p.startswith("reviews/"))):
         review = ws.read_json(rel, HARNESS)
         if review.get("verdict") == PASS:
-            return review["draft"], ws.sha256(review["draft"])
+            sha = ws.sha256(review["draft"])  # None: the draft's file is gone, so there is nothing to sign off
+            return None if sha is None else (review["draft"], sha)
     return None
 
 

@@ -73,14 +73,14 @@ class EvidenceRecorder:
             ) from None
         located = locate_quote(text, quote, hint)
         if located is None:
-            exc = QuoteNotFound(_not_found(source_id, text, quote))
-            files.refused(target, exc)
-            raise exc
+            not_found = QuoteNotFound(_not_found(source_id, text, quote))
+            files.refused(target, not_found)
+            raise not_found
         reason = not_standalone(text, located.start, located.end, _title(setup, source_id))
         if reason is not None:
-            exc = QuoteNotStandalone(f"{source_id}: {refusal(reason, located.text)}")
-            files.refused(target, exc)
-            raise exc
+            not_alone = QuoteNotStandalone(f"{source_id}: {refusal(reason, located.text)}")
+            files.refused(target, not_alone)
+            raise not_alone
         with _card_lock(setup.workspace.root, qid):  # choosing the id and writing the card is one step
             card_id, new = self._write_card(qid, source_id, located, summary, confidence, limitations, hop)
         if new and located.how != "exact":

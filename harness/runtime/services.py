@@ -186,6 +186,7 @@ class McpService:
                 f"the plan allows {', '.join(allowed) or 'no'} sources for {setup.brief.question_id}, not "
                 f"{source_name(found.server)}; nothing was spent"
             )
+        assert mcp is not None  # the tool was found among its tools
         return setup.budget.spend_search(lambda: mcp.call(tool, arguments, question_id=setup.brief.question_id))
 
 

@@ -54,6 +54,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
 from harness.engines.offline import semantic
@@ -449,7 +450,7 @@ def _within(inner, outer) -> bool:
     )
 
 
-def _summary(title: str, quote: str, question_id: str, via: str) -> str:
+def _summary(title: str, quote: str, question_id: str | None, via: str) -> str:
     """A card's summary as a sentence: what the document says for the question, in its own first sentence of the
     quote (cut at a word near 200 characters), not a list of the question's words it shares."""
     spans = split_sentences(quote)
@@ -723,7 +724,7 @@ class OfflineResearcher:
         `def walk(` docstring, its later sentences too); in the ANSWER_DOCS best documents, the docstring of each
         function or class whose name holds the question's words (`Ask.in_name`: "join paths" ~ `joinpath`). Their
         sentences are candidates like any other (screened, scored), without a retrieval score."""
-        first: dict[str, tuple[int, object]] = {}
+        first: dict[str, tuple[int, Any]] = {}
         for rank, hit in hop1:
             first.setdefault(hit.source_id, (rank, hit))
         best = list(dict.fromkeys(c.source_id for c in ranked if c.hop == 1))[:ANSWER_DOCS]
