@@ -15,7 +15,7 @@ the revise budget); after that a warning, and the final report states it under L
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from harness.contract.citations import CLAIM_ID, format_citation
@@ -123,7 +123,7 @@ def _window(sentences: list[Sentence], i: int) -> str:
 def draft_defects(
     reader: RunReader,
     draft_rel: str,
-    branches: dict[str, dict] | None = None,
+    branches: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     text: str | None = None,
     may_research: Collection[str] = (),
@@ -411,7 +411,9 @@ def _check_conflict(ev: _Evidence, claim: dict, sentences: list[Sentence], i: in
     return out
 
 
-def _check_scope(ev: _Evidence, sentences: list[Sentence], cited: set[str], branches: dict[str, dict]) -> list[dict]:
+def _check_scope(
+    ev: _Evidence, sentences: list[Sentence], cited: set[str], branches: Mapping[str, Mapping[str, Any]]
+) -> list[dict]:
     out = []
     stated = " ".join(s.plain for s in sentences if not s.factual)
     stated_words = content_words(stated)

@@ -26,6 +26,7 @@ Definitions (also in docs/metrics.md):
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from harness.contract.claims import NOT_REPORTABLE, STATABLE, USABLE
@@ -90,7 +91,10 @@ def injection_flags(reader: RunReader) -> dict[str, Any]:
 
 
 def compute_metrics(
-    reader: RunReader, draft_rel: str | None, branches: dict[str, dict] | None = None, wall_seconds: float = 0.0
+    reader: RunReader,
+    draft_rel: str | None,
+    branches: Mapping[str, Mapping[str, Any]] | None = None,
+    wall_seconds: float = 0.0,
 ) -> dict[str, Any]:
     """The metrics of the run `reader` reads (a caching reader: every card and source is read once)."""
     run = reader.run()

@@ -278,7 +278,7 @@ def start_run(
         ws, corpus = create_run(cfg, models=models)
         ws.acquire_run_lock()
         try:
-            if link is not None:
+            if link is not None and parent is not None:
                 ws.update_manifest(lambda m: m.__setitem__("parent", link))
                 followup.carry_sources(ws, parent)
             if on_created:
@@ -340,7 +340,7 @@ def resume_run(
             on_opened(ws)
         if ws.status in TERMINAL_RUN_STATUSES:
             return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
-        if (budget or {}).get(USD) is not None:  # refused before run.json records a limit the run cannot keep
+        if budget and budget.get(USD) is not None:  # refused before run.json records a limit the run cannot keep
             m = ws.manifest
             limits = {**m["budget"]["limits"], USD: budget[USD]}
             config_from_snapshot(m["question"], m["config"], limits, model_base_url)
