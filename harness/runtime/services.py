@@ -13,9 +13,9 @@ the plan does not allow for the step's question (its `allowed_sources` and domai
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.errors import PermissionRefused
 from harness.runtime.evidence import EvidenceRecorder
@@ -23,8 +23,10 @@ from harness.runtime.step import ServiceSetup
 from harness.sources.mcp import McpResult, McpTool, source_name
 
 if TYPE_CHECKING:
-    from harness.sources.research_tools import ResearchTools
+    from harness.contract.quotes import Located
+    from harness.sources.research_tools import ResearchTools, SearchHit, SourceSlice
     from harness.sources.web import WebTools
+    from harness.sources.web.tools import FetchResult
 
 
 ServiceFactory = Callable[[ServiceSetup], Callable[..., Any]]
@@ -51,10 +53,70 @@ OUTPUT_DUTIES: dict[str, OutputDuty] = {
 }
 
 
+# ---- what each built-in service is called with and answers ------------------------------------
+
+
+class CorpusSearch(Protocol):
+    """`search`: the local corpus's best passages for `query` (each one registered as a source)."""
+
+    def __call__(self, query: str, k: int = 5) -> list[SearchHit]: ...
+
+
+class ReadSource(Protocol):
+    """`read_source`: a window of a registered source's snapshot."""
+
+    def __call__(self, source_id: str, offset: int = 0, length: int = 2000) -> SourceSlice: ...
+
+
+class WebSearch(Protocol):
+    """`web_search`: the allowed results (dicts), or with `fetch=True` the fetched ones (`SearchedResult`s)."""
+
+    def __call__(self, query: str, k: int = 5, *, fetch: bool = False) -> list[Any]: ...
+
+
+class FetchUrl(Protocol):
+    """`fetch_url`: one allowed page, fetched and registered."""
+
+    def __call__(self, url: str) -> FetchResult: ...
+
+
+class RecordEvidence(Protocol):
+    """`record_evidence`: (card id, where the quote is, whether the card is new); `runtime/evidence.py`."""
+
+    def __call__(
+        self,
+        source_id: str,
+        quote: str,
+        summary: str,
+        confidence: str,
+        limitations: list[str] | None = None,
+        hint: int | None = None,
+        hop: int | None = None,
+    ) -> tuple[str, Located, bool]: ...
+
+
+class CheckDraft(Protocol):
+    """`check_draft`: the defects the Reviewer's deterministic checks find in a draft."""
+
+    def __call__(
+        self, draft: str, branches: Mapping[str, Mapping[str, Any]] | None = None, text: str | None = None
+    ) -> list[dict[str, Any]]: ...
+
+
 class Services:
     """The services one step was given, by tool name: `ctx.services.search(query, k)`.
 
     Asking for one the spec does not list is refused with a one-line error naming the tool."""
+
+    # The built-in services, typed for the checker: annotations only, so `__getattr__` still answers each (a step
+    # has only those its spec lists), as it does a service added with `register_service`.
+    search: CorpusSearch
+    read_source: ReadSource
+    web_search: WebSearch
+    fetch_url: FetchUrl
+    record_evidence: RecordEvidence
+    check_draft: CheckDraft
+    mcp: McpService
 
     def __init__(self, role: str, given: dict[str, Callable[..., Any]]):
         self._role = role
@@ -89,8 +151,8 @@ def _corpus(setup: ServiceSetup, tool: str) -> ResearchTools:
     return setup.run.corpus
 
 
-def corpus_search(setup: ServiceSetup) -> Callable[..., Any]:
-    def search(query: str, k: int = 5):
+def corpus_search(setup: ServiceSetup) -> CorpusSearch:
+    def search(query: str, k: int = 5) -> list[SearchHit]:
         corpus = _corpus(setup, "search")
         setup.refuse_unless_allowed("corpus")
         return setup.budget.spend_search(lambda: corpus.search(query, k, question_id=setup.brief.question_id))
@@ -98,8 +160,8 @@ def corpus_search(setup: ServiceSetup) -> Callable[..., Any]:
     return search
 
 
-def source_reader(setup: ServiceSetup) -> Callable[..., Any]:
-    def read_source(source_id: str, offset: int = 0, length: int = 2000):
+def source_reader(setup: ServiceSetup) -> ReadSource:
+    def read_source(source_id: str, offset: int = 0, length: int = 2000) -> SourceSlice:
         corpus = _corpus(setup, "read_source")
         setup.budget.check_deadline()
         return corpus.read_source(source_id, offset, length)
@@ -114,7 +176,7 @@ def _web(setup: ServiceSetup, tool: str) -> WebTools:
     return setup.run.web
 
 
-def web_search(setup: ServiceSetup) -> Callable[..., Any]:
+def web_search(setup: ServiceSetup) -> WebSearch:
     """`web_search(query, k)`: the allowed results (dicts). With `fetch=True` (the llm Researcher's tool), the top
     results are also fetched and registered (`WebTools.search_and_fetch`: SearchedResults), and each result that did
     not become a source is named in the step's notes (its trace), with why. Either way one search of the budget: the
@@ -133,8 +195,8 @@ def web_search(setup: ServiceSetup) -> Callable[..., Any]:
     return search
 
 
-def url_fetcher(setup: ServiceSetup) -> Callable[..., Any]:
-    def fetch_url(url: str):
+def url_fetcher(setup: ServiceSetup) -> FetchUrl:
+    def fetch_url(url: str) -> FetchResult:
         web = _web(setup, "fetch_url")
         policy = setup.web_policy()
         policy.check(url)  # a host the plan does not allow is refused before anything is spent
@@ -143,8 +205,10 @@ def url_fetcher(setup: ServiceSetup) -> Callable[..., Any]:
     return fetch_url
 
 
-def draft_checker(setup: ServiceSetup) -> Callable[..., list[dict]]:
-    def check(draft: str, branches: dict[str, dict] | None = None, text: str | None = None) -> list[dict]:
+def draft_checker(setup: ServiceSetup) -> CheckDraft:
+    def check(
+        draft: str, branches: Mapping[str, Mapping[str, Any]] | None = None, text: str | None = None
+    ) -> list[dict[str, Any]]:
         """The defects the Reviewer's deterministic checks find in `draft` (or in `text`, checked as if it were
         `draft`, before it is written): the same code the review runs."""
         from harness.evidence.checks import draft_defects
@@ -154,7 +218,7 @@ def draft_checker(setup: ServiceSetup) -> Callable[..., list[dict]]:
     return check
 
 
-def evidence_recorder(setup: ServiceSetup) -> Callable[..., Any]:
+def evidence_recorder(setup: ServiceSetup) -> RecordEvidence:
     return EvidenceRecorder(setup).record
 
 
