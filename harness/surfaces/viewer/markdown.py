@@ -49,8 +49,8 @@ def _starts_block(line: str) -> bool:
         or _HR.match(line)
         or _FENCE.match(line)
         or _QUOTE.match(line)
-        or _LIST_ITEM.match(line)
-        and (_LIST_ITEM.match(line).group(3) or "").strip()
+        or (item := _LIST_ITEM.match(line))
+        and (item.group(3) or "").strip()
     )
 
 
@@ -154,6 +154,7 @@ class _Renderer:
 
     def _list(self, lines: list[str], i: int, out: list[Markup]) -> int:
         first = _LIST_ITEM.match(lines[i])
+        assert first is not None  # called on a list item's line
         base = len(first.group(1))
         ordered = first.group(2)[0].isdigit()
         items: list[list[str]] = []
@@ -202,7 +203,9 @@ class _Renderer:
             rendered.append(el("li", body))
         start = None
         if ordered:
-            number = int(re.match(r"\d+", first.group(2)).group())
+            digits = re.match(r"\d+", first.group(2))
+            assert digits is not None  # an ordered item's marker starts with its number
+            number = int(digits.group())
             start = number if number != 1 else None
         out.append(el("ol" if ordered else "ul", join(rendered, "\n"), start=start))
         return i

@@ -343,8 +343,8 @@ def _flag_line(flag: dict[str, Any]) -> str:
 
 def _sources_table(data: dict[str, Any]) -> Markup:
     users = claims_by_card(data)
-    questions: dict[str, set[str]] = {}
-    statuses: dict[str, set[str]] = {}
+    questions: dict[str | None, set[str]] = {}  # by the cards' source id, as they name it
+    statuses: dict[str | None, set[str]] = {}
     for card_id, entry in data["cards"].items():
         card = entry["card"] if isinstance(entry["card"], dict) else {}
         sid = card.get("source_id")
@@ -353,7 +353,7 @@ def _sources_table(data: dict[str, Any]) -> Markup:
     rows = []
     for sid, entry in data["sources"].items():
         rec = entry["record"] if isinstance(entry["record"], dict) else {}
-        origin = rec.get("origin") if isinstance(rec.get("origin"), dict) else {}
+        origin = found if isinstance(found := rec.get("origin"), dict) else {}
         qs = set(questions.get(sid, set()))
         if origin.get("question_id"):
             qs.add(origin["question_id"])
@@ -686,7 +686,7 @@ def timeline_section(data: dict[str, Any]) -> Markup:
     events = data["timeline"]
     times = [t for e in events for t in (_ts(e.get("ts")), _ts(e.get("started_at")), _ts(e.get("ended_at"))) if t]
     t0 = min(times) if times else None
-    span = max(((max(times) - t0).total_seconds() if times else 0), 0.001)
+    span = max(((max(times) - min(times)).total_seconds() if times else 0), 0.001)
     rows = []
     writes = 0
     for e in events:
@@ -703,7 +703,7 @@ def timeline_section(data: dict[str, Any]) -> Markup:
         )
         engine = " / ".join(str(x) for x in (e.get("engine"), e.get("model")) if x)
         if kind == "delegation":
-            detail = el(
+            detail: Markup | str = el(
                 "div",
                 _plain(
                     (e.get("detail") or {}).get("summary") if isinstance(e.get("detail"), dict) else e.get("detail")
