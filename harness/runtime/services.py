@@ -23,6 +23,7 @@ from harness.runtime.step import ServiceSetup
 from harness.sources.mcp import McpResult, McpTool, source_name
 
 if TYPE_CHECKING:
+    from harness.contract.cards import Confidence
     from harness.contract.quotes import Located
     from harness.sources.research_tools import ResearchTools, SearchHit, SourceSlice
     from harness.sources.web import WebTools
@@ -88,7 +89,7 @@ class RecordEvidence(Protocol):
         source_id: str,
         quote: str,
         summary: str,
-        confidence: str,
+        confidence: Confidence,
         limitations: list[str] | None = None,
         hint: int | None = None,
         hop: int | None = None,

@@ -56,6 +56,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
 from harness.engines.offline import semantic
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
@@ -462,10 +463,10 @@ def _summary(title: str, quote: str, question_id: str | None, via: str) -> str:
     return f'"{title}" says, for {question_id}{via}: {first or "see the quote."}'
 
 
-def _confidence(relevance: float) -> str:
+def _confidence(relevance: float) -> Confidence:
     if relevance >= 0.6:
-        return "medium"
-    return "low"
+        return MEDIUM
+    return LOW
 
 
 @dataclass(kw_only=True)
@@ -881,7 +882,7 @@ class OfflineResearcher:
                 cand.source_id,
                 quote,
                 _summary(cand.title, quote, brief.question_id, via),
-                "high" if cand in chain else _confidence(cand.relevance),
+                HIGH if cand in chain else _confidence(cand.relevance),
                 limitations,
                 hint=start,
                 hop=cand.hop,

@@ -37,6 +37,7 @@ import re
 from collections.abc import Set as AbstractSet
 from typing import cast
 
+from harness.contract.cards import HIGH
 from harness.contract.citations import format_citation, parse_citations
 from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
@@ -167,7 +168,7 @@ class _Claims:
         return {self.cards[c]["source_id"] for c in claim["supporting_cards"] if c in self.cards}
 
     def strong(self, claim: dict) -> bool:
-        return any(self.cards.get(c, {}).get("confidence") == "high" for c in claim["supporting_cards"])
+        return any(self.cards.get(c, {}).get("confidence") == HIGH for c in claim["supporting_cards"])
 
 
 def answer_claims(pool: list[dict], cl: _Claims, skip: AbstractSet[str] = frozenset()) -> list[dict]:
