@@ -1,5 +1,5 @@
 # The two commands a newcomer needs: `make run` (the main job) and `make test`
-# (ruff lint and format, the import-linter layer contract, then the test suite).
+# (ruff lint and format, the import-linter layer contract, the type checker, then the test suite).
 # Each creates .venv and installs the project into it on first use.
 
 PYTHON ?= python3
@@ -25,6 +25,7 @@ test: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 clean:

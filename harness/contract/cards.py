@@ -1,43 +1,62 @@
 """The one builder of an evidence card (source-cards/*.json), whichever engine found the evidence.
 
 The harness, never the agent, names the card (`layout.new_card_id`) and copies the quote and
-its span from the stored snapshot; the agent supplies what only it can judge: the summary,
-the confidence and the limitations.
+its span from the stored snapshot; the agent supplies what only it can judge (`CardDraft`): the
+summary, the confidence and the limitations.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
+
+from harness.contract.quotes import Located
+
+# How strongly a card's quote answers its question (card.schema.json's `confidence` enum; a test holds them equal).
+Confidence = Literal["high", "medium", "low"]
+HIGH: Final = "high"
+MEDIUM: Final = "medium"
+LOW: Final = "low"
+CONFIDENCES: Final[tuple[Confidence, ...]] = get_args(Confidence)
+
+
+@dataclass(frozen=True)
+class CardDraft:
+    """What a card is built from that an engine supplies: the source and the quote it found there, and its own
+    judgement of it. The harness adds the rest (`build_card`): the card's id and question, the snapshot's own text
+    and span for the quote, who extracted it and in which run."""
+
+    source_id: str
+    quote: str  # as the engine quoted it; the card keeps the snapshot's text where it was located
+    summary: str
+    confidence: Confidence
+    limitations: tuple[str, ...] = ()
+    hop: int | None = None  # which retrieval hop found the quote, when the engine searched in hops
 
 
 def build_card(
+    draft: CardDraft,
+    located: Located,
     *,
     card_id: str,
-    source_id: str,
     question_id: str,
-    quote: str,
-    start: int,
-    end: int,
-    summary: str,
-    confidence: str,
-    limitations: list[str] | None,
     extracted_by: dict[str, Any],
     run_id: str,
-    hop: int | None = None,
 ) -> dict[str, Any]:
-    """The card as card.schema.json describes it; `hop` only when the engine searched in hops."""
+    """The card as card.schema.json describes it, its quote and span `located` in the snapshot; `hop` only when
+    the engine searched in hops."""
     card: dict[str, Any] = {
         "card_id": card_id,
-        "source_id": source_id,
+        "source_id": draft.source_id,
         "question_id": question_id,
-        "quote": quote,
-        "span": {"start": start, "end": end},
-        "evidence_summary": summary,
-        "confidence": confidence,
-        "limitations": list(limitations or []),
+        "quote": located.text,
+        "span": {"start": located.start, "end": located.end},
+        "evidence_summary": draft.summary,
+        "confidence": draft.confidence,
+        "limitations": list(draft.limitations),
     }
-    if hop is not None:
-        card["hop"] = hop
+    if draft.hop is not None:
+        card["hop"] = draft.hop
     card["extracted_by"] = extracted_by
     card["run_id"] = run_id
     return card

@@ -50,4 +50,4 @@ def chosen_meaning() -> MeaningModel:
     value = os.environ.get(MEANING_ENV, "").strip() or DEFAULT_MEANING
     if value not in MEANING_MODELS:
         raise UsageError(f"{MEANING_ENV}={value}: choose one of {', '.join(MEANING_MODELS)}")
-    return value  # type: ignore[return-value]
+    return value

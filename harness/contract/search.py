@@ -8,7 +8,7 @@ Defined once here; `schemas/config.schema.json` (`search.provider`) and `schemas
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 SearchProviderName = Literal[
     "ddgs", "tavily", "exa", "brave", "searxng", "gemini", "arxiv", "openalex", "crossref", "semanticscholar", "pubmed"
@@ -48,13 +48,13 @@ assert ALLOWED_SOURCES == (CORPUS, WEB, *LITERATURE_PROVIDERS), "a literature pr
 
 def literature_of(providers: Sequence[str]) -> tuple[SearchProviderName, ...]:
     """The literature providers among `providers` (the run's `--search` names), in their order."""
-    return tuple(p for p in providers if p in LITERATURE_PROVIDERS)  # type: ignore[misc]
+    return tuple(p for p in providers if p in LITERATURE_PROVIDERS)
 
 
 def offered_sources(web: bool, providers: Sequence[str]) -> tuple[AllowedSource, ...]:
     """What a run offers its plan's questions: the corpus; the web when the run has --web; and each literature
     provider the run searches (`--search arxiv,openalex`), with or without --web."""
-    return (CORPUS, *((WEB,) if web else ()), *literature_of(providers))  # type: ignore[return-value]
+    return (CORPUS, *((WEB,) if web else ()), *literature_of(providers))
 
 
 def run_offers(config: Mapping[str, Any]) -> tuple[AllowedSource, ...]:
@@ -67,10 +67,10 @@ def run_offers(config: Mapping[str, Any]) -> tuple[AllowedSource, ...]:
 def searchable(allowed: Sequence[str] | None, providers: Sequence[str], web: bool) -> tuple[SearchProviderName, ...]:
     """The providers a question may search: with --web and `web` allowed, every provider of the run; otherwise the
     literature providers the question names. `allowed` None (a step with no plan question): all the run offers."""
-    offered = tuple(providers) if web else literature_of(providers)
+    offered = tuple(cast(SearchProviderName, p) for p in providers) if web else literature_of(providers)
     if allowed is None or (web and WEB in allowed):
-        return offered  # type: ignore[return-value]
-    return tuple(p for p in offered if p in allowed)  # type: ignore[return-value]
+        return offered
+    return tuple(p for p in offered if p in allowed)
 
 
 def may_browse(allowed: Sequence[str] | None, web: bool) -> bool:

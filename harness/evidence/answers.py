@@ -507,7 +507,8 @@ def answer_problems(reader: RunReader) -> list[Problem]:
         return [Problem(METRICS, "/answers", "answer-verdicts", "metrics.json carries no answer verdicts")]
     problems = []
     today = {r["question_id"]: r for r in answer_records(reader, metrics["report"])}
-    kept = {a.get("question_id"): a for a in stored if isinstance(a, dict)}
+    # a verdict without a question id is the schema's to report (sorting it beside the ids would fail)
+    kept = {qid: a for a in stored if isinstance(a, dict) and isinstance(qid := a.get("question_id"), str)}
     for qid in sorted(set(today) | set(kept)):
         now, then = today.get(qid), kept.get(qid)
         if now is None or then is None or now["verdict"] != then.get("verdict"):

@@ -15,7 +15,7 @@ the revise budget); after that a warning, and the final report states it under L
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from harness.contract.citations import CLAIM_ID, format_citation
@@ -123,7 +123,7 @@ def _window(sentences: list[Sentence], i: int) -> str:
 def draft_defects(
     reader: RunReader,
     draft_rel: str,
-    branches: dict[str, dict] | None = None,
+    branches: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     text: str | None = None,
     may_research: Collection[str] = (),
@@ -296,7 +296,10 @@ def _check_support(ev: _Evidence, s: Sentence) -> list[dict]:
     if not usable or len(usable) != len(s.claim_ids):
         return []
     quotes = [
-        ev.card(c)["quote"] for cl in usable for c in cl["supporting_cards"] + cl["contradicting_cards"] if ev.card(c)
+        card["quote"]
+        for cl in usable
+        for c in cl["supporting_cards"] + cl["contradicting_cards"]
+        if (card := ev.card(c))
     ]
     evidence = " ".join(evidence_text(cl, []) for cl in usable) + " " + " ".join(quotes)
     if supports(s.plain, evidence, words=judges_overlap(ev.language)):
@@ -379,7 +382,7 @@ def _check_conflict(ev: _Evidence, claim: dict, sentences: list[Sentence], i: in
     window = _window(sentences, i)
     out = []
     side_numbers = [
-        set().union(*(numbers(ev.card(c)["quote"]) for c in claim[side] if ev.card(c)))
+        set().union(*(numbers(card["quote"]) for c in claim[side] if (card := ev.card(c))))
         for side in ("supporting_cards", "contradicting_cards")
     ]
     differing = (side_numbers[0] ^ side_numbers[1]) if all(side_numbers) else set()
@@ -408,7 +411,9 @@ def _check_conflict(ev: _Evidence, claim: dict, sentences: list[Sentence], i: in
     return out
 
 
-def _check_scope(ev: _Evidence, sentences: list[Sentence], cited: set[str], branches: dict[str, dict]) -> list[dict]:
+def _check_scope(
+    ev: _Evidence, sentences: list[Sentence], cited: set[str], branches: Mapping[str, Mapping[str, Any]]
+) -> list[dict]:
     out = []
     stated = " ".join(s.plain for s in sentences if not s.factual)
     stated_words = content_words(stated)

@@ -102,7 +102,7 @@ def parse_draft(markdown: str) -> list[Sentence]:
             section = heading
             continue
         note = bool(_ITALIC.match(text))  # a whole paragraph in italics is the Writer's note
-        pieces = []
+        pieces: list[tuple[int, str]] = []
         for s, e in split_sentences(text):
             piece = text[s:e]
             # A citation written after the full stop ("fact. [@C1]") belongs to the sentence before it.

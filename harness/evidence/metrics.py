@@ -26,6 +26,7 @@ Definitions (also in docs/metrics.md):
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from harness.contract.claims import NOT_REPORTABLE, STATABLE, USABLE
@@ -44,7 +45,7 @@ def _ratio(num: int, den: int) -> dict[str, Any]:
     return {"value": round(num / den, 4) if den else None, "numerator": num, "denominator": den}
 
 
-def _llm_judgement(reader: RunReader, draft_rel: str | None) -> tuple[set[tuple[int, str]], str]:
+def _llm_judgement(reader: RunReader, draft_rel: str | None) -> tuple[set[tuple[int | None, str]], str]:
     """(line, claim) citations an LLM Reviewer judged unsupported in the review of this draft, and the judge's name.
 
     With a model reviewing, its semantic `citation_not_supporting` defects count against
@@ -90,7 +91,10 @@ def injection_flags(reader: RunReader) -> dict[str, Any]:
 
 
 def compute_metrics(
-    reader: RunReader, draft_rel: str | None, branches: dict[str, dict] | None = None, wall_seconds: float = 0.0
+    reader: RunReader,
+    draft_rel: str | None,
+    branches: Mapping[str, Mapping[str, Any]] | None = None,
+    wall_seconds: float = 0.0,
 ) -> dict[str, Any]:
     """The metrics of the run `reader` reads (a caching reader: every card and source is read once)."""
     run = reader.run()

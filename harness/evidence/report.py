@@ -16,7 +16,7 @@ Limitations section, or as one); a source title that repeats flagged text is nev
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.contract.citations import card_link, format_citation, parse_citations, replace_citations
@@ -137,7 +137,7 @@ def render_report(
     cards: dict[str, dict],
     sources: dict[str, dict],
     standalone: bool = False,
-    answers: list[dict[str, Any]] = (),
+    answers: Sequence[dict[str, Any]] = (),
     citation_style: str = DEFAULT_CITATION_STYLE,
 ) -> str:
     """The final report for `draft`; raises ReportError if any citation cannot be resolved.

@@ -93,7 +93,7 @@ def _offered_only(ws: Workspace, plan: dict[str, Any]) -> None:
     """An edit may allow a question only the sources the run offers (`contract/search.run_offers`): not the web to a
     run whose web is off, nor a literature provider it does not search: no tool would ever search them."""
     offered = run_offers(ws.manifest.get("config") or {})
-    questions = plan.get("questions") if isinstance(plan.get("questions"), list) else []
+    questions = found if isinstance(found := plan.get("questions"), list) else []
     for n, q in enumerate(questions):
         if not isinstance(q, dict):
             continue
@@ -145,7 +145,8 @@ def final_candidate(ws: Workspace) -> tuple[str, str] | None:
     for rel in reversed(by_number(p for p in manifest["artifacts"] if p.startswith("reviews/"))):
         review = ws.read_json(rel, HARNESS)
         if review.get("verdict") == PASS:
-            return review["draft"], ws.sha256(review["draft"])
+            sha = ws.sha256(review["draft"])  # None: the draft's file is gone, so there is nothing to sign off
+            return None if sha is None else (review["draft"], sha)
     return None
 
 

@@ -101,7 +101,7 @@ def researcher_material(reader: RunReader, qid: str, defects: list[dict[str, Any
 
 def analyst_material(reader: RunReader) -> str:
     """Every card, compactly: what the claim table is built from."""
-    kinds = {sid: (reader.source(sid) or {}).get("kind", "?") for sid in reader.source_ids()}
+    kinds: dict[str | None, Any] = {sid: (reader.source(sid) or {}).get("kind", "?") for sid in reader.source_ids()}
     cards = []
     for cid in reader.card_ids():
         card = reader.card(cid) or {}

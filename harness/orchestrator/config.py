@@ -425,7 +425,7 @@ def check_citation_style(style: str) -> CitationStyle:
     """--citation-style names one of the bundled CSL styles."""
     if style not in CITATION_STYLES:
         raise UsageError(f"--citation-style {style}: choose one of {', '.join(CITATION_STYLES)}")
-    return style  # type: ignore[return-value]
+    return style
 
 
 def check_mcp_installed() -> None:

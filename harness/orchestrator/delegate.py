@@ -156,7 +156,7 @@ def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:
             reason=f"stopped at its limit: {exc}",
         )
     duty = ctx.services.duty
-    status = BLOCKED if duty else FAILED
+    status: OutcomeStatus = BLOCKED if duty else FAILED
     prefix = f"{duty.blocked_reason}: " if duty else ""
     return Outcome(status, reason=f"{prefix}ran out of its own budget before writing {', '.join(missing)} ({exc})")
 

@@ -113,7 +113,8 @@ def build_graph(p: Pipeline, checkpointer=None):
     g = StateGraph(RunState)
     g.add_node("plan", p.plan)
     g.add_node("approve_plan", p.approve_plan)
-    g.add_node("research", p.research)
+    # a Send target: its input is the ResearchTask each Send carries, not the graph's state
+    g.add_node("research", p.research)  # type: ignore[arg-type]
     g.add_node("fan_in", p.fan_in)
     g.add_node("analyze", p.analyze)
     g.add_node("write", p.write)

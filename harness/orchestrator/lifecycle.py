@@ -284,7 +284,7 @@ def start_run(
         ws, corpus = create_run(cfg, models=models)
         ws.acquire_run_lock()
         try:
-            if link is not None:
+            if link is not None and parent is not None:
                 ws.update_manifest(lambda m: m.__setitem__("parent", link))
                 followup.carry_sources(ws, parent)
             if on_created:
@@ -304,7 +304,7 @@ def raise_budget(ws: Workspace, limits: dict[str, Any]) -> dict[str, Any]:
     """Set new run limits (from `research resume --budget-...`) in run.json; returns the limits that changed."""
 
     old = dict(ws.manifest["budget"]["limits"])
-    new = {k: v for k, v in limits.items() if v is not None and k in BUDGET_DIMENSIONS}
+    new: dict[str, Any] = {k: v for k, v in limits.items() if v is not None and k in BUDGET_DIMENSIONS}
     check_limits(new)
     changed = {k: v for k, v in new.items() if old.get(k) != v}
     if changed:
@@ -346,7 +346,7 @@ def resume_run(
             on_opened(ws)
         if ws.status in TERMINAL_RUN_STATUSES:
             return RunResult(ws.root, ws.status, ws.manifest.get("status_reason"))
-        if (budget or {}).get(USD) is not None:  # refused before run.json records a limit the run cannot keep
+        if budget and budget.get(USD) is not None:  # refused before run.json records a limit the run cannot keep
             m = ws.manifest
             limits = {**m["budget"]["limits"], USD: budget[USD]}
             config_from_snapshot(m["question"], m["config"], limits, model_base_url)

@@ -140,7 +140,7 @@ class Pipeline:
                 **followup.planner_facts(self.ws.manifest.get("parent")),
             },
             material=planner_material(
-                self.run.tools.index.corpus if self.run.tools else None,
+                self.run.tools.index.corpus if self.run.tools and self.run.tools.index else None,
                 self.run.config.web,
                 self.run.mcp.tools() if self.run.mcp else (),
                 literature_providers(self.run.config),
@@ -379,8 +379,8 @@ class Pipeline:
         )
         guard = merge_deterministic(review, found, draft, state["draft_sha"], answers)
         outcome = delegate(self.run, brief, delegation_id=f"reviewer-{state['draft_no']}", transforms=[guard])
-        if outcome.status in OUTCOME_CUT:
-            return self._stop_on_failure(outcome, "reviewer")
+        if outcome.status in OUTCOME_CUT and (stop := self._stop_on_failure(outcome, "reviewer")) is not None:
+            return stop
         if review not in outcome.outputs:  # the reviewer failed: its verdict is the checks' verdict
             self.ws.write(
                 review,

@@ -10,7 +10,7 @@ to the review content before the write goes through the workspace API.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.contract.statuses import VERDICTS, strictest
@@ -30,7 +30,7 @@ def _answers(checked: list[dict[str, Any]], claimed: Any) -> list[dict[str, Any]
 
 
 def merge_deterministic(
-    review_rel: str, found: list[dict[str, Any]], draft: str, draft_sha: str, answers: list[dict[str, Any]] = ()
+    review_rel: str, found: list[dict[str, Any]], draft: str, draft_sha: str, answers: Sequence[dict[str, Any]] = ()
 ) -> Callable[[str, Any], Any]:
     """The transform for `review_rel`: deterministic defects merged in, verdict no laxer than they
     allow, the answer check's verdicts (`answers`: question_id, verdict, reason) beside any the model

@@ -16,10 +16,12 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.contract.statuses import BUDGET_DIMENSIONS as DIMENSIONS
-from harness.contract.statuses import COUNTED_DIMENSIONS, USD, WALL_SECONDS
+from harness.contract.statuses import COUNTED_DIMENSIONS, USD, WALL_SECONDS, BudgetDimension
 from harness.errors import BudgetExhausted, UsageError
 
-DEFAULT_RUN_LIMITS = {"llm_calls": 400, "tokens": 4_000_000, "searches": 200, "wall_seconds": 3600.0}
+Amounts = dict[BudgetDimension, float]  # an amount of some dimensions: held, spent or a limit
+
+DEFAULT_RUN_LIMITS: dict[str, float] = {"llm_calls": 400, "tokens": 4_000_000, "searches": 200, "wall_seconds": 3600.0}
 
 
 def _over(spent: float, amount: float, limit: float | None) -> bool:
@@ -37,14 +39,16 @@ class Budget:
         role_spent: dict[str, dict[str, Any]] | None = None,
         persist: Callable[[Budget], None] | None = None,
     ):
-        self.limits = {d: limits.get(d) for d in DIMENSIONS}
-        self.role_limits = {r: {d: v.get(d) for d in DIMENSIONS} for r, v in role_limits.items()}
-        self.spent = {d: (spent or {}).get(d) or 0 for d in DIMENSIONS}
-        self.role_spent = {
+        self.limits: dict[BudgetDimension, float | None] = {d: limits.get(d) for d in DIMENSIONS}
+        self.role_limits: dict[str, dict[BudgetDimension, float | None]] = {
+            r: {d: v.get(d) for d in DIMENSIONS} for r, v in role_limits.items()
+        }
+        self.spent: Amounts = {d: (spent or {}).get(d) or 0 for d in DIMENSIONS}
+        self.role_spent: dict[str, Amounts] = {
             r: {d: (role_spent or {}).get(r, {}).get(d) or 0 for d in DIMENSIONS} for r in self.role_limits
         }
-        self.held = {d: 0 for d in DIMENSIONS}  # reserved by calls under way, not yet settled
-        self.role_held: dict[str, dict[str, float]] = {}
+        self.held: Amounts = {d: 0 for d in DIMENSIONS}  # reserved by calls under way, not yet settled
+        self.role_held: dict[str, Amounts] = {}
         self._persist = persist or (lambda _b: None)
         self._lock = threading.Lock()
         self._clock_started = time.monotonic()
@@ -56,7 +60,7 @@ class Budget:
     def _wall(self) -> float:
         return self.spent["wall_seconds"] + (time.monotonic() - self._clock_started)
 
-    def _check(self, role: str, dim: str, amount: float) -> None:
+    def _check(self, role: str, dim: BudgetDimension, amount: float) -> None:
         """Under the lock: raise BudgetExhausted if `amount` more of `dim`, on top of what is spent and held, is
         over the run's or `role`'s limit."""
         spent = self._wall() if dim == "wall_seconds" else self.spent[dim] + self.held[dim]
@@ -71,12 +75,12 @@ class Budget:
                 f"{role} budget for {dim} is exhausted ({_fmt(rs, dim)} of {_fmt(rl.get(dim), dim)} spent)", "role"
             )
 
-    def check(self, role: str, dim: str, amount: float = 1) -> None:
+    def check(self, role: str, dim: BudgetDimension, amount: float = 1) -> None:
         """Raise BudgetExhausted if spending `amount` of `dim` for `role` would exceed a limit (holds nothing)."""
         with self._lock:
             self._check(role, dim, amount)
 
-    def reserve(self, role: str, amounts: dict[str, float]) -> dict[str, float]:
+    def reserve(self, role: str, amounts: Amounts) -> Amounts:
         """Check every dimension at once and hold the amounts until `settle`: all or nothing, atomically."""
         with self._lock:
             for dim, amount in amounts.items():
@@ -87,7 +91,7 @@ class Budget:
                 held[dim] += amount
         return dict(amounts)
 
-    def settle(self, role: str, held: dict[str, float], spent: dict[str, float]) -> None:
+    def settle(self, role: str, held: Amounts, spent: Amounts) -> None:
         """Release what a call held and record what it spent (may be nothing), with one persist."""
         with self._lock:
             for dim, amount in held.items():
@@ -110,7 +114,7 @@ class Budget:
     def snapshot(self) -> dict[str, Any]:
         """The run.json `budget` object, with wall time accumulated up to now (dollars to a millionth)."""
         with self._lock:
-            spent = dict(self.spent)
+            spent: Amounts = dict(self.spent)
             spent["wall_seconds"] = round(self._wall(), 3)
             spent[USD] = round(spent[USD], 6)
             return {
@@ -130,7 +134,7 @@ class Budget:
             }
 
 
-def _rounded(dim: str, value: float) -> float:
+def _rounded(dim: BudgetDimension, value: float) -> float:
     return round(value, 6) if dim == USD else value
 
 
@@ -150,16 +154,16 @@ class DelegationBudget:
     def __init__(self, budget: Budget, role: str, limits: dict[str, Any], deadline: float | None):
         self.budget = budget
         self.role = role
-        self.limits = {d: limits.get(d) for d in COUNTED_DIMENSIONS}
-        self.spent = {d: 0 for d in COUNTED_DIMENSIONS}
-        self.held = {d: 0 for d in COUNTED_DIMENSIONS}
+        self.limits: dict[BudgetDimension, float | None] = {d: limits.get(d) for d in COUNTED_DIMENSIONS}
+        self.spent: Amounts = {d: 0 for d in COUNTED_DIMENSIONS}
+        self.held: Amounts = {d: 0 for d in COUNTED_DIMENSIONS}
         self.deadline = deadline  # time.monotonic() value, or None
         self.thinking_tokens = 0  # of the tokens spent, what the model spent thinking (when the provider reports it)
         self.cached_tokens = 0  # of the tokens spent, input the provider read from its prompt cache
         self.unpriced_calls = 0  # model calls whose price is unknown: their dollars are not in spent["usd"]
         self._lock = threading.Lock()
 
-    def _check(self, dim: str, amount: float) -> None:
+    def _check(self, dim: BudgetDimension, amount: float) -> None:
         if _over(self.spent[dim] + self.held[dim], amount, self.limits.get(dim)):
             raise BudgetExhausted(
                 f"{self.role} step budget for {dim} is exhausted ({_fmt(self.spent[dim] + self.held[dim], dim)} of "
@@ -167,13 +171,13 @@ class DelegationBudget:
                 "delegation",
             )
 
-    def check(self, dim: str, amount: float = 1) -> None:
+    def check(self, dim: BudgetDimension, amount: float = 1) -> None:
         self.check_deadline()
         with self._lock:
             self._check(dim, amount)
         self.budget.check(self.role, dim, amount)
 
-    def reserve(self, amounts: dict[str, float]) -> dict[str, float]:
+    def reserve(self, amounts: Amounts) -> Amounts:
         """Check this step's, its role's and the run's limits for all `amounts` and hold them until `settle`."""
         self.check_deadline()
         with self._lock:
@@ -184,7 +188,7 @@ class DelegationBudget:
                 self.held[dim] += amount
         return dict(amounts)
 
-    def settle(self, held: dict[str, float], spent: dict[str, float]) -> None:
+    def settle(self, held: Amounts, spent: Amounts) -> None:
         with self._lock:
             for dim, amount in held.items():
                 self.held[dim] -= amount
@@ -192,7 +196,7 @@ class DelegationBudget:
                 self.spent[dim] += amount
         self.budget.settle(self.role, held, spent)
 
-    def left(self, dim: str) -> float | None:
+    def left(self, dim: BudgetDimension) -> float | None:
         """How much of `dim` this step may still spend: the least of what its own, its role's and the run's
         limits leave (None: no limit at all)."""
         budget = self.budget
@@ -238,12 +242,12 @@ class DelegationBudget:
     def usd(self) -> float:
         return float(self.spent[USD])
 
-    def before_llm_call(self, estimated_tokens: int, usd: float | None = None) -> dict[str, float]:
+    def before_llm_call(self, estimated_tokens: int, usd: float | None = None) -> Amounts:
         """Refuse a model call that could take any budget over its limit; otherwise hold its estimate (returned:
         hand it to `after_llm_call`, or to `release` when the call never happened). `usd`: the most the call can
         cost (its input and output allowance at the model's price); None when the price is unknown, which a
         dollar limit refuses, since it could not be held to it."""
-        amounts: dict[str, float] = {"llm_calls": 1, "tokens": estimated_tokens}
+        amounts: Amounts = {"llm_calls": 1, "tokens": estimated_tokens}
         if usd is not None:
             amounts[USD] = usd
         elif self.left(USD) is not None:
@@ -256,7 +260,7 @@ class DelegationBudget:
         self,
         tokens: int,
         thinking: int = 0,
-        held: dict[str, float] | None = None,
+        held: Amounts | None = None,
         *,
         usd: float | None = None,
         cached: int = 0,
@@ -266,14 +270,14 @@ class DelegationBudget:
         counted as an unpriced call)."""
         self.thinking_tokens += thinking
         self.cached_tokens += cached
-        spent: dict[str, float] = {"llm_calls": 1, "tokens": tokens}
+        spent: Amounts = {"llm_calls": 1, "tokens": tokens}
         if usd is None:
             self.unpriced_calls += 1
         else:
             spent[USD] = usd
         self.settle(held or {}, spent)
 
-    def release(self, held: dict[str, float]) -> None:
+    def release(self, held: Amounts) -> None:
         """Give back what a call that was never made held."""
         self.settle(held, {})
 

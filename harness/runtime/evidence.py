@@ -10,9 +10,10 @@ message) never take the same number: no card is overwritten, none is lost.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
-from harness.contract.cards import build_card
+from harness.contract.cards import CardDraft, Confidence, build_card
 from harness.contract.layout import (
     card_number,
     card_path,
@@ -63,7 +64,7 @@ class EvidenceRecorder:
         source_id: str,
         quote: str,
         summary: str,
-        confidence: str,
+        confidence: Confidence,
         limitations: list[str] | None = None,
         hint: int | None = None,
         hop: int | None = None,
@@ -88,33 +89,25 @@ class EvidenceRecorder:
             ) from None
         located = locate_quote(text, quote, hint)
         if located is None:
-            exc = QuoteNotFound(_not_found(source_id, text, quote))
-            files.refused(target, exc)
-            raise exc
+            not_found = QuoteNotFound(_not_found(source_id, text, quote))
+            files.refused(target, not_found)
+            raise not_found
         reason = not_standalone(text, located.start, located.end, _title(setup, source_id))
         if reason is not None:
-            exc = QuoteNotStandalone(f"{source_id}: {refusal(reason, located.text)}")
-            files.refused(target, exc)
-            raise exc
+            not_alone = QuoteNotStandalone(f"{source_id}: {refusal(reason, located.text)}")
+            files.refused(target, not_alone)
+            raise not_alone
         with _card_lock(setup.workspace.root, qid):  # choosing the id and writing the card is one step
-            card_id, new = self._write_card(qid, source_id, located, summary, confidence, limitations, hop)
+            draft = CardDraft(source_id, quote, summary, confidence, tuple(limitations or ()), hop)
+            card_id, new = self._write_card(qid, draft, located)
         if new and located.how != "exact":
             setup.notes.append(f"{card_id}: quote located by {located.how} at {located.start}..{located.end}")
         return card_id, located, new
 
-    def _write_card(
-        self,
-        qid: str,
-        source_id: str,
-        located: Located,
-        summary: str,
-        confidence: str,
-        limitations: list[str] | None,
-        hop: int | None,
-    ) -> tuple[str, bool]:
+    def _write_card(self, qid: str, draft: CardDraft, located: Located) -> tuple[str, bool]:
         """Under the question's card lock: the card already holding this span, or a new one numbered after the
         highest on disk."""
-        setup = self.setup
+        setup, source_id = self.setup, draft.source_id
         cards = setup.workspace.reader()  # the question's cards, read by the harness (a Researcher may not read them)
         existing = cards.list(question_cards(qid))
         for rel in existing:
@@ -126,22 +119,16 @@ class EvidenceRecorder:
                 return id_of(rel), False
         taken = [n for rel in existing if (n := card_number(id_of(rel), qid, source_id)) is not None]
         work = (cards.read_json(source_record_path(source_id)) or {}).get("work")
-        limitations = list(limitations or [])
+        limitations = list(draft.limitations)
         limitations += [text for text in work_limitations(work) if text not in limitations]
         card_id = new_card_id(qid, source_id, max(taken, default=0) + 1)
         card = build_card(
+            replace(draft, limitations=tuple(limitations)),
+            located,
             card_id=card_id,
-            source_id=source_id,
             question_id=qid,
-            quote=located.text,
-            start=located.start,
-            end=located.end,
-            summary=summary,
-            confidence=confidence,
-            limitations=limitations,
             extracted_by=dict(setup.identity),
             run_id=setup.run_id,
-            hop=hop,
         )
         setup.files.write(card_path(card_id), card)
         return card_id, True

@@ -7,6 +7,7 @@ read/write globs, the outputs the brief names, the artifact schemas and cross-fi
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -113,7 +114,7 @@ class GuardedFiles:
             return True
         return matches(rel, [_as_glob(p) for p in self.declared_outputs])
 
-    def missing_outputs(self) -> list[str]:
+    def missing_outputs(self) -> builtins.list[str]:
         """The brief's outputs this step has not written (a glob counts as written once one file matches it)."""
         return [p for p in self.declared_outputs if not any(matches(rel, [_as_glob(p)]) for rel in self.outputs)]
 

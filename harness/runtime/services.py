@@ -13,9 +13,9 @@ the plan does not allow for the step's question (its `allowed_sources` and domai
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.contract.search import may_browse, offered_sources, searchable
 from harness.errors import PermissionRefused
@@ -24,8 +24,11 @@ from harness.runtime.step import ServiceSetup
 from harness.sources.mcp import McpResult, McpTool, source_name
 
 if TYPE_CHECKING:
-    from harness.sources.research_tools import ResearchTools
+    from harness.contract.cards import Confidence
+    from harness.contract.quotes import Located
+    from harness.sources.research_tools import ResearchTools, SearchHit, SourceSlice
     from harness.sources.web import WebTools
+    from harness.sources.web.tools import FetchResult
 
 
 ServiceFactory = Callable[[ServiceSetup], Callable[..., Any]]
@@ -58,10 +61,70 @@ OUTPUT_DUTIES: dict[str, OutputDuty] = {
 }
 
 
+# ---- what each built-in service is called with and answers ------------------------------------
+
+
+class CorpusSearch(Protocol):
+    """`search`: the local corpus's best passages for `query` (each one registered as a source)."""
+
+    def __call__(self, query: str, k: int = 5) -> list[SearchHit]: ...
+
+
+class ReadSource(Protocol):
+    """`read_source`: a window of a registered source's snapshot."""
+
+    def __call__(self, source_id: str, offset: int = 0, length: int = 2000) -> SourceSlice: ...
+
+
+class WebSearch(Protocol):
+    """`web_search`: the allowed results (dicts), or with `fetch=True` the fetched ones (`SearchedResult`s)."""
+
+    def __call__(self, query: str, k: int = 5, *, fetch: bool = False) -> list[Any]: ...
+
+
+class FetchUrl(Protocol):
+    """`fetch_url`: one allowed page, fetched and registered."""
+
+    def __call__(self, url: str) -> FetchResult: ...
+
+
+class RecordEvidence(Protocol):
+    """`record_evidence`: (card id, where the quote is, whether the card is new); `runtime/evidence.py`."""
+
+    def __call__(
+        self,
+        source_id: str,
+        quote: str,
+        summary: str,
+        confidence: Confidence,
+        limitations: list[str] | None = None,
+        hint: int | None = None,
+        hop: int | None = None,
+    ) -> tuple[str, Located, bool]: ...
+
+
+class CheckDraft(Protocol):
+    """`check_draft`: the defects the Reviewer's deterministic checks find in a draft."""
+
+    def __call__(
+        self, draft: str, branches: Mapping[str, Mapping[str, Any]] | None = None, text: str | None = None
+    ) -> list[dict[str, Any]]: ...
+
+
 class Services:
     """The services one step was given, by tool name: `ctx.services.search(query, k)`.
 
     Asking for one the spec does not list is refused with a one-line error naming the tool."""
+
+    # The built-in services, typed for the checker: annotations only, so `__getattr__` still answers each (a step
+    # has only those its spec lists), as it does a service added with `register_service`.
+    search: CorpusSearch
+    read_source: ReadSource
+    web_search: WebSearch
+    fetch_url: FetchUrl
+    record_evidence: RecordEvidence
+    check_draft: CheckDraft
+    mcp: McpService
 
     def __init__(self, role: str, given: dict[str, Callable[..., Any]], setup: ServiceSetup | None = None):
         self._role = role
@@ -102,8 +165,8 @@ def _corpus(setup: ServiceSetup, tool: str) -> ResearchTools:
     return setup.run.corpus
 
 
-def corpus_search(setup: ServiceSetup) -> Callable[..., Any]:
-    def search(query: str, k: int = 5):
+def corpus_search(setup: ServiceSetup) -> CorpusSearch:
+    def search(query: str, k: int = 5) -> list[SearchHit]:
         corpus = _corpus(setup, "search")
         setup.refuse_unless_allowed("corpus")
         return setup.budget.spend_search(lambda: corpus.search(query, k, question_id=setup.brief.question_id))
@@ -111,8 +174,8 @@ def corpus_search(setup: ServiceSetup) -> Callable[..., Any]:
     return search
 
 
-def source_reader(setup: ServiceSetup) -> Callable[..., Any]:
-    def read_source(source_id: str, offset: int = 0, length: int = 2000):
+def source_reader(setup: ServiceSetup) -> ReadSource:
+    def read_source(source_id: str, offset: int = 0, length: int = 2000) -> SourceSlice:
         corpus = _corpus(setup, "read_source")
         setup.budget.check_deadline()
         return corpus.read_source(source_id, offset, length)
@@ -151,7 +214,7 @@ def _searchable(setup: ServiceSetup, web: WebTools) -> tuple[str, ...]:
     return names
 
 
-def web_search(setup: ServiceSetup) -> Callable[..., Any]:
+def web_search(setup: ServiceSetup) -> WebSearch:
     """`web_search(query, k)`: the allowed results (dicts), from the providers the step's question may search (with
     --web and `web` allowed, all the run's; else the literature providers it names). With `fetch=True` (the llm
     Researcher's tool), the top results are also fetched and registered (`WebTools.search_and_fetch`:
@@ -173,11 +236,11 @@ def web_search(setup: ServiceSetup) -> Callable[..., Any]:
     return search
 
 
-def url_fetcher(setup: ServiceSetup) -> Callable[..., Any]:
+def url_fetcher(setup: ServiceSetup) -> FetchUrl:
     """`fetch_url(url)`: any allowed page, when the run has --web and the question allows `web`; else only a paper a
     literature search of this run found, from a provider the question allows."""
 
-    def fetch_url(url: str):
+    def fetch_url(url: str) -> FetchResult:
         web = _web(setup, "fetch_url")
         if not may_browse(_allowed(setup), web.open_web):
             hit = web.found(url)
@@ -191,8 +254,10 @@ def url_fetcher(setup: ServiceSetup) -> Callable[..., Any]:
     return fetch_url
 
 
-def draft_checker(setup: ServiceSetup) -> Callable[..., list[dict]]:
-    def check(draft: str, branches: dict[str, dict] | None = None, text: str | None = None) -> list[dict]:
+def draft_checker(setup: ServiceSetup) -> CheckDraft:
+    def check(
+        draft: str, branches: Mapping[str, Mapping[str, Any]] | None = None, text: str | None = None
+    ) -> list[dict[str, Any]]:
         """The defects the Reviewer's deterministic checks find in `draft` (or in `text`, checked as if it were
         `draft`, before it is written): the same code the review runs."""
         from harness.evidence.checks import draft_defects
@@ -202,7 +267,7 @@ def draft_checker(setup: ServiceSetup) -> Callable[..., list[dict]]:
     return check
 
 
-def evidence_recorder(setup: ServiceSetup) -> Callable[..., Any]:
+def evidence_recorder(setup: ServiceSetup) -> RecordEvidence:
     return EvidenceRecorder(setup).record
 
 
@@ -234,6 +299,7 @@ class McpService:
                 f"the plan allows {', '.join(allowed) or 'no'} sources for {setup.brief.question_id}, not "
                 f"{source_name(found.server)}; nothing was spent"
             )
+        assert mcp is not None  # the tool was found among its tools
         return setup.budget.spend_search(lambda: mcp.call(tool, arguments, question_id=setup.brief.question_id))
 
 

@@ -17,7 +17,7 @@ import logging
 import re
 from contextlib import contextmanager
 from html.parser import HTMLParser
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from harness.sources.injection import find_injections
 from harness.sources.markdown_text import inline_text, markdown_to_text
@@ -83,7 +83,7 @@ def _short_first_line(text: str) -> str | None:
     return first if not rest.strip() or not rest.split("\n", 1)[0].strip() else None
 
 
-def _file_title(path: Path) -> str:
+def _file_title(path: PurePath) -> str:
     return " ".join(re.sub(r"[-_]+", " ", path.stem).split()) or path.name
 
 
@@ -96,7 +96,7 @@ def _in_flagged_text(title: str, text: str) -> bool:
     return any(f["offset"] < pos + len(title) and pos < f["offset"] + len(f["excerpt"]) for f in flags)
 
 
-def choose_title(candidates: list[str | None], path: Path, text: str = "") -> str:
+def choose_title(candidates: list[str | None], path: PurePath, text: str = "") -> str:
     """The first candidate that is present and does not read as instructions (in itself, or where it stands in
     `text`); else the file name; else a neutral placeholder."""
     for title in candidates:
@@ -222,7 +222,7 @@ def pdf_text(data: bytes) -> tuple[str, str]:
     return title, text + "\n"
 
 
-def read_pdf(path: Path, data: bytes) -> tuple[str, str]:
+def read_pdf(path: PurePath, data: bytes) -> tuple[str, str]:
     """(title, text) of a PDF, a local file or a fetched page (`path` names it: the file, or the URL's path)."""
     meta_title, text = pdf_text(data)
     return choose_title([meta_title, _short_first_line(text)], path, text), text

@@ -33,6 +33,7 @@ import sys
 import sysconfig
 import warnings
 from collections.abc import Iterator
+from typing import TypeGuard
 
 Document = tuple[str, str, str]  # (path, title, text)
 
@@ -269,7 +270,7 @@ def _module_text(module: str, tree: ast.Module, deprecation: str | None = None) 
     return _clean(f"{module}\n\n" + "\n\n".join(sections))
 
 
-def _is_def(node: ast.AST) -> bool:
+def _is_def(node: ast.AST) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
 

@@ -168,6 +168,7 @@ class SourceRegistry:
                 record["url"] = normalize_url(url)
                 kind = kind or self.rules.kind_for(url=record["url"], official=official, paper=work is not None)
             else:
+                assert path is not None  # exactly one of url= and path=, checked above
                 record["path"] = normalize_path(path)
                 kind = kind or self.rules.kind_for(path=record["path"])
             if corpus is not None:

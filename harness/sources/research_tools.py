@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from harness.contract.quotes import find_quote
 from harness.errors import HarnessError
@@ -97,6 +98,9 @@ def mark_flagged(text: str, base: int, marks: tuple[Mark, ...] | list[Mark], *, 
         pos = e
     out.append(_defuse(text[pos:]))
     return "".join(out)
+
+
+_FLAGGED: dict[str, Any] = {"flag": "suspicious-instructions"}  # wrap()'s attribute on a flagged hit
 
 
 def wrap(
@@ -203,7 +207,7 @@ class ResearchTools:
                 kind=h.kind,
                 start=h.start,
                 end=h.end,
-                **({"flag": "suspicious-instructions"} if h.flagged else {}),
+                **(_FLAGGED if h.flagged else {}),
             )
             for h in hits
         )

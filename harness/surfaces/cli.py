@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -291,7 +292,7 @@ def run(
     _start(cfg, quiet, as_json, checkpoint_db=checkpoint_db)
 
 
-def _start(cfg, quiet: bool, as_json: bool, **start: object) -> None:
+def _start(cfg, quiet: bool, as_json: bool, **start: Any) -> None:
     """What `run` and `ask` do once the configuration is built, said once: the notes, the display, the terminal
     approver, the run itself (`start`: what only one of them passes to `start_run`), and the ending."""
     from harness.orchestrator.config import offline_language_note

@@ -346,6 +346,7 @@ def compare(actual: Any, spec: Any) -> bool:
     """Does `actual` satisfy a comparison such as ">=1", "==0.5", 3 or "==null"?"""
     if isinstance(spec, bool):
         return actual == spec
+    target: float | None  # None: "==null"
     if isinstance(spec, (int, float)):
         op, target = "==", float(spec)
     else:
@@ -475,7 +476,7 @@ def check_expectations(root: Path, expect: dict[str, Any]) -> list[Check]:  # no
         n = summary["sources"].get(kind, 0)
         add(f"sources.{kind}", spec, n, compare(n, spec))
     if expect.get("refused_writes"):
-        refused: dict[str, int] = {}
+        refused: dict[str | None, int] = {}  # by the delegation's agent, as the trace names it
         for event in reader.events():
             if event.get("event") == "delegation":
                 refused[event.get("agent")] = refused.get(event.get("agent"), 0) + int(event.get("retries") or 0)

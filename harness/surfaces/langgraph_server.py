@@ -42,6 +42,7 @@ With no model configured and no GOOGLE_API_KEY every role runs offline, as on th
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -91,7 +92,7 @@ class ServerState(ResearchRequest, ResearchResult, total=False):
     pass
 
 
-def _config_from_request(req: dict[str, Any]):
+def _config_from_request(req: Mapping[str, Any]):
     question = req.get("question")
     if not isinstance(question, str) or not question.strip():
         raise UsageError("question: the request must carry a non-empty question")

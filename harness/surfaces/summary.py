@@ -116,7 +116,7 @@ def summarize(root: Path | str | RunReader) -> dict[str, Any]:
     for sid in sources:
         rec = reader.source(sid) or {}
         kinds[rec.get("kind", "unknown")] += 1
-        flags = rec.get("flags") if isinstance(rec.get("flags"), list) else []
+        flags = found if isinstance(found := rec.get("flags"), list) else []
         flagged += bool(flags)
         flagged_sentences += len(flags)
     doc = reader.read_json(CLAIMS)

@@ -29,7 +29,7 @@ def _plan_question_ids(reader: RunReader) -> set[str] | None:
     plan = reader.plan()
     if plan is None or not isinstance(plan.get("questions"), list):
         return None
-    return {q.get("id") for q in reader.questions()}
+    return {q["id"] for q in reader.questions() if isinstance(q.get("id"), str)}
 
 
 def check_plan(rel: str, plan: dict[str, Any], reader: RunReader) -> list[Problem]:
@@ -172,7 +172,7 @@ def check_claims(rel: str, doc: dict[str, Any], reader: RunReader) -> list[Probl
 
 def check_citations(rel: str, text: str, reader: RunReader) -> list[Problem]:
     """Every citation in a draft (or the final report) must name an existing claim."""
-    problems = []
+    problems: list[Problem] = []
     citations = parse_citations(text)
     if not citations:
         return problems

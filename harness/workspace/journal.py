@@ -144,7 +144,7 @@ class WriteJournal:
 
     def temp_files(self) -> set[str]:
         """Names of the temp files the intents announce (recovery must not take them for orphans)."""
-        return {intent.get("tmp") for _, intent in self.entries() if intent is not None}
+        return {t for _, intent in self.entries() if intent is not None and isinstance(t := intent.get("tmp"), str)}
 
     # ---- recovery -----------------------------------------------------------------------------
 
@@ -159,7 +159,9 @@ class WriteJournal:
         A removal's intent is finished: the file and its index entry are gone, and the delete
         is traced once.
         """
-        traced: set[tuple[str, str]] | None = None  # (path, sha256) of the trace's write events, read if needed
+        traced: set[tuple[str | None, str | None]] | None = (
+            None  # (path, sha256) of the trace's write events, read if needed
+        )
         for intent_file, intent in self.entries():
             if intent is None:  # torn: cut off before the rename it announces
                 self.drop(intent_file)
@@ -210,5 +212,5 @@ class WriteJournal:
     def _last_traced_event(self, rel: str) -> str | None:
         return next((e.get("event") for e in reversed(read_events(self.root)) if e.get("path") == rel), None)
 
-    def _traced_writes(self) -> set[tuple[str, str]]:
+    def _traced_writes(self) -> set[tuple[str | None, str | None]]:
         return {(e.get("path"), e.get("sha256")) for e in read_events(self.root) if e.get("event") == "write"}

@@ -14,9 +14,10 @@ all ask it.
 
 from __future__ import annotations
 
+import builtins
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness.contract import layout
 from harness.contract.formats import sha256_bytes
@@ -83,7 +84,7 @@ class RunReader:
                 out.append(rel)
         return sorted(out)
 
-    def files(self) -> list[str]:
+    def files(self) -> builtins.list[str]:
         """Every file (or symlink) of the run outside the private folder and dotfiles, sorted."""
         out = []
         for p in self.root.rglob("*"):
@@ -104,7 +105,7 @@ class RunReader:
         doc = self.read_json(layout.PLAN)
         return doc if isinstance(doc, dict) else None
 
-    def questions(self) -> list[dict[str, Any]]:
+    def questions(self) -> builtins.list[dict[str, Any]]:
         plan = self.plan() or {}
         qs = plan.get("questions")
         return [q for q in qs if isinstance(q, dict)] if isinstance(qs, list) else []
@@ -114,32 +115,33 @@ class RunReader:
         doc = self.read_json(layout.CLAIMS)
         if not isinstance(doc, dict) or not isinstance(doc.get("claims"), list):
             return None
-        return {c.get("claim_id"): c for c in doc["claims"] if isinstance(c, dict)}
+        # the schema makes every id a string; a hand-edited claim without one is kept, under None, as read
+        return {cast(str, c.get("claim_id")): c for c in doc["claims"] if isinstance(c, dict)}
 
     def card(self, card_id: str) -> dict[str, Any] | None:
         doc = self.read_json(layout.card_path(card_id))
         return doc if isinstance(doc, dict) else None
 
-    def card_ids(self) -> list[str]:
+    def card_ids(self) -> builtins.list[str]:
         return [layout.id_of(rel) for rel in self.list(layout.CARDS)]
 
     def source(self, source_id: str) -> dict[str, Any] | None:
         doc = self.read_json(layout.source_record_path(source_id))
         return doc if isinstance(doc, dict) else None
 
-    def source_ids(self) -> list[str]:
+    def source_ids(self) -> builtins.list[str]:
         return [layout.id_of(rel) for rel in self.list(layout.SOURCE_RECORDS) if layout.kind_for_path(rel)]
 
     def snapshot(self, source_id: str) -> str | None:
         return self.read_text(layout.snapshot_path(source_id))
 
-    def drafts(self) -> list[str]:
+    def drafts(self) -> builtins.list[str]:
         return layout.by_number(rel for rel in self.list(layout.DRAFTS) if layout.kind_for_path(rel))
 
-    def reviews(self) -> list[str]:
+    def reviews(self) -> builtins.list[str]:
         return layout.by_number(rel for rel in self.list(layout.REVIEWS) if layout.kind_for_path(rel))
 
-    def events(self) -> list[dict[str, Any]]:
+    def events(self) -> builtins.list[dict[str, Any]]:
         return read_events(self.root)
 
     # ---- the verbatim rule ------------------------------------------------------------------
@@ -149,14 +151,14 @@ class RunReader:
         it breaks: source-exists, snapshot-exists, snapshot-hash or quote-in-source."""
         source_id = card.get("source_id")
         record = self.source(source_id) if isinstance(source_id, str) else None
-        if record is None:
+        if record is None or not isinstance(source_id, str):
             return "source-exists"
         data = self.read_bytes(layout.snapshot_path(source_id))
         if data is None:
             return "snapshot-exists"
         if sha256_bytes(data) != record.get("sha256"):
             return "snapshot-hash"
-        span = card.get("span") if isinstance(card.get("span"), dict) else {}
+        span = found if isinstance(found := card.get("span"), dict) else {}
         start, end = span.get("start", -1), span.get("end", -1)
         if not isinstance(start, int) or not isinstance(end, int):
             return "quote-in-source"

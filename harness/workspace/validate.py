@@ -46,11 +46,11 @@ def _rewritten_cards(root: Path) -> list[Problem]:
     """A card is written once: the trace showing one card path written again with other content (and not
     deleted between) means the first card was overwritten, and its evidence lost."""
     problems: list[Problem] = []
-    written: dict[str, tuple[str, object]] = {}  # card path -> (sha256, seq) of its last write
+    written: dict[str, tuple[object, object]] = {}  # card path -> (sha256, seq) of its last write
     for event in read_events(root):
         rel = event.get("path")
         kind = kind_for_path(rel) if isinstance(rel, str) else None
-        if kind is None or kind.name != "card":
+        if kind is None or kind.name != "card" or not isinstance(rel, str):
             continue
         if event.get("event") == "delete":
             written.pop(rel, None)
@@ -135,7 +135,7 @@ def validate_workspace(root: Path | str) -> list[Problem]:  # noqa: C901  not sp
             except json.JSONDecodeError as exc:
                 problems.append(Problem(rel, "/", "json", f"not valid JSON: {exc.msg} at line {exc.lineno}"))
                 continue
-            schema_problems = validate(value, kind.schema, rel)
+            schema_problems = validate(value, kind.schema, rel) if kind.schema else []  # every json kind has one
             problems.extend(schema_problems)
             if schema_problems:
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.contract import claims, injection, statuses
+from harness.contract import cards, claims, injection, statuses
 from harness.contract.schemas import schema
 
 
@@ -41,6 +41,11 @@ def test_budget_dimensions_are_the_run_schema_budget_keys():
     values = schema("run.schema.json")["$defs"]["budget_values"]["properties"]
     assert list(statuses.BUDGET_DIMENSIONS) == list(values)
     assert list(statuses.BUDGET_DIMENSIONS) == list(schema("config.schema.json")["$defs"]["limits"]["properties"])
+
+
+def test_card_confidences_are_the_card_schema_enum():
+    assert list(cards.CONFIDENCES) == schema("card.schema.json")["properties"]["confidence"]["enum"]
+    assert (cards.HIGH, cards.MEDIUM, cards.LOW) == cards.CONFIDENCES
 
 
 def test_claim_statuses_are_the_claims_schema_enum():

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from fakes.workspaces import SOURCE_ID, make_plan, source_record
-from harness.contract.cards import build_card
+from harness.contract.cards import MEDIUM, CardDraft, build_card
 from harness.contract.layout import CARDS, card_path
 from harness.contract.policy import TOOLS
+from harness.contract.quotes import Located
 from harness.runtime.budget import Budget, DelegationBudget
 from harness.runtime.context import AgentContext, open_context
 from harness.runtime.evidence import QuoteNotStandalone
@@ -71,15 +72,10 @@ def test_the_same_quote_twice_is_one_card(ws, specs):
 def card(ws: Workspace, n: int, summary: str = "what it shows") -> dict:
     start = TEXT.index(SENTENCES[n])
     return build_card(
+        CardDraft(SOURCE_ID, SENTENCES[n], summary, MEDIUM),
+        Located(start, start + len(SENTENCES[n]), SENTENCES[n], "exact"),
         card_id="q1-src-0123456789ab-1",
-        source_id=SOURCE_ID,
         question_id="Q1",
-        quote=SENTENCES[n],
-        start=start,
-        end=start + len(SENTENCES[n]),
-        summary=summary,
-        confidence="medium",
-        limitations=[],
         extracted_by={"role": "researcher", "engine": "llm", "model": "fake"},
         run_id=ws.run_id,
     )

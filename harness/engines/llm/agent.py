@@ -247,7 +247,8 @@ class DeepAgentRole:
     def _compile(self, root: Path, run_id: str, model: str | None):
         from deepagents import create_deep_agent
         from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
-        from deepagents.middleware.filesystem import FilesystemMiddleware
+        from deepagents.middleware.filesystem import FilesystemMiddleware, FsToolName
+        from deepagents.middleware.subagents import CompiledSubAgent
         from langchain_core.runnables import RunnableLambda
 
         spec = self.spec
@@ -256,12 +257,12 @@ class DeepAgentRole:
             routes={SCRATCH: StateBackend()},
             artifacts_root=SCRATCH.rstrip("/"),
         )
-        fs_tools = [t for t in FS_TOOLS if t in spec.tools]
+        fs_tools: list[FsToolName] = [t for t in FS_TOOLS if t in spec.tools]
         if "read_file" not in fs_tools:  # deepagents requires it; ToolAllowlist hides it when the spec omits it
             fs_tools.insert(0, "read_file")
         # A placeholder "general-purpose" entry stops create_deep_agent from building the default
         # general-purpose subagent; NoSubagents then takes the SubAgentMiddleware slot, so no `task` tool.
-        placeholder = {
+        placeholder: CompiledSubAgent = {
             "name": "general-purpose",
             "description": "unused",
             "runnable": RunnableLambda(lambda _state: {"messages": []}),

@@ -8,7 +8,12 @@ behave (`WholeReads`: whole files; `WorkspaceWriteGuard`: validated writes; evic
 
 from __future__ import annotations
 
-FS_TOOLS = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deepagents.middleware.filesystem import FsToolName
+
+FS_TOOLS: tuple[FsToolName, ...] = ("ls", "read_file", "write_file", "edit_file", "glob", "grep")
 WRITE_TOOLS = ("write_file", "edit_file")
 
 DESCRIPTIONS = {

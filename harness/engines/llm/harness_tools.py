@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from harness.contract.cards import Confidence
 from harness.contract.specs import AgentSpec
 from harness.engines.llm import invocation
 from harness.errors import HarnessError, StorageError
@@ -137,7 +138,7 @@ def _record_evidence_tool() -> BaseTool:
         source_id: str,
         quote: str,
         summary: str,
-        confidence: Literal["high", "medium", "low"],
+        confidence: Confidence,
         limitations: list[str] | None = None,
         start: int | None = None,
     ) -> str:

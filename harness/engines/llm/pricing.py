@@ -158,7 +158,7 @@ def price_for(
     (price unknown). `endpoint`: where the model is called, when it is not its client's default."""
     if not model_spec:
         return None
-    if model_spec in (prices or {}):
+    if prices and model_spec in prices:
         entry = prices[model_spec]
         return SetPrice(
             float(entry["input"]),

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 from harness.contract.quotes import normalize_ws
 from harness.engines.offline.ranking import Ask, entities
@@ -23,8 +24,8 @@ from harness.runtime.interface import AgentResult, Brief
 
 SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
 SAME_TOPIC = 0.35  # ... for two claims to be about the same thing (conflict candidates)
-_CONF_RANK = {"high": 0, "medium": 1, "low": 2}
-_CONF_BONUS = {"high": 0.2, "medium": 0.1, "low": 0.0}
+_CONF_RANK: dict[Confidence, int] = {HIGH: 0, MEDIUM: 1, LOW: 2}
+_CONF_BONUS: dict[Confidence, float] = {HIGH: 0.2, MEDIUM: 0.1, LOW: 0.0}
 SECONDARY, FLAGGED = 0.2, 0.1  # rank penalties of a card from a secondary / instruction-flagged source
 CORROBORATION = 0.1  # added to a claim's rank per further source that agrees (at most two)
 
@@ -182,7 +183,7 @@ class OfflineAnalyst:
         limitations = list(dict.fromkeys(lim for c in cluster for lim in c["limitations"]))
         if any(kinds[s] == "primary" for s in sources) or len(sources) >= 2:
             status = "verified"
-            if all(c["confidence"] == "low" for c in cluster):
+            if all(c["confidence"] == LOW for c in cluster):
                 status = "verified_with_limit"
                 limitations.append("low-confidence evidence only")
         else:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -129,7 +129,7 @@ def _best(ask: Ask, doc: _Doc) -> float:
     return max((ask.score(s.text, doc.title, first=s.first) for s in doc.sentences), default=0.0)
 
 
-def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
+def chain_docs(ask: Ask, pool: Mapping[str, Sequence[Sentence]]) -> list[str]:
     """The chain's documents (source ids), the first the one the question describes; [] when no two link, or
     when the question is not about named things (`about_names`)."""
     if not about_names(ask):
@@ -162,11 +162,11 @@ def chain_docs(ask: Ask, pool: dict[str, Sequence[Sentence]]) -> list[str]:
         return []
     pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
     chain = [pairs[0][1], pairs[0][2]]
-    for score, a, b in pairs[1:]:
+    for score, a_sid, b_sid in pairs[1:]:
         if score < pairs[0][0] - MARGIN or len(chain) >= MAX_DOCS:
             break
-        new = [sid for sid in (a, b) if sid not in chain]
-        if new[:1] == [a] and score < pairs[0][0] - SIBLING:
+        new = [sid for sid in (a_sid, b_sid) if sid not in chain]
+        if new[:1] == [a_sid] and score < pairs[0][0] - SIBLING:
             continue  # it names a chain document, no chain document names it: a sibling unless nearly as good
         chain += new[: MAX_DOCS - len(chain)]
     return chain
@@ -181,7 +181,7 @@ def _index(doc: _Doc) -> float:
     return INDEX_PAGE if _INDEX_TITLE.search(doc.title) else 0.0
 
 
-def chain_sentences(ask: Ask, pool: dict[str, Sequence[Sentence]], chain: list[str]) -> list:
+def chain_sentences(ask: Ask, pool: Mapping[str, Sequence[Sentence]], chain: list[str]) -> list:
     """The chain documents' sentences that carry the answer: each one's best (against the rest of the question
     for all but the first), its opening sentence (not when the question names the document and the opening adds
     no question word: `_adds`), and its second best when it scores SECOND of the best and adds question words."""

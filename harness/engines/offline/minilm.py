@@ -29,9 +29,13 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 from harness.contract.meaning import (
     MINILM,
@@ -121,7 +125,7 @@ class Encoder:
     """The model: its weights by name (float64, linear layers transposed for `x @ W`), its tokenizer, its shape."""
 
     weights: dict[str, np.ndarray]
-    tokenizer: object  # tokenizers.Tokenizer
+    tokenizer: Tokenizer
     layers: int
     heads: int
     eps: float

@@ -138,9 +138,9 @@ def candidates_in(question: str) -> list[str]:
     if len(found) >= 2:
         return found
     for pattern in _PAIR_PATTERNS:
-        m = pattern.search(question)
-        if m:
-            return [_clean(m.group(1)), _clean(m.group(2))]
+        pair = pattern.search(question)
+        if pair:
+            return [_clean(pair.group(1)), _clean(pair.group(2))]
     return alternatives or found
 
 

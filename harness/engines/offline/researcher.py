@@ -54,7 +54,9 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
+from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
 from harness.engines.offline import semantic
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
@@ -449,7 +451,7 @@ def _within(inner, outer) -> bool:
     )
 
 
-def _summary(title: str, quote: str, question_id: str, via: str) -> str:
+def _summary(title: str, quote: str, question_id: str | None, via: str) -> str:
     """A card's summary as a sentence: what the document says for the question, in its own first sentence of the
     quote (cut at a word near 200 characters), not a list of the question's words it shares."""
     spans = split_sentences(quote)
@@ -461,10 +463,10 @@ def _summary(title: str, quote: str, question_id: str, via: str) -> str:
     return f'"{title}" says, for {question_id}{via}: {first or "see the quote."}'
 
 
-def _confidence(relevance: float) -> str:
+def _confidence(relevance: float) -> Confidence:
     if relevance >= 0.6:
-        return "medium"
-    return "low"
+        return MEDIUM
+    return LOW
 
 
 @dataclass(kw_only=True)
@@ -723,7 +725,7 @@ class OfflineResearcher:
         `def walk(` docstring, its later sentences too); in the ANSWER_DOCS best documents, the docstring of each
         function or class whose name holds the question's words (`Ask.in_name`: "join paths" ~ `joinpath`). Their
         sentences are candidates like any other (screened, scored), without a retrieval score."""
-        first: dict[str, tuple[int, object]] = {}
+        first: dict[str, tuple[int, Any]] = {}
         for rank, hit in hop1:
             first.setdefault(hit.source_id, (rank, hit))
         best = list(dict.fromkeys(c.source_id for c in ranked if c.hop == 1))[:ANSWER_DOCS]
@@ -880,7 +882,7 @@ class OfflineResearcher:
                 cand.source_id,
                 quote,
                 _summary(cand.title, quote, brief.question_id, via),
-                "high" if cand in chain else _confidence(cand.relevance),
+                HIGH if cand in chain else _confidence(cand.relevance),
                 limitations,
                 hint=start,
                 hop=cand.hop,

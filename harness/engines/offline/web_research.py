@@ -202,7 +202,7 @@ def step_search(ctx, question: dict) -> Callable[[str, int], list]:
     if not online or "web_search" not in services or "fetch_url" not in services:
         return services.search
     web = WebResearch(services.web_search, services.fetch_url, ctx.notes, lambda: ctx.budget.left("searches"))
-    corpus = CORPUS in allowed and "search" in services
+    corpus = allowed is not None and CORPUS in allowed and "search" in services
 
     def search(query: str, k: int) -> list:
         hits = []

@@ -34,7 +34,10 @@ words. A limitation shared by the claims of one source is said once for them.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
+from typing import cast
 
+from harness.contract.cards import HIGH
 from harness.contract.citations import format_citation, parse_citations
 from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
@@ -165,10 +168,10 @@ class _Claims:
         return {self.cards[c]["source_id"] for c in claim["supporting_cards"] if c in self.cards}
 
     def strong(self, claim: dict) -> bool:
-        return any(self.cards.get(c, {}).get("confidence") == "high" for c in claim["supporting_cards"])
+        return any(self.cards.get(c, {}).get("confidence") == HIGH for c in claim["supporting_cards"])
 
 
-def answer_claims(pool: list[dict], cl: _Claims, skip: set[str] = frozenset()) -> list[dict]:
+def answer_claims(pool: list[dict], cl: _Claims, skip: AbstractSet[str] = frozenset()) -> list[dict]:
     """The claims that carry the answer, at most SUMMARY_MAX: the best one, then the links of the answer's chain
     (claims with a high-confidence card: the best sentence of each document the question or a bridge names), one
     per source; when that is one claim, the next best of its document with it. Hop-1 claims come first, so a bridge reads before what it led to. Claims in `skip`, and claims
@@ -240,7 +243,7 @@ def _cell(claim: dict | str | None, row: str) -> str:
     return text
 
 
-def _on(claims: list[dict], criterion: str | None, skip: set[str] = frozenset()) -> list[dict]:
+def _on(claims: list[dict], criterion: str | None, skip: AbstractSet[str] = frozenset()) -> list[dict]:
     """The verified claims that mention the criterion (any of its words), best first; never one in `skip` or one
     whose statement does not stand alone."""
     pool = [c for c in claims if c["status"] in STATABLE and c["claim_id"] not in skip and stands_alone(c["statement"])]
@@ -261,7 +264,7 @@ def column(claims: list[dict], rows: list[str], cited: set[str], skip, named: bo
     out: dict = {}
     for row in sorted(rows, key=lambda r: (len(pools[r]), rows.index(r))):
         free = [c for c in pools[row] if c["claim_id"] not in holder]
-        pick = ([c for c in free if c["claim_id"] not in cited] or free or [None])[0]
+        pick = next(iter([c for c in free if c["claim_id"] not in cited] or free), None)
         if pick is not None:
             holder[pick["claim_id"]] = row
         out[row] = pick or next((holder[c["claim_id"]] for c in pools[row] if c["claim_id"] in holder), None)
@@ -271,11 +274,11 @@ def column(claims: list[dict], rows: list[str], cited: set[str], skip, named: bo
 def carried_over(claims: list[dict], cards: dict[str, dict], run_id: str | None) -> dict[str, str]:
     """Claim id -> the run it was carried over from: a follow-up's claims whose every supporting card another run
     extracted (the parent's cards, copied by `research ask`). Empty when the run is not known."""
-    out = {}
+    out: dict[str, str] = {}
     for c in claims:
         runs = {cards.get(k, {}).get("run_id") for k in c["supporting_cards"]}
         if run_id and c["supporting_cards"] and len(runs) == 1 and None not in runs and run_id not in runs:
-            out[c["claim_id"]] = runs.pop()
+            out[c["claim_id"]] = cast(str, runs.pop())  # None is not among them
     return out
 
 
@@ -284,7 +287,7 @@ def render_draft(  # noqa: C901  not split yet: render_draft is on issue 41 item
     claims: list[dict],
     cards: dict[str, dict],
     branches: dict[str, dict],
-    drop: set[tuple[str, str]] = frozenset(),
+    drop: AbstractSet[tuple[str, str]] = frozenset(),
     extra: dict[str, list[str]] | None = None,
     open_questions: frozenset[str] = frozenset(),
     run_id: str | None = None,

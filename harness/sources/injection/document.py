@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from harness.contract.injection import (
     InjectionReason,
@@ -114,7 +115,7 @@ def _task_list_items(text: str, units: list[tuple[int, int]]) -> set[int]:
     return out
 
 
-def find_injections(text: str, limit: int = 50) -> list[dict[str, object]]:
+def find_injections(text: str, limit: int = 50) -> list[dict[str, Any]]:
     """Instruction-like sentences of `text`, in order:
     [{'code': 'injection_suspected', 'reason': ..., 'excerpt': ..., 'offset': start, 'end': end}].
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from harness.contract.search import SEARCH_PROVIDERS, SearchProviderName
 from harness.errors import UsageError, module_installed
 from harness.sources.search.arxiv import ArxivSearch
-from harness.sources.search.base import ProviderInfo, SearchFailed, SearchProvider, SearchSettings, WebHit
+from harness.sources.search.base import Provider, ProviderInfo, SearchFailed, SearchProvider, SearchSettings, WebHit
 from harness.sources.search.brave import BraveSearch
 from harness.sources.search.combined import Combined
 from harness.sources.search.crossref import CrossrefSearch
@@ -38,7 +38,7 @@ __all__ = [
     "preflight",
 ]
 
-PROVIDERS: dict[SearchProviderName, type] = {
+PROVIDERS: dict[SearchProviderName, type[Provider]] = {
     cls.info.name: cls
     for cls in (
         DdgsSearch,

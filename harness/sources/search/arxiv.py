@@ -8,6 +8,7 @@ base, e.g. http://127.0.0.1:PORT/api for a local stand-in (the client then asks 
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from harness.contract.search import ARXIV
 from harness.contract.works import normalize_arxiv_id, normalize_doi, person
@@ -43,7 +44,7 @@ class ArxivSearch(Provider):
             arxiv_id = normalize_arxiv_id(result.get_short_id())
             if not arxiv_id:
                 continue
-            work = {
+            work: dict[str, Any] = {
                 "arxiv_id": arxiv_id,
                 "doi": normalize_doi(result.doi),
                 "title": " ".join(result.title.split()),

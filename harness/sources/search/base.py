@@ -62,7 +62,10 @@ class SearchSettings:
 
 
 class SearchProvider(Protocol):
-    name: SearchProviderName
+    @property
+    def name(self) -> str:
+        """The provider's name (`SearchProviderName`), or several joined by commas (`Combined`)."""
+        ...
 
     def search(self, query: str, n: int) -> list[WebHit]:
         """Up to n hits for `query`, best first; SearchFailed when the provider fails."""
@@ -101,6 +104,10 @@ class Provider:
     @property
     def name(self) -> SearchProviderName:
         return self.info.name
+
+    def search(self, query: str, n: int) -> list[WebHit]:
+        """Up to n hits for `query`, best first (`SearchProvider`): each provider class its own."""
+        raise NotImplementedError
 
     def hits(self, query: str, rows: list[tuple[str, str, str, str | None]], n: int) -> list[WebHit]:
         """(url, title, snippet, text) rows → WebHits ranked 1..n in the provider's order; rows without a URL are

@@ -47,7 +47,7 @@ class GeminiSearch(Provider):
         meta = answer.candidates[0].grounding_metadata if answer.candidates else None
         chunks = list((meta.grounding_chunks if meta else None) or [])
         snippets = _snippets(meta, len(chunks))
-        rows = []
+        rows: list[tuple[str, str, str, str | None]] = []
         with httpx.Client(timeout=SEARCH_TIMEOUT, follow_redirects=False) as http:
             for i, chunk in enumerate(chunks):
                 if chunk.web is None or not chunk.web.uri:

@@ -16,6 +16,7 @@ class SearxngSearch(Provider):
     def search(self, query: str, n: int) -> list[WebHit]:
         import httpx
 
+        assert self.settings.url is not None  # needs_url: the preflight refused a searxng without one
         endpoint = self.settings.url.rstrip("/") + "/search"
         try:
             resp = httpx.get(endpoint, params={"q": query, "format": "json"}, timeout=SEARCH_TIMEOUT)

@@ -52,9 +52,9 @@ class RobotsRules:
         if 200 <= status < 300:
             parser.parse(body[:ROBOTS_MAX_BYTES].decode("utf-8", errors="replace").splitlines())
         elif status >= 500:
-            parser.disallow_all = True
+            parser.disallow_all = True  # type: ignore[attr-defined]  # robotparser's own flag, not in typeshed
         else:  # 3xx not followed, 4xx: no robots.txt, everything allowed
-            parser.allow_all = True
+            parser.allow_all = True  # type: ignore[attr-defined]  # robotparser's own flag, not in typeshed
         return parser
 
 

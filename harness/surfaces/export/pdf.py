@@ -10,6 +10,7 @@ next to the title and the generator.
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from harness.surfaces.export.content import ExportContent
 
@@ -35,5 +36,5 @@ def pdf_text(data: bytes) -> str:
 def pdf_provenance(data: bytes) -> dict[str, str]:
     from pypdf import PdfReader
 
-    meta = PdfReader(io.BytesIO(data)).metadata or {}
+    meta: dict[str, Any] = PdfReader(io.BytesIO(data)).metadata or {}
     return {k: str(meta.get("/research" + k.replace("_", ""), "")) for k in ("run_id", "draft", "draft_sha256")}

@@ -24,6 +24,8 @@ _BLOCKS = {"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "th", "td"}
 
 
 class _Walker(HTMLParser):
+    _columns: int  # the widest table's columns: set before `feed`
+
     def __init__(self, doc):
         super().__init__(convert_charrefs=True)
         self.doc = doc

@@ -26,7 +26,7 @@ from harness.runtime.budget import DEFAULT_RUN_LIMITS
 from harness.surfaces.agent_door import ArgumentError, bounded_budget, budget_left
 from harness.surfaces.serve import runs
 from harness.surfaces.serve.events import TraceTail
-from harness.surfaces.serve.launcher import Launcher, LaunchError
+from harness.surfaces.serve.launcher import Launcher, LaunchError, Queued
 from harness.surfaces.serve.request import FLAGS, CorpusRoots, RequestError, field_of, run_flags
 from harness.surfaces.serve.states import TERMINAL
 from harness.workspace.reader import RunReader
@@ -197,6 +197,8 @@ class ResearchDesk:
             run_id = await self.launcher.start(flags)
         except LaunchError as exc:
             raise _argument_error(UsageError(str(exc)), "question") from None
+        if isinstance(run_id, Queued):  # every slot is taken: it starts when one frees, in order (as serve answers)
+            return {"queued": run_id.ticket, "position": run_id.position, "budget": limits}
         return {"run_id": run_id, "budget": limits, **self._started(run_id)}
 
     def _started(self, run_id: str) -> dict[str, Any]:
@@ -273,4 +275,6 @@ class ResearchDesk:
             child = await self.launcher.start([], command=("ask", str(run_dir), question.strip()))
         except LaunchError as exc:
             raise ArgumentError("question", str(exc)) from None
+        if isinstance(child, Queued):  # every slot is taken: it starts when one frees, in order (as serve answers)
+            return {"queued": child.ticket, "position": child.position, "parent": run_dir.name}
         return {"run_id": child, "parent": run_dir.name, **self._started(child)}

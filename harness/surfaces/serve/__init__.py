@@ -13,6 +13,7 @@ The page itself is `static/` (HTML, CSS, one vanilla script).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from harness.errors import UsageError, require_extra
 from harness.surfaces.serve.security import is_loopback, new_token, token_from_file
@@ -60,7 +61,7 @@ def serve_command(
         https=https,
         limits=limits,
     )
-    tls = {"ssl_certfile": str(certfile), "ssl_keyfile": str(keyfile)} if https else {}
+    tls: dict[str, Any] = {"ssl_certfile": str(certfile), "ssl_keyfile": str(keyfile)} if https else {}
     config = uvicorn.Config(
         create_app(settings),
         host=host,

@@ -207,6 +207,7 @@ def run_flags(body: Any, roots: CorpusRoots, cwd: Path, runs_dir: Path) -> list[
     if not isinstance(question, str) or not question.strip():
         raise RequestError("QUESTION: must not be empty", field="question")
     budget = body.get("budget") or {}
+    options: dict[str, Any] = {k: body.get(k) or None for k in OPTIONAL}
     try:
         cfg = build_config(
             question,
@@ -219,7 +220,7 @@ def run_flags(body: Any, roots: CorpusRoots, cwd: Path, runs_dir: Path) -> list[
             budget=budget,
             require_final_approval=body.get("require_final_approval"),
             web=body.get("web"),
-            **{k: body.get(k) or None for k in OPTIONAL},
+            **options,
         )
         check_budget_fits(cfg)
         preflight(cfg)

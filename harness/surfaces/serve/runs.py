@@ -168,7 +168,7 @@ def row(run_dir: Path, live: bool) -> dict[str, Any]:
         "models": sorted({m for m in (config.get("models") or {}).values() if m}),
         "budget": {"limits": budget.get("limits") or {}, "spent": budget.get("spent") or {}},
         "live": live,
-        "gate": None if live or decided else GATES.get(status),
+        "gate": None if live or decided else GATES.get(str(status)),
         # resumable: stopped with everything kept, cut off (its process gone) in the middle, or decided at its
         # gate with nothing continuing it yet
         "resumable": not live and (status in RESUMABLE or status in ACTIVE or decided),

@@ -24,6 +24,7 @@ import json
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from starlette.datastructures import Headers
@@ -146,13 +147,13 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def login_cookie(token: str, secure: bool = False) -> dict[str, object]:
+def login_cookie(token: str, secure: bool = False) -> dict[str, Any]:
     """The Set-Cookie arguments for the token: HttpOnly (no script reads it), SameSite=Strict, whole site (and
     Secure over HTTPS)."""
     return {"key": TOKEN_COOKIE, "value": token, "httponly": True, "samesite": "strict", "path": "/", "secure": secure}
 
 
-def name_cookie(name: str, secure: bool = False) -> dict[str, object]:
+def name_cookie(name: str, secure: bool = False) -> dict[str, Any]:
     """The Set-Cookie arguments for the name given at login (quoted: any text fits a cookie)."""
     return {**login_cookie("", secure), "key": NAME_COOKIE, "value": quote(name, safe="")}
 

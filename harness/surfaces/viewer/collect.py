@@ -61,8 +61,9 @@ def _cards(reader: RunReader, sources: dict[str, dict[str, Any]]) -> dict[str, d
         card = reader.read_json(rel)
         entry: dict[str, Any] = {"card": card, "highlight": None}
         if isinstance(card, dict):
-            text = (sources.get(card.get("source_id")) or {}).get("text")
-            span = card.get("span") if isinstance(card.get("span"), dict) else {}
+            sid = card.get("source_id")
+            text = (sources.get(sid) or {}).get("text") if isinstance(sid, str) else None
+            span = found if isinstance(found := card.get("span"), dict) else {}
             start, end = span.get("start"), span.get("end")
             if (
                 isinstance(text, str)
@@ -90,13 +91,13 @@ def _timeline(reader: RunReader) -> list[dict[str, Any]]:
 
 
 def _artifact_index(run: dict[str, Any]) -> list[dict[str, Any]]:
-    index = run.get("artifacts") if isinstance(run.get("artifacts"), dict) else {}
+    index = found if isinstance(found := run.get("artifacts"), dict) else {}
     return [{"path": rel, **entry} for rel, entry in sorted(index.items()) if rel != VIEWER and isinstance(entry, dict)]
 
 
 def _run_details(run: dict[str, Any]) -> dict[str, Any]:
     """What the viewer shows of run.json beyond the summary (no local paths of agent specs)."""
-    config = run.get("config") if isinstance(run.get("config"), dict) else {}
+    config = found if isinstance(found := run.get("config"), dict) else {}
     return {
         "created_at": run.get("created_at"),
         "harness_version": run.get("harness_version"),
@@ -171,11 +172,7 @@ def claim_list(data: dict[str, Any]) -> list[dict[str, Any]]:
 def question_ids(data: dict[str, Any]) -> list[str]:
     plan = data.get("plan")
     qs = plan.get("questions") if isinstance(plan, dict) else None
-    ids = (
-        [q.get("id") for q in qs if isinstance(q, dict) and isinstance(q.get("id"), str)]
-        if isinstance(qs, list)
-        else []
-    )
+    ids = [q["id"] for q in qs if isinstance(q, dict) and isinstance(q.get("id"), str)] if isinstance(qs, list) else []
     return sorted(set(ids), key=lambda q: (len(q), q))
 
 

@@ -16,7 +16,7 @@ from harness.engines.llm.faults import ai_message, is_empty_message
 from harness.engines.llm.models import max_output_tokens
 from harness.engines.llm.pricing import CallUsage, ModelPrice
 from harness.errors import HarnessError
-from harness.runtime.budget import DelegationTimeout
+from harness.runtime.budget import Amounts, DelegationTimeout
 from harness.runtime.context import AgentContext
 
 DEFAULT_OUTPUT_ALLOWANCE = 4096  # tokens reserved per call when the model has no output bound
@@ -62,7 +62,7 @@ def worst_case_usd(price: ModelPrice | None, estimate: int, allowance: int) -> f
     return None if price is None else price.worst_case(estimate - allowance, allowance)
 
 
-def before_call(ctx: AgentContext, estimate: int, allowance: int, price: ModelPrice | None) -> dict[str, float]:
+def before_call(ctx: AgentContext, estimate: int, allowance: int, price: ModelPrice | None) -> Amounts:
     """Check and hold a call's worst case in every budget: its tokens and, at the model's price, its dollars."""
     return ctx.budget.before_llm_call(estimate, worst_case_usd(price, estimate, allowance))
 
@@ -71,7 +71,7 @@ def charge_reply(
     reply: Any,
     estimate: int,
     allowance: int,
-    held: dict[str, float],
+    held: Amounts,
     ctx: AgentContext,
     price: ModelPrice | None = None,
 ) -> None:
@@ -81,7 +81,7 @@ def charge_reply(
     usage = CallUsage.from_metadata(getattr(message, "usage_metadata", None) if message is not None else None)
     used = _used_tokens(message)
     if used:
-        usd = None if price is None else price.cost(usage)
+        usd = None if price is None or usage is None else price.cost(usage)  # `used`: usage was reported
     else:
         input_only = is_empty_message(message)
         used = estimate - allowance if input_only else estimate
@@ -95,7 +95,7 @@ def charge_failed_call(
     exc: BaseException,
     estimate: int,
     allowance: int,
-    held: dict[str, float],
+    held: Amounts,
     ctx: AgentContext,
     price: ModelPrice | None = None,
 ) -> None:

@@ -22,7 +22,7 @@ spec's limits, stated in the prompt), in a row: a usable reply resets it. Past i
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware
@@ -86,7 +86,7 @@ class ToolCallCheck(AgentMiddleware):
 
     # ---- what is wrong with one call ---------------------------------------------------------
 
-    def problem(self, call: dict[str, Any]) -> str | None:
+    def problem(self, call: Mapping[str, Any]) -> str | None:
         """Why `call` cannot run, in one line naming what to fix, or None."""
         name = call.get("name")
         if name not in self.signatures:
@@ -113,7 +113,7 @@ class ToolCallCheck(AgentMiddleware):
             f"Call {name} again with those names."
         )
 
-    def _unparsed(self, bad: dict[str, Any], cut: bool) -> str:
+    def _unparsed(self, bad: Mapping[str, Any], cut: bool) -> str:
         name = bad.get("name") or "the tool"
         props, required = self.signatures.get(name, ({}, []))
         takes = f" It takes: {_arguments(props, required)}." if props else ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, get_buffer_string
+from langchain_core.messages import AnyMessage, HumanMessage, get_buffer_string
 
 from harness.engines.llm import invocation
 from harness.engines.llm.middleware.budget_guard import (
@@ -25,7 +25,7 @@ def budgeted_summarization(model: Any, backend: Any, price: ModelPrice | None = 
 
     allowance = max_output_tokens(model) or DEFAULT_OUTPUT_ALLOWANCE
 
-    def summarize(messages: list[BaseMessage]) -> str:
+    def summarize(messages: list[AnyMessage]) -> str:
         # called inside the model node, which is not handed a runtime: read the graph run's own
         current = invocation.current()
         ctx, retrier = current.ctx, current.retrier

@@ -29,7 +29,7 @@ class WorkspaceWriteGuard(AgentMiddleware):
         rel = virtual_to_rel(args.get("file_path"))
         try:
             if call["name"] == "edit_file":
-                content = self._edited(call, rel, args, ctx)
+                content: str | ToolMessage | None = self._edited(call, rel, args, ctx)
                 if isinstance(content, ToolMessage):
                     return content
             else:

@@ -109,8 +109,8 @@ def _flag_line(flag: dict[str, Any]) -> str:
 
 def _sources_table(data: dict[str, Any]) -> Markup:
     users = claims_by_card(data)
-    questions: dict[str, set[str]] = {}
-    statuses: dict[str, set[str]] = {}
+    questions: dict[str | None, set[str]] = {}  # by the cards' source id, as they name it
+    statuses: dict[str | None, set[str]] = {}
     for card_id, entry in data["cards"].items():
         card = entry["card"] if isinstance(entry["card"], dict) else {}
         sid = card.get("source_id")
@@ -119,7 +119,7 @@ def _sources_table(data: dict[str, Any]) -> Markup:
     rows = []
     for sid, entry in data["sources"].items():
         rec = entry["record"] if isinstance(entry["record"], dict) else {}
-        origin = rec.get("origin") if isinstance(rec.get("origin"), dict) else {}
+        origin = found if isinstance(found := rec.get("origin"), dict) else {}
         qs = set(questions.get(sid, set()))
         if origin.get("question_id"):
             qs.add(origin["question_id"])

@@ -69,6 +69,7 @@ def plan_section(data: dict[str, Any]) -> Markup:
                 el("td", badge(branch) if branch else "—"),
                 el("td", q.get("text")),
                 el("td", ", ".join(q.get("criteria") or [])),
+                el("td", ", ".join(q.get("allowed_sources") or ["corpus"])),
                 el("td", _list(q.get("search_terms") or [])),
                 id=f"v-q-{q.get('id')}",
             )
@@ -106,7 +107,11 @@ def plan_section(data: dict[str, Any]) -> Markup:
         _approval(plan.get("approval")),
         facts,
         el("h3", "Questions"),
-        _table(["id", "kind", "critical", "branch", "question", "criteria", "search terms"], rows, cls="questions"),
+        _table(
+            ["id", "kind", "critical", "branch", "question", "criteria", "sources", "search terms"],
+            rows,
+            cls="questions",
+        ),
         ref_block,
         el("h3", "Decisions"),
         _table(["gate", "decision", "by", "at", "feedback", "sha256"], decisions),

@@ -96,7 +96,7 @@ def timeline_section(data: dict[str, Any]) -> Markup:
     events = data["timeline"]
     times = [t for e in events for t in (_ts(e.get("ts")), _ts(e.get("started_at")), _ts(e.get("ended_at"))) if t]
     t0 = min(times) if times else None
-    span = max(((max(times) - t0).total_seconds() if times else 0), 0.001)
+    span = max(((max(times) - min(times)).total_seconds() if times else 0), 0.001)
     rows = [_event_row(e, t0, span) for e in events]
     writes = sum(1 for e in events if str(e.get("event")) == "write")
     toggle = [
