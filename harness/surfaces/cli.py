@@ -493,12 +493,16 @@ def export(
     out_file: Path | None = typer.Option(
         None, "--out", help="The file to write (default RUN_DIR/exports/<run_id>.<format>)."
     ),
+    citation_style: CitationStyle = None,
 ) -> None:
     """Export the final report with its evidence and sources as an appendix (the file records the run and draft),
-    or the references of the papers it cites."""
+    or the references of the papers it cites. The bibliography is in the run's citation style unless
+    --citation-style names another."""
+    from harness.orchestrator.config import check_citation_style
     from harness.surfaces.export import export_run
 
-    out.print(f"exported: {export_run(_run_dir(run_dir), fmt, out_file)}")
+    style = check_citation_style(citation_style) if citation_style is not None else None
+    out.print(f"exported: {export_run(_run_dir(run_dir), fmt, out_file, style)}")
 
 
 @app.command(name="eval")

@@ -159,6 +159,6 @@ CitationStyle = Annotated[
     str | None,
     typer.Option(
         "--citation-style",
-        help="The bibliography's style for cited papers: apa (default), ieee, chicago-author-date.",
+        help="The bibliography's style for cited papers: apa, ieee, chicago-author-date (default: apa; the run's for export).",
     ),
 ]

@@ -110,3 +110,24 @@ def test_the_bibtex_export_parses_and_the_csl_json_export_holds_the_same_referen
     (home / "refs.bib").write_text((home / "refs.bib").read_text().replace("2024", "2023"))
     edited = research(["validate", str(run), "--export", "refs.bib"], home)
     assert edited.returncode != 0 and "refs.bib: line" in edited.stdout + edited.stderr
+
+
+def test_an_export_renders_the_bibliography_in_the_style_asked_for_and_still_validates(literature_run):
+    home, run, _ = literature_run
+    r = research(["export", str(run), "--format", "md", "--out", "ieee.md", "--citation-style", "ieee"], home)
+    assert r.returncode == 0, r.stderr
+    ieee = (home / "ieee.md").read_text()
+    assert "in the IEEE style" in ieee and "in the APA style" not in ieee
+    assert "A. Lovelace and A. Turing" in ieee  # IEEE names authors initials first
+    assert research(["export", str(run), "--format", "md", "--out", "apa.md"], home).returncode == 0
+    assert "in the APA style" in (home / "apa.md").read_text()  # the run's own style when none is asked for
+    for name in ("ieee.md", "apa.md"):  # an export in any bundled style is an export of this run
+        check = research(["validate", str(run), "--export", name], home)
+        assert check.returncode == 0, check.stdout + check.stderr
+    (home / "ieee.md").write_text(ieee.replace("A. Lovelace", "B. Lovelace"))
+    edited = research(["validate", str(run), "--export", "ieee.md"], home)
+    assert edited.returncode != 0 and "ieee.md: line" in edited.stdout + edited.stderr
+    bad = research(["export", str(run), "--format", "md", "--citation-style", "mla"], home)
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines()[-1] == (
+        "research: error: --citation-style mla: choose one of apa, ieee, chicago-author-date"
+    )

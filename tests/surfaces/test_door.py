@@ -884,6 +884,11 @@ def test_a_completed_run_is_exported_from_the_app_and_others_are_refused(tmp_pat
             check = research("validate", str(done.run_dir), "--export", str(out), cwd=tmp_path)
             assert check.returncode == 0, check.stdout + check.stderr  # the very file `research export` writes
         assert client.get(f"/api/runs/{rid}/export/exe").status_code == 404
+        ieee = client.get(f"/api/runs/{rid}/export/md", params={"style": "ieee"})  # no papers cited: same report
+        assert ieee.status_code == 200 and ieee.content == client.get(f"/api/runs/{rid}/export/md").content
+        bad = client.get(f"/api/runs/{rid}/export/md", params={"style": "mla"})
+        assert bad.status_code == 400 and bad.json()["field"] == "style", bad.text
+        assert bad.json()["error"] == "style 'mla': choose one of apa, ieee, chicago-author-date"
         refused = client.get(f"/api/runs/{built_ws.run_id}/export/md")
         assert refused.status_code == 409 and "only a completed run" in refused.json()["error"]
 

@@ -2,8 +2,8 @@
 
 `export_run` writes the run's standalone report (`content.py`) as Markdown, HTML, PDF (`pdf.py`) or
 Word (`word.py`), or the references of the papers it cites as BibTeX or CSL-JSON (`evidence/bibliography.py`),
-atomically. `check_export` rebuilds what the file should hold from the run and
-compares: Markdown and HTML byte for byte, Word paragraph by paragraph (table cells included) with
+atomically, its bibliography in the run's citation style or the one asked for. `check_export` rebuilds what the
+file should hold from the run (in the run's style, else in the bundled style the file was written in) and compares: Markdown and HTML byte for byte, Word paragraph by paragraph (table cells included) with
 its core properties, PDF by its extracted text and its metadata. An edited export, or an export of
 another run or of an earlier draft, is reported with one line per difference found.
 """
@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from harness.contract.layout import EXPORTS_DIR
+from harness.contract.works import CITATION_STYLES, CitationStyle, run_citation_style
 from harness.errors import UsageError, extra_missing
 from harness.evidence.bibliography import bibtex, csl_json
 from harness.surfaces.export.content import ExportContent, export_content
 from harness.workspace.atomic import atomic_write
+from harness.workspace.reader import RunReader
 
 Format = Literal["pdf", "docx", "html", "md", "bibtex", "csl-json"]
 FORMATS: tuple[str, ...] = get_args(Format)
@@ -55,19 +57,22 @@ def _format_of(path: Path, fmt: str | None) -> str:
     return fmt
 
 
-def export_bytes(run_dir: Path | str, fmt: str) -> tuple[str, bytes]:
+def export_bytes(run_dir: Path | str, fmt: str, citation_style: CitationStyle | None = None) -> tuple[str, bytes]:
     """The export of a completed run in `fmt`, in memory (the app's export button): its file name and content."""
     fmt = _format_of(Path(f"x.{fmt}"), fmt)
-    content = export_content(run_dir)
+    content = export_content(run_dir, citation_style)
     return f"{content.provenance.run_id}.{fmt}", _render(content, fmt)
 
 
-def export_run(run_dir: Path | str, fmt: str, out: Path | None = None) -> Path:
+def export_run(
+    run_dir: Path | str, fmt: str, out: Path | None = None, citation_style: CitationStyle | None = None
+) -> Path:
     """Write the export of a completed run; returns its path (default RUN_DIR/exports/<run_id>.<fmt>, a folder
     `validate` never reads). The file is meant to be shared, so it gets the mode the umask gives a new file, not
-    the private 0600 of the temporary file it is renamed from."""
+    the private 0600 of the temporary file it is renamed from. `citation_style` (--citation-style) renders the
+    bibliography in another bundled style than the run's."""
     fmt = _format_of(Path(f"x.{fmt}"), fmt)
-    content = export_content(run_dir)
+    content = export_content(run_dir, citation_style)
     if fmt in SUFFIXES and not content.references:
         raise UsageError(f"--format {fmt}: the report of {run_dir} cites no papers, so it has no references")
     path = out or Path(run_dir) / EXPORTS_DIR / f"{content.provenance.run_id}.{SUFFIXES.get(fmt, fmt)}"
@@ -99,13 +104,26 @@ def _first_difference(got: list[str], want: list[str], what: str) -> list[str]:
 
 
 def check_export(run_dir: Path | str, file: Path) -> list[str]:
-    """What is wrong with `file` as an export of the run (empty when it matches)."""
+    """What is wrong with `file` as an export of the run (empty when it matches): compared with the export in the
+    run's citation style, and when that differs, with each other bundled style (`export --citation-style`); the
+    differences reported are those from the run's style."""
     fmt = _format_of(file, None)
     try:
         data = file.read_bytes()
     except OSError as exc:
         raise UsageError(f"--export {file}: {exc.strerror or exc}") from None
     content = export_content(run_dir)
+    problems = _differences(content, fmt, file, data)
+    if problems:
+        own = run_citation_style(RunReader(run_dir, cache=True).run())
+        for style in CITATION_STYLES:
+            if style != own and not _differences(export_content(run_dir, style), fmt, file, data):
+                return []
+    return problems
+
+
+def _differences(content: ExportContent, fmt: str, file: Path, data: bytes) -> list[str]:
+    """What differs between `data` (the file `file` in `fmt`) and `content` rendered in `fmt`."""
     want = content.provenance.fields()
     if fmt in ("md", "html"):
         expected = _render(content, fmt).decode("utf-8")

@@ -18,7 +18,7 @@ from pathlib import Path
 from harness.contract.formats import sha256_text
 from harness.contract.language import DEFAULT_LANGUAGE, run_language
 from harness.contract.layout import FINAL_REPORT
-from harness.contract.works import run_citation_style
+from harness.contract.works import CitationStyle, run_citation_style
 from harness.errors import UsageError, WorkspaceError
 from harness.evidence.answers import answer_records
 from harness.evidence.bibliography import works_of
@@ -78,8 +78,9 @@ class ExportContent:
         )
 
 
-def export_content(run_dir: Path | str) -> ExportContent:
-    """The export of a completed run; one-line UsageError/WorkspaceError when there is nothing sound to export."""
+def export_content(run_dir: Path | str, citation_style: CitationStyle | None = None) -> ExportContent:
+    """The export of a completed run, its bibliography in `citation_style` (default: the run's, as in its final
+    report); one-line UsageError/WorkspaceError when there is nothing sound to export."""
     reader = RunReader(run_dir, cache=True)
     run = reader.run()
     report = reader.read_text(FINAL_REPORT)
@@ -105,7 +106,15 @@ def export_content(run_dir: Path | str) -> ExportContent:
             f"{run_dir}/{FINAL_REPORT}: is not what its draft renders to today (see research validate)"
         )
     standalone = render_report(
-        draft, draft_rel, draft_sha, claims, cards, sources, standalone=True, answers=answers, citation_style=style
+        draft,
+        draft_rel,
+        draft_sha,
+        claims,
+        cards,
+        sources,
+        standalone=True,
+        answers=answers,
+        citation_style=citation_style or style,
     )
     provenance = Provenance(run["run_id"], run.get("question", ""), draft_rel, draft_sha, run_language(run))
     references = tuple(works_of(sources, cited_source_ids(draft, claims, cards)))

@@ -34,9 +34,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from harness.contract.statuses import BUDGET_EXHAUSTED, COMPLETED
+from harness.contract.works import CITATION_STYLES
 from harness.errors import ArtifactInvalid, HarnessError, UsageError, WorkspaceError
 from harness.orchestrator.approvals import record_decision
-from harness.orchestrator.config import ENGINES, check_question
+from harness.orchestrator.config import ENGINES, check_citation_style, check_question
 from harness.surfaces.export import export_bytes
 from harness.surfaces.serve import runs
 from harness.surfaces.serve.events import run_events
@@ -336,16 +337,23 @@ class Api:
         return JSONResponse({"run_id": run_dir.name, "queued": queued}, status_code=202)
 
     async def export(self, request: Request) -> Response:
-        """A completed run's report with its evidence as a file to download (`research export`)."""
+        """A completed run's report with its evidence as a file to download (`research export`); `?style=ieee` puts
+        its bibliography in another bundled citation style than the run's (`--citation-style`)."""
         run_dir = self._run_dir(request)
         fmt = request.path_params["fmt"]
         if fmt not in EXPORT_TYPES:
             raise ApiError(404, f"--format {_short(fmt)}: choose one of {', '.join(EXPORT_TYPES)}", "format")
+        try:
+            style = check_citation_style(found) if (found := request.query_params.get("style")) is not None else None
+        except UsageError:
+            raise ApiError(
+                400, f"style {_short(found or '')}: choose one of {', '.join(CITATION_STYLES)}", "style"
+            ) from None
         row = self._row(run_dir, self.launcher.live(run_dir))
         if row["status"] != COMPLETED:
             raise ApiError(409, f"run {run_dir.name} is {row['status']}: only a completed run has a report to export")
         try:
-            name, data = await asyncio.to_thread(export_bytes, run_dir, fmt)
+            name, data = await asyncio.to_thread(export_bytes, run_dir, fmt, style)
         except HarnessError as exc:  # e.g. the export extra missing for pdf or docx
             raise ApiError(409, str(exc), "format") from None
         disposition = f'attachment; filename="{name}"'
