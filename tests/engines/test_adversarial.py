@@ -47,11 +47,13 @@ COVERAGE_SEEDS = (
     11,
     13,
     15,
+    22,
     37,
     45,
-)  # fixed seeds that between them reach every terminal status and play every move checked below (37 plays
-# malformed_json); a seed in CLEAN_SEEDS plays only valid moves, so `completed` is reached by design, not by luck
-CLEAN_SEEDS = {45}
+)  # fixed seeds that between them reach every terminal status and play every move checked below (22 plays
+# malformed_json); a seed in CLEAN_SEEDS plays only valid moves, so `completed` (45) and, on a tight budget,
+# `budget_exhausted` (6) are reached by design, not by luck
+CLEAN_SEEDS = {6, 45}
 TIGHT_BUDGET_SEEDS = {6: 6}  # seed -> llm_calls: a run budget that runs out mid-pipeline
 
 # Who may have written each artifact (run.json's `writer`), by path.

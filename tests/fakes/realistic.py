@@ -21,7 +21,7 @@ import random
 import re
 from dataclasses import dataclass, field, replace
 
-from fakes.scripted import HIT, Policy, Say, Turn, call, file_text
+from fakes.scripted import HIT, Call, Policy, Say, Turn, call, file_text
 
 # ---- the quirks ------------------------------------------------------------------------------------------
 
@@ -35,6 +35,7 @@ class Quirks:
     k: int = 5
     fabricate_first: bool = False  # the first quote is a paraphrase; it corrects it from the closest passage
     cards: int = 1  # cards per question (distinct passages)
+    at_once: bool = False  # records all its cards in one reply (parallel tool calls), not one card a reply
     web: bool = False  # the plan allows the web; the Researcher uses web_search and fetch_url
     # Planner
     research_questions: int = 2
@@ -256,6 +257,24 @@ def researcher(quirks: Quirks) -> Policy:
             if m and "documentation says this works" in str(tried[-1].get("quote", "")):
                 quote = sentences(m.group(1))[0] if sentences(m.group(1)) else m.group(1)
         hint = int(start) + (r.choice([-5, -3, -1, 1, 2, 4]) if quirks.quote == "offset" else 0)
+        if offered(t, "record_evidence") and quirks.at_once:
+            batch = [hits[(i + have) % len(hits)] for i in range(done, quirks.cards)]
+            return Call(
+                [
+                    (
+                        "record_evidence",
+                        {
+                            "source_id": sid,
+                            "quote": _quote_of(text, quirks, r, variant=(i + have) // len(hits)),
+                            "summary": f"What {sid} says for {qid}.",
+                            "confidence": "high",
+                            "limitations": [],
+                            "start": int(at),
+                        },
+                    )
+                    for i, (sid, _a, at, _e, text) in enumerate(batch, start=done)
+                ]
+            )
         if offered(t, "record_evidence"):
             return call(
                 "record_evidence",

@@ -121,7 +121,9 @@ def test_a_natural_draft_converges_within_one_writer_delegation(tmp_path, corpus
 
 
 def test_an_analyst_reading_one_file_per_turn_over_25_cards_and_a_long_claim_table(tmp_path, corpus):
-    quirks = Quirks(quote="sentence", research_questions=5, cards=6, k=20, piecemeal=True, read_claims=True)
+    quirks = Quirks(
+        quote="sentence", research_questions=5, cards=6, at_once=True, k=20, piecemeal=True, read_claims=True
+    )
     result, models = run(tmp_path, corpus, quirks)
     assert_completed(result)
     assert len(cards(result.run_dir)) >= 25

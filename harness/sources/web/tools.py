@@ -29,7 +29,7 @@ import httpx
 
 from harness.contract.formats import now_iso, sha256_bytes, sha256_text
 from harness.contract.search import FROM_PAGE, FROM_PROVIDER
-from harness.errors import HarnessError
+from harness.errors import HarnessError, UsageError
 from harness.sources.injection import find_injections
 from harness.sources.registry import SourceRegistry
 from harness.sources.search import SearchProvider, SearchSettings, WebHit, make_provider
@@ -188,7 +188,10 @@ class WebTools:
         are dropped, not shown. `flags` are the snippet's instruction-like sentences (`injection.find_injections`,
         offsets in the snippet); `rank` is the provider's own. The provider is asked for more than k because the
         allow-list usually filters many out. `providers`: which of the run's providers to ask (None: all)."""
-        provider = self.provider_for(providers)
+        try:
+            provider = self.provider_for(providers)  # built on first use: its client may be missing
+        except UsageError as exc:
+            raise WebRefused(f"web_search {query!r}", str(exc)) from None
         try:
             raw = provider.search(query, max(3 * k, 10))
         except ImportError:
