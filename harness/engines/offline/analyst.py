@@ -16,10 +16,13 @@
 from __future__ import annotations
 
 from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
+from harness.contract.claims import CONFLICTED, UNSUPPORTED, VERIFIED, VERIFIED_WITH_LIMIT, ClaimStatus
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 from harness.contract.quotes import normalize_ws
+from harness.contract.statuses import COMPLETED, RESEARCH
 from harness.engines.offline.ranking import Ask, entities
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
+from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 
 SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
@@ -93,7 +96,7 @@ class OfflineAnalyst:
     def __init__(self, spec=None):
         self.spec = spec
 
-    def run(self, brief: Brief, ctx) -> AgentResult:
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         plan = ctx.read_json(PLAN)
         cards = [ctx.read_json(p) for p in ctx.list(CARDS)]
         kinds, titles = {}, {}
@@ -104,7 +107,7 @@ class OfflineAnalyst:
                 kinds[sid], titles[sid] = record["kind"], record.get("title") or ""
         claims = []
         for q in plan["questions"]:
-            if q["kind"] != "research":
+            if q["kind"] != RESEARCH:
                 continue
             ask = Ask.of(q["text"], " ".join(q.get("criteria", [])))
             qcards = [c for c in cards if c["question_id"] == q["id"]]
@@ -119,7 +122,7 @@ class OfflineAnalyst:
                         "supporting_cards": [],
                         "contradicting_cards": [],
                         "limitations": ["no source in the corpus addresses this question"],
-                        "status": "unsupported",
+                        "status": UNSUPPORTED,
                     }
                 )
                 continue
@@ -175,19 +178,19 @@ class OfflineAnalyst:
         counts: dict[str, int] = {}
         for c in ordered:
             counts[c["status"]] = counts.get(c["status"], 0) + 1
-        return AgentResult("completed", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+        return AgentResult(COMPLETED, ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
 
     @staticmethod
     def _claim(q: dict, cluster: list[dict], kinds: dict[str, str]) -> dict:
         sources = {c["source_id"] for c in cluster}
         limitations = list(dict.fromkeys(lim for c in cluster for lim in c["limitations"]))
         if any(kinds[s] == "primary" for s in sources) or len(sources) >= 2:
-            status = "verified"
+            status: ClaimStatus = VERIFIED
             if all(c["confidence"] == LOW for c in cluster):
-                status = "verified_with_limit"
+                status = VERIFIED_WITH_LIMIT
                 limitations.append("low-confidence evidence only")
         else:
-            status = "verified_with_limit"
+            status = VERIFIED_WITH_LIMIT
             limitations = ["secondary source only"] + [lim for lim in limitations if lim != "secondary source"]
         return {
             "statement": normalize_ws(cluster[0]["quote"]),
@@ -207,5 +210,5 @@ class OfflineAnalyst:
             "supporting_cards": [c["card_id"] for c in side_a],
             "contradicting_cards": [c["card_id"] for c in side_b],
             "limitations": [f'Sources disagree: one says "{_short(a)}", another says "{_short(b)}".'],
-            "status": "conflicted",
+            "status": CONFLICTED,
         }

@@ -29,8 +29,10 @@ import re
 
 from harness.contract.layout import PLAN
 from harness.contract.search import CORPUS, LITERATURE_PROVIDERS, WEB
+from harness.contract.statuses import COMPLETED
 from harness.engines.offline.ranking import keywords_named
 from harness.evidence.lexical import content_words
+from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -471,7 +473,7 @@ class OfflinePlanner:
     def __init__(self, spec=None):
         self.spec = spec
 
-    def run(self, brief: Brief, ctx) -> AgentResult:
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         question = brief.facts.get("question") or brief.task
         sources = _sources(brief.facts)
         official = tuple(brief.facts.get("primary_domains") or ())
@@ -481,4 +483,4 @@ class OfflinePlanner:
             plan = make_plan(question, sources, brief.facts.get("parent_questions"), official)
         ctx.write(PLAN, plan)
         n = sum(q["kind"] == "research" for q in plan["questions"])
-        return AgentResult("completed", f"plan revision {plan['revision']} with {n} research question(s)")
+        return AgentResult(COMPLETED, f"plan revision {plan['revision']} with {n} research question(s)")

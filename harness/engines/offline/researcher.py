@@ -58,6 +58,7 @@ from typing import Any
 
 from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
+from harness.contract.statuses import BLOCKED, COMPLETED
 from harness.engines.offline import semantic
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
 from harness.engines.offline.ranking import (
@@ -80,6 +81,7 @@ from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.evidence.standalone import not_standalone
+from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.corpus import BUILTIN
 from harness.sources.injection import find_injections, flagged_spans
@@ -503,7 +505,7 @@ class OfflineResearcher:
     def __init__(self, spec=None):
         self.spec = spec
 
-    def run(self, brief: Brief, ctx) -> AgentResult:  # noqa: C901  the offline Researcher's one step, left whole for its own issue (issue 41 item 6 leaves researcher.py)
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:  # noqa: C901  the offline Researcher's one step, left whole for its own issue (issue 41 item 6 leaves researcher.py)
         plan = ctx.read_json(PLAN)
         question = next(q for q in plan["questions"] if q["id"] == brief.question_id)
         terms = question.get("search_terms") or []
@@ -703,19 +705,19 @@ class OfflineResearcher:
         )
         if not written:
             return AgentResult(
-                "blocked",
+                BLOCKED,
                 "no relevant passage",
                 blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in queries[:4])}"
                 + (f" (searches stopped at the limit: {stopped[0]})" if stopped else ""),
             )
         if kinds == {"secondary"}:
             return AgentResult(
-                "blocked",
+                BLOCKED,
                 f"{written} card(s), secondary sources only",
                 blocked_reason="no_primary_source: only secondary sources address this question",
             )
         limit = f"; searches stopped at the limit ({stopped[0]})" if stopped else ""
-        return AgentResult("completed", f"{written} card(s) from {len(per_source)} source(s){limit}")
+        return AgentResult(COMPLETED, f"{written} card(s) from {len(per_source)} source(s){limit}")
 
     @staticmethod
     def _named_docstrings(ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences) -> list[_Candidate]:
@@ -804,7 +806,7 @@ class OfflineResearcher:
     @staticmethod
     def _write_cards(
         brief: Brief,
-        ctx,
+        ctx: AgentContext,
         candidates: list[_Candidate],
         asked: set[str],
         ask: Ask,
