@@ -501,213 +501,288 @@ class _Candidate:
         return (-self.relevance, self.hop, self.rank, self.source_id, self.start)
 
 
-class OfflineResearcher:
-    def __init__(self, spec=None):
-        self.spec = spec
+@dataclass
+class _Document:
+    """What one retrieved document's sentences are judged with, read once per passage: how it stands to the
+    question (titled after, or defining, what it names), where its text may not be quoted, and its landmarks."""
 
-    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:  # noqa: C901  the offline Researcher's one step, left whole for its own issue (issue 41 item 6 leaves researcher.py)
-        plan = ctx.read_json(PLAN)
-        question = next(q for q in plan["questions"] if q["id"] == brief.question_id)
+    text: str
+    spans: list[tuple[int, int]]  # its sentences
+    flagged: list[tuple[int, int]]  # instruction-like text: never quoted
+    in_doc: bool  # its title or path names the question's subject
+    titled: float
+    own: list[tuple[int, int]]  # the docstrings of a code name the question writes
+    defined: bool
+    opening: int  # its opening sentence
+    documentation: bool  # the Python documentation (`_python_documentation`)
+    superseded: float
+
+
+class _Branch:
+    """One research branch's reading of the corpus: its question (the subject, the criteria, the queries), the
+    sources read through the guarded context (once each), its searches (stopped once its budget is spent), and the
+    sentences of a passage as scored candidates."""
+
+    def __init__(self, ctx: AgentContext, question: dict):
+        self.ctx = ctx
         terms = question.get("search_terms") or []
         topic_words = content_words(question["text"])
         # The subject is what the question is about (its first search term, e.g. "asyncio.TaskGroup");
         # the criteria are the other words it asks about ("error handling", "cancellation").
-        subject = content_words(_subject_term(terms[0])) if terms else topic_words
+        self.subject = content_words(_subject_term(terms[0])) if terms else topic_words
         criteria = (topic_words | set().union(*map(criterion_words, question.get("criteria", [])))) - content_words(
             terms[0] if terms else ""
         )
-        criteria = (criteria - subject) or set(subject)  # a plain question asks about its subject itself
-        queries = list(dict.fromkeys([*terms, " ".join(sorted(topic_words))] if terms else [question["text"]]))
-        ask = Ask.of(question["text"], " ".join(question.get("criteria", [])))
-
-        cache: dict[str, tuple[str, dict]] = {}
-
-        def source(sid: str) -> tuple[str, dict]:
-            if sid not in cache:  # read through the guarded context, once per source
-                cache[sid] = (ctx.read_text(snapshot_path(sid)), ctx.read_json(source_record_path(sid)))
-            return cache[sid]
-
-        sentence_spans: dict[str, list[tuple[int, int]]] = {}
-
-        def doc_sentences(sid: str, text: str) -> list[tuple[int, int]]:
-            if sid not in sentence_spans:
-                sentence_spans[sid] = split_sentences(text)
-            return sentence_spans[sid]
-
-        docstring_ends: dict[str, dict[int, int]] = {}
-
-        def docstrings(sid: str, text: str) -> dict[int, int]:
-            """Where each docstring (from its signature line) ends, by where it starts."""
-            if sid not in docstring_ends:
-                docstring_ends[sid] = {a: b for _, a, b in signed_sections(text)}
-            return docstring_ends[sid]
-
-        stopped: list[BudgetExhausted] = []
-        find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
-
+        self.criteria = (criteria - self.subject) or set(self.subject)  # a plain question asks about its subject
+        self.queries = list(dict.fromkeys([*terms, " ".join(sorted(topic_words))] if terms else [question["text"]]))
+        self.ask = Ask.of(question["text"], " ".join(question.get("criteria", [])))
+        self.cache: dict[str, tuple[str, dict]] = {}
+        self.sentence_spans: dict[str, list[tuple[int, int]]] = {}
+        self.docstring_ends: dict[str, dict[int, int]] = {}
+        self.stopped: list[BudgetExhausted] = []
+        self.find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
         # A question about named things may take a chain of documents: the one it describes and the one that
         # document names (`chain`), which shares few of its words; each search looks further down the ranking.
-        k = SEARCH_K * (CHAIN_K if about_names(ask) else 1)
+        self.k = SEARCH_K * (CHAIN_K if about_names(self.ask) else 1)
+        self.prior: dict[tuple[str, int], float] = {}  # a passage's retrieval score, as a share of its search's best
+        self.meaning: dict[str, float] = {}
+        self.seen_spans: set[tuple[str, int]] = set()
 
-        def search(query: str):
-            """One search. Once this step's or its role's search budget is spent, no further search is made and the
-            branch goes on with the hits it has; the run's own budget still ends the run."""
-            if stopped or not tokenize(query):
-                return []  # spent, or a query of nothing but stopwords and marks ("B.B.A" → no term): nothing to find
-            try:
-                return find(query, k)
-            except BudgetExhausted as exc:
-                if exc.scope == "run":
-                    raise
-                stopped.append(exc)
-                return []
+    def source(self, sid: str) -> tuple[str, dict]:
+        if sid not in self.cache:  # read through the guarded context, once per source
+            self.cache[sid] = (self.ctx.read_text(snapshot_path(sid)), self.ctx.read_json(source_record_path(sid)))
+        return self.cache[sid]
 
+    def doc_sentences(self, sid: str, text: str) -> list[tuple[int, int]]:
+        if sid not in self.sentence_spans:
+            self.sentence_spans[sid] = split_sentences(text)
+        return self.sentence_spans[sid]
+
+    def docstrings(self, sid: str, text: str) -> dict[int, int]:
+        """Where each docstring (from its signature line) ends, by where it starts."""
+        if sid not in self.docstring_ends:
+            self.docstring_ends[sid] = {a: b for _, a, b in signed_sections(text)}
+        return self.docstring_ends[sid]
+
+    def search(self, query: str) -> list:
+        """One search. Once this step's or its role's search budget is spent, no further search is made and the
+        branch goes on with the hits it has; the run's own budget still ends the run."""
+        if self.stopped or not tokenize(query):
+            return []  # spent, or a query of nothing but stopwords and marks ("B.B.A" → no term): nothing to find
+        try:
+            return self.find(query, self.k)
+        except BudgetExhausted as exc:
+            if exc.scope == "run":
+                raise
+            self.stopped.append(exc)
+            return []
+
+    def retrieve(self) -> tuple[list, list[str]]:
+        """Hop 1: every query searched, each hit kept with its rank (and its score as a share of its search's best);
+        returns the hits and the document each search ranks first. The question's words are then weighed by their
+        rarity among the retrieved documents, and each Python documentation document by its closeness in meaning."""
         hop1: list = []
-        prior: dict[tuple[str, int], float] = {}  # a passage's retrieval score, as a share of its search's best
         firsts: list[str] = []  # the document each search ranks first
-        for query in queries:
-            hits = search(query)
+        for query in self.queries:
+            hits = self.search(query)
             firsts += [hits[0].source_id] if hits else []
             top = max((h.score for h in hits), default=0.0) or 1.0
             for rank, hit in enumerate(hits):
                 hop1.append((rank, hit))
                 key = (hit.source_id, hit.start)
-                prior[key] = max(prior.get(key, 0.0), hit.score / top)
-        if not hop1 and stopped:
-            raise stopped[0]  # not one search made: the step ends on its limit (blocked, the limit as its reason)
-        # Rarity among the retrieved *documents*: the many passages of the one document about the question
-        # ("median" in statistics) must not make its words look common.
+                self.prior[key] = max(self.prior.get(key, 0.0), hit.score / top)
+        if not hop1 and self.stopped:
+            raise self.stopped[0]  # not one search made: the step ends on its limit (blocked, the limit as its reason)
+        self._weigh(hop1)
+        return hop1, firsts
+
+    def _weigh(self, hop1: list) -> None:
+        """Rarity among the retrieved *documents*: the many passages of the one document about the question
+        ("median" in statistics) must not make its words look common. What each document of the Python
+        documentation is about, in meaning (`semantic.closeness`): "compute the median of some numbers" is the
+        statistics module's subject even where another module's sentence shares more of its words. Only there: a
+        module's opening and the names it documents state its subject (`_about`); on encyclopedia paragraphs
+        (HotpotQA) the same rule cited fewer gold paragraphs (docs/tuning-log.md)."""
         by_doc: dict[str, list[str]] = {}
         for _, hit in hop1:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
-        ask.weigh([" ".join(texts) for texts in by_doc.values()])
-        # What each document of the Python documentation is about, in meaning (`semantic.closeness`): "compute the
-        # median of some numbers" is the statistics module's subject even where another module's sentence shares
-        # more of its words. Only there: a module's opening and the names it documents state its subject (`_about`);
-        # on encyclopedia paragraphs (HotpotQA) the same rule cited fewer gold paragraphs (docs/tuning-log.md).
+        self.ask.weigh([" ".join(texts) for texts in by_doc.values()])
         titles = {hit.source_id: hit.title for _, hit in hop1}
-        documented = [sid for sid in by_doc if _python_documentation(source(sid)[1])]
-        meaning = closeness(ask.text, {sid: _about(titles[sid], source(sid)[0]) for sid in documented})
-        seen_spans: set[tuple[str, int]] = set()
+        documented = [sid for sid in by_doc if _python_documentation(self.source(sid)[1])]
+        self.meaning = closeness(self.ask.text, {sid: _about(titles[sid], self.source(sid)[0]) for sid in documented})
 
-        def sentences(hit, rank: int, hop: int, screen: bool, bridge: str = "", seen=seen_spans) -> list[_Candidate]:
-            text, record = source(hit.source_id)
-            doc_words = content_words(hit.title) | content_words(hit.path.replace("/", " "))
-            if screen and not subject & (content_words(hit.text) | doc_words):
-                return []  # the passage is not about the question's subject
-            flagged = flagged_spans(record, text)
-            in_doc = subject & doc_words
-            # Its document is about what the question names: titled after it, or defining the code name it writes.
-            titled = ask.titled(hit.title, [bridge] if bridge else None)
-            # the named function's or class's own docstring: where it has one, the document defines the name
-            own = own_sections(text, ask.code, hit.title) if not bridge else []
-            defined = False
-            if not bridge:
-                defined = bool(own) or bool(
-                    ask.within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(ask.within + ".")
-                )
-                titled = max(titled, 1.0 if own else 0.0)
-            opening = _opening_sentence(text)
-            # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
-            documentation = _python_documentation(record)
-            superseded = SUPERSEDED if documentation and deprecated(text) else 0.0
-            out = []
-            spans = doc_sentences(hit.source_id, text)
-            for s0, e in split_sentences(text, hit.start, hit.end):
-                s = _after_signature(text, s0, e)
-                lead = _signed(text, s0, s)
-                if lead < s and any(lead < fe and fs < s for fs, fe in flagged):
-                    lead = s
-                signed = lead < s  # a docstring's first sentence, quoted with its signature line
-                # A docstring's summary line is prose by its place, however short ("Directory tree generator."): with
-                # its signature it says what the function does.
-                if (hit.source_id, s) in seen or not (MIN_CHARS <= e - lead <= MAX_CHARS + SIGNATURE_MAX):
-                    continue
-                if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
-                    continue
-                if not (is_prose(text[s:e]) or signed and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS)):
-                    continue
-                seen.add((hit.source_id, s))
-                # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
-                if lead == s:
-                    lead = _lead(text, spans, s, e, flagged)
-                if not_standalone(text, lead, e, hit.title):
-                    continue  # a question, heading, narration or unresolved reference: never a card's whole quote
-                words = content_words(text[s:e])
-                screen_score = (len(criteria & words) / len(criteria) if criteria else 0.0) + (
-                    0.5 if subject & words else 0.25 if in_doc else 0.0
-                )
-                if screen and screen_score < MIN_SCORE and not titled:
-                    continue
-                # a docstring's first sentence is scored with its signature line: the name says what it documents
-                scored = text[lead:e] if signed else text[s:e]
-                # ... and it opens what its signature documents, as a module's opening sentence opens the module
-                relevance = ask.score(scored, hit.title, first=s == opening or signed, titled=titled)
-                if screen:
-                    relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * prior.get((hit.source_id, hit.start), 0.0)
-                relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
-                if any(a <= s < b for a, b in own):
-                    relevance += OWN
-                relevance += MEANING * meaning.get(hit.source_id, 0.0)
-                # what the sentence itself says, in meaning (a sentence encoder's only: semantic.sentence_encoder)
-                if documentation and SENTENCE_MEANING and semantic.sentence_encoder():
-                    relevance += SENTENCE_MEANING * similarity(ask.text, scored)
-                relevance -= superseded
-                if lead == s and not stands_alone(text[s:e]):
-                    relevance -= DANGLING  # points back at text no card can quote with it
-                out.append(
-                    _Candidate(
-                        relevance=relevance,
-                        rank=rank,
-                        source_id=hit.source_id,
-                        start=s,
-                        end=e,
-                        kind=hit.kind,
-                        title=hit.title,
-                        flagged=hit.flagged,
-                        hop=hop,
-                        text=text[s:e],
-                        bridge=bridge,
-                        first=s == opening,
-                        titled=titled,
-                        defined=defined,
-                        lead=text[lead:s],
-                        rest=text[e : _rest(text, spans, s, e, flagged, docstrings(hit.source_id, text).get(lead, 0))]
-                        if documentation
-                        else "",
-                    )
-                )
-            return out
+    def sentences(
+        self, hit, rank: int, hop: int, screen: bool, bridge: str = "", seen: set[tuple[str, int]] | None = None
+    ) -> list[_Candidate]:
+        """The quotable sentences of a hit's passage as candidates, scored; none when `screen` finds the passage not
+        about the question's subject. A sentence is taken once per `seen` (the branch's, unless given)."""
+        seen = self.seen_spans if seen is None else seen
+        text, record = self.source(hit.source_id)
+        doc_words = content_words(hit.title) | content_words(hit.path.replace("/", " "))
+        if screen and not self.subject & (content_words(hit.text) | doc_words):
+            return []  # the passage is not about the question's subject
+        doc = self._document(hit, text, record, doc_words, bridge)
+        out = []
+        for s0, e in split_sentences(text, hit.start, hit.end):
+            cand = self._candidate(doc, hit, rank, hop, screen, bridge, s0, e, seen)
+            if cand is not None:
+                out.append(cand)
+        return out
 
-        candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
-        candidates.sort(key=lambda c: c.key)
-        candidates += self._named_docstrings(ask, candidates, hop1, source, sentences)
-        candidates.sort(key=lambda c: c.key)
-        seen_titles = {hit.source_id: hit.title for _, hit in hop1}
-        candidates += self._second_hop(ask, candidates, seen_titles, search, sentences)
-        candidates.sort(key=lambda c: c.key)
-        # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
-        quotable = {hit.source_id for _, hit in hop1} | {c.source_id for c in candidates}
-        documentation = {sid for sid in quotable if _python_documentation(source(sid)[1])}
-        chain = self._doc_chain(ask, candidates, hop1, sentences, documentation)
-        candidates += [c for c in chain if c not in candidates]
-        candidates.sort(key=lambda c: c.key)
-        if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
-            candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
-        # the document every search ranks first, when there are two searches or more (the Python documentation's; not a
-        # deprecated module, whose replacement still answers better: SUPERSEDED)
-        agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and firsts[0] in documentation else ""
-        agreed = "" if agreed and deprecated(source(agreed)[0]) else agreed
-        # ... nor the retrieved document farthest in meaning (closeness 0): there the words agree, the subject does not
-        agreed = agreed if meaning.get(agreed, 0.0) > 0.0 else ""
-        written, per_source, kinds = self._write_cards(
-            brief, ctx, candidates, subject | criteria, ask, chain, documentation, agreed
+    def _document(self, hit, text: str, record: dict, doc_words: set[str], bridge: str) -> _Document:
+        """How the hit's document stands to the question (or to the bridge it was found by)."""
+        # Its document is about what the question names: titled after it, or defining the code name it writes.
+        titled = self.ask.titled(hit.title, [bridge] if bridge else None)
+        # the named function's or class's own docstring: where it has one, the document defines the name
+        own = own_sections(text, self.ask.code, hit.title) if not bridge else []
+        defined = False
+        if not bridge:
+            within = self.ask.within
+            defined = bool(own) or bool(
+                within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(within + ".")
+            )
+            titled = max(titled, 1.0 if own else 0.0)
+        # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
+        documentation = _python_documentation(record)
+        return _Document(
+            text=text,
+            spans=self.doc_sentences(hit.source_id, text),
+            flagged=flagged_spans(record, text),
+            in_doc=bool(self.subject & doc_words),
+            titled=titled,
+            own=own,
+            defined=defined,
+            opening=_opening_sentence(text),
+            documentation=documentation,
+            superseded=SUPERSEDED if documentation and deprecated(text) else 0.0,
         )
+
+    def _candidate(
+        self, doc: _Document, hit, rank: int, hop: int, screen: bool, bridge: str, s0: int, e: int, seen: set
+    ) -> _Candidate | None:
+        """The sentence at s0..e as a candidate: None when it cannot be quoted, was taken already, or (screened) is
+        not about the question's subject or criteria."""
+        text, flagged = doc.text, doc.flagged
+        quotable = _quotable(text, flagged, hit.source_id, s0, e, seen)
+        if quotable is None:
+            return None
+        s, lead, signed = quotable
+        seen.add((hit.source_id, s))
+        # "For instance, ..." / "His ...": its card quotes what it points back to (`_lead`).
+        if lead == s:
+            lead = _lead(text, doc.spans, s, e, flagged)
+        if not_standalone(text, lead, e, hit.title):
+            return None  # a question, heading, narration or unresolved reference: never a card's whole quote
+        words = content_words(text[s:e])
+        screen_score = (len(self.criteria & words) / len(self.criteria) if self.criteria else 0.0) + (
+            0.5 if self.subject & words else 0.25 if doc.in_doc else 0.0
+        )
+        if screen and screen_score < MIN_SCORE and not doc.titled:
+            return None
+        relevance = self._relevance(doc, hit, s, lead, e, signed, screen_score if screen else None)
+        return _Candidate(
+            relevance=relevance,
+            rank=rank,
+            source_id=hit.source_id,
+            start=s,
+            end=e,
+            kind=hit.kind,
+            title=hit.title,
+            flagged=hit.flagged,
+            hop=hop,
+            text=text[s:e],
+            bridge=bridge,
+            first=s == doc.opening,
+            titled=doc.titled,
+            defined=doc.defined,
+            lead=text[lead:s],
+            rest=text[e : _rest(text, doc.spans, s, e, flagged, self.docstrings(hit.source_id, text).get(lead, 0))]
+            if doc.documentation
+            else "",
+        )
+
+    def _relevance(
+        self, doc: _Document, hit, s: int, lead: int, e: int, signed: bool, screen_score: float | None
+    ) -> float:
+        """How well the sentence answers the question (`Ask.score`), with what its place adds: the screen's score and
+        its passage's retrieval score (hop 1), a code name's own docstring, its document's meaning and its own (the
+        Python documentation), less a secondary, flagged, superseded or dangling sentence's penalty."""
+        text = doc.text
+        # a docstring's first sentence is scored with its signature line: the name says what it documents
+        scored = text[lead:e] if signed else text[s:e]
+        # ... and it opens what its signature documents, as a module's opening sentence opens the module
+        relevance = self.ask.score(scored, hit.title, first=s == doc.opening or signed, titled=doc.titled)
+        if screen_score is not None:
+            relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * self.prior.get((hit.source_id, hit.start), 0.0)
+        relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
+        if any(a <= s < b for a, b in doc.own):
+            relevance += OWN
+        relevance += MEANING * self.meaning.get(hit.source_id, 0.0)
+        # what the sentence itself says, in meaning (a sentence encoder's only: semantic.sentence_encoder)
+        if doc.documentation and SENTENCE_MEANING and semantic.sentence_encoder():
+            relevance += SENTENCE_MEANING * similarity(self.ask.text, scored)
+        relevance -= doc.superseded
+        if lead == s and not stands_alone(text[s:e]):
+            relevance -= DANGLING  # points back at text no card can quote with it
+        return relevance
+
+    def agreed(self, firsts: list[str], documentation: set[str]) -> str:
+        """The document every search ranks first, when there are two searches or more (the Python documentation's;
+        not a deprecated module, whose replacement still answers better: SUPERSEDED), nor the retrieved document
+        farthest in meaning (closeness 0): there the words agree, the subject does not. "" when none."""
+        agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and firsts[0] in documentation else ""
+        agreed = "" if agreed and deprecated(self.source(agreed)[0]) else agreed
+        return agreed if self.meaning.get(agreed, 0.0) > 0.0 else ""
+
+
+def _quotable(
+    text: str, flagged: list[tuple[int, int]], sid: str, s0: int, e: int, seen: set
+) -> tuple[int, int, bool] | None:
+    """Where the sentence at s0..e starts (after a code line split with it), where its card starts (at its signature
+    line, for a docstring's first sentence), and whether it is such a signed sentence; None when it cannot be quoted:
+    taken already, too short or long, flagged, or not prose."""
+    s = _after_signature(text, s0, e)
+    lead = _signed(text, s0, s)
+    if lead < s and any(lead < fe and fs < s for fs, fe in flagged):
+        lead = s
+    signed = lead < s  # a docstring's first sentence, quoted with its signature line
+    # A docstring's summary line is prose by its place, however short ("Directory tree generator."): with
+    # its signature it says what the function does.
+    if (sid, s) in seen or not (MIN_CHARS <= e - lead <= MAX_CHARS + SIGNATURE_MAX):
+        return None
+    if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
+        return None
+    if not (is_prose(text[s:e]) or signed and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS)):
+        return None
+    return s, lead, signed
+
+
+class OfflineResearcher:
+    def __init__(self, spec=None):
+        self.spec = spec
+
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
+        plan = ctx.read_json(PLAN)
+        question = next(q for q in plan["questions"] if q["id"] == brief.question_id)
+        branch = _Branch(ctx, question)
+        hop1, firsts = branch.retrieve()
+        candidates, chain, documentation = self._candidates(branch, hop1)
+        written, per_source, kinds = self._write_cards(
+            brief,
+            ctx,
+            candidates,
+            branch.subject | branch.criteria,
+            branch.ask,
+            chain,
+            documentation,
+            branch.agreed(firsts, documentation),
+        )
+        stopped = branch.stopped
         if not written:
             return AgentResult(
                 BLOCKED,
                 "no relevant passage",
-                blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in queries[:4])}"
+                blocked_reason=f"no_evidence: no passage matched {', '.join(repr(q) for q in branch.queries[:4])}"
                 + (f" (searches stopped at the limit: {stopped[0]})" if stopped else ""),
             )
         if kinds == {"secondary"}:
@@ -718,6 +793,28 @@ class OfflineResearcher:
             )
         limit = f"; searches stopped at the limit ({stopped[0]})" if stopped else ""
         return AgentResult(COMPLETED, f"{written} card(s) from {len(per_source)} source(s){limit}")
+
+    def _candidates(self, branch: _Branch, hop1: list) -> tuple[list[_Candidate], list[_Candidate], set[str]]:
+        """Every candidate sentence, best first: hop 1's passages, the docstrings that answer read whole, hop 2's
+        bridges and the documents' chain; returns them, the chain, and the Python documentation's sources among
+        those a card may quote (hop 2 included)."""
+        source, sentences, ask = branch.source, branch.sentences, branch.ask
+        candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
+        candidates.sort(key=lambda c: c.key)
+        candidates += self._named_docstrings(ask, candidates, hop1, source, sentences)
+        candidates.sort(key=lambda c: c.key)
+        seen_titles = {hit.source_id: hit.title for _, hit in hop1}
+        candidates += self._second_hop(ask, candidates, seen_titles, branch.search, sentences)
+        candidates.sort(key=lambda c: c.key)
+        # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
+        quotable = {hit.source_id for _, hit in hop1} | {c.source_id for c in candidates}
+        documentation = {sid for sid in quotable if _python_documentation(source(sid)[1])}
+        chain = self._doc_chain(ask, candidates, hop1, sentences, documentation)
+        candidates += [c for c in chain if c not in candidates]
+        candidates.sort(key=lambda c: c.key)
+        if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
+            candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
+        return candidates, chain, documentation
 
     @staticmethod
     def _named_docstrings(ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences) -> list[_Candidate]:
@@ -818,76 +915,95 @@ class OfflineResearcher:
         candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
         the Python documentation its best document's close sentences (`_near_best`), have confidence "high". In the
         Python documentation each of those answer cards that stands alone quotes the rest of its paragraph (`_rest`)."""
-        chain = list(chain or _chain(candidates, ask, documented, agreed))
-        chosen: list[_Candidate] = []
-        per_source: dict[str, int] = {}
-        hop2_taken = 0
-
-        absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
-        defined = {c.source_id for c in candidates if c.defined} | ({agreed} if agreed else set())
-        chain = chain + _near_best(candidates, chain, documented, defined)
-        chain = chain + _runner_up(candidates, chain, documented)
-        # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
-        # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
-        # The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
-        # card's quote alone (`find_injections`): out of its document's context, a docstring's imperative summary
-        # followed by more text ("Create a socket object from a duplicate of the given file descriptor.  The
-        # remaining arguments are...") can read as a request, and the run would end `needs_human` over its own card.
-        chain = [
-            replace(c, trail=c.rest)
-            if c.source_id in documented
-            and c.rest
-            and stands_alone(c.quote[0])
-            and (find_injections(c.quote[0]) or not find_injections(c.quote[0] + c.rest))
-            else c
-            for c in chain
-        ]
-        for cand in chain + [c for c in candidates if c not in chain]:
-            if any(_within(cand, c) for c in chosen):
-                # an answer sentence quoted as part of another's paragraph still counts as one of the cards written,
-                # so quoting a paragraph whole makes no room for other documents' cards
-                absorbed += cand in chain and any(_within(cand, c) and cand.start >= c.end for c in chosen)
-                continue  # one card per passage: a quote inside a chosen card's says nothing more
-            held = next((c for c in chosen if _within(c, cand)), None)
-            if held is not None and cand.source_id in documented:
-                # In the Python documentation a sentence quoted with its antecedent continues it (a docstring's
-                # "The exceptions are then combined..."): its card takes the place of the antecedent's, in the chain
-                # too. Elsewhere both are written (an encyclopedia's opening and a later fact are two facts).
-                chosen[chosen.index(held)] = cand
-                chain = [cand if c is held else c for c in chain]
-                continue
-            if cand in chain:
-                pass  # the chain is written whole
-            elif (
-                len(chosen) + absorbed >= max(MAX_CARDS, len(chain))
-                or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE
-            ):
-                continue
-            if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
-                continue
-            per_source[cand.source_id] = per_source.get(cand.source_id, 0) + 1
-            hop2_taken += cand.hop == 2
-            chosen.append(cand)
-        chosen.sort(key=lambda c: c.key)
+        chain = _answer(candidates, ask, chain, documented, agreed)
+        chosen, chain, per_source = _choose(candidates, chain, documented)
         kinds: set[str] = set()
         for cand in chosen:
             ctx.check_deadline()
-            limitations = []
-            if cand.kind == "secondary":
-                limitations.append("secondary source")
-            if cand.flagged:
-                limitations.append("the source contains instruction-like text (flagged for review)")
-            quote, start = cand.quote
-            via = f" (found by searching for {cand.bridge!r}, named by hop-1 evidence)" if cand.hop == 2 else ""
-            # the harness names the card and copies the quote and its span from the snapshot, as for every engine
-            ctx.services.record_evidence(
-                cand.source_id,
-                quote,
-                _summary(cand.title, quote, brief.question_id, via),
-                HIGH if cand in chain else _confidence(cand.relevance),
-                limitations,
-                hint=start,
-                hop=cand.hop,
-            )
+            _record_card(brief, ctx, cand, cand in chain)
             kinds.add(cand.kind)
         return len(chosen), per_source, kinds
+
+
+def _answer(candidates: list[_Candidate], ask: Ask, chain, documented, agreed: str) -> list[_Candidate]:
+    """The answer cards: the chain, then in the Python documentation the best document's close sentences
+    (`_near_best`) and a second document's best (`_runner_up`), each that stands alone quoting its paragraph's rest."""
+    chain = list(chain or _chain(candidates, ask, documented, agreed))
+    defined = {c.source_id for c in candidates if c.defined} | ({agreed} if agreed else set())
+    chain = chain + _near_best(candidates, chain, documented, defined)
+    chain = chain + _runner_up(candidates, chain, documented)
+    # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
+    # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
+    # The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
+    # card's quote alone (`find_injections`): out of its document's context, a docstring's imperative summary
+    # followed by more text ("Create a socket object from a duplicate of the given file descriptor.  The
+    # remaining arguments are...") can read as a request, and the run would end `needs_human` over its own card.
+    return [
+        replace(c, trail=c.rest)
+        if c.source_id in documented
+        and c.rest
+        and stands_alone(c.quote[0])
+        and (find_injections(c.quote[0]) or not find_injections(c.quote[0] + c.rest))
+        else c
+        for c in chain
+    ]
+
+
+def _choose(
+    candidates: list[_Candidate], chain: list[_Candidate], documented
+) -> tuple[list[_Candidate], list[_Candidate], dict[str, int]]:
+    """The cards to write, best first: the chain whole, then the best other candidates within the limits, one card
+    per passage. Returns them, the chain (a card that took its antecedent's place stands in it) and the count per
+    source."""
+    chosen: list[_Candidate] = []
+    per_source: dict[str, int] = {}
+    hop2_taken = 0
+    absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
+    for cand in chain + [c for c in candidates if c not in chain]:
+        if any(_within(cand, c) for c in chosen):
+            # an answer sentence quoted as part of another's paragraph still counts as one of the cards written,
+            # so quoting a paragraph whole makes no room for other documents' cards
+            absorbed += cand in chain and any(_within(cand, c) and cand.start >= c.end for c in chosen)
+            continue  # one card per passage: a quote inside a chosen card's says nothing more
+        held = next((c for c in chosen if _within(c, cand)), None)
+        if held is not None and cand.source_id in documented:
+            # In the Python documentation a sentence quoted with its antecedent continues it (a docstring's
+            # "The exceptions are then combined..."): its card takes the place of the antecedent's, in the chain
+            # too. Elsewhere both are written (an encyclopedia's opening and a later fact are two facts).
+            chosen[chosen.index(held)] = cand
+            chain = [cand if c is held else c for c in chain]
+            continue
+        if cand in chain:
+            pass  # the chain is written whole
+        elif (
+            len(chosen) + absorbed >= max(MAX_CARDS, len(chain)) or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE
+        ):
+            continue
+        if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
+            continue
+        per_source[cand.source_id] = per_source.get(cand.source_id, 0) + 1
+        hop2_taken += cand.hop == 2
+        chosen.append(cand)
+    chosen.sort(key=lambda c: c.key)
+    return chosen, chain, per_source
+
+
+def _record_card(brief: Brief, ctx: AgentContext, cand: _Candidate, answer: bool) -> None:
+    """One card, through the evidence service: the harness names it and copies the quote and its span from the
+    snapshot, as for every engine. An answer card's confidence is high; another's follows its relevance."""
+    limitations = []
+    if cand.kind == "secondary":
+        limitations.append("secondary source")
+    if cand.flagged:
+        limitations.append("the source contains instruction-like text (flagged for review)")
+    quote, start = cand.quote
+    via = f" (found by searching for {cand.bridge!r}, named by hop-1 evidence)" if cand.hop == 2 else ""
+    ctx.services.record_evidence(
+        cand.source_id,
+        quote,
+        _summary(cand.title, quote, brief.question_id, via),
+        HIGH if answer else _confidence(cand.relevance),
+        limitations,
+        hint=start,
+        hop=cand.hop,
+    )
