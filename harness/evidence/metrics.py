@@ -27,16 +27,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from harness.contract.claims import NOT_REPORTABLE, STATABLE, USABLE
+from harness.contract.claims import CONFLICTED, NOT_REPORTABLE, STATABLE, USABLE
 from harness.contract.injection import REASONS
 from harness.contract.language import judges_overlap, run_language
 from harness.contract.specs import ROLES
 from harness.contract.statuses import ANSWERED, COMPLETED
 from harness.evidence.answers import answer_records
 from harness.evidence.checks import draft_defects
-from harness.evidence.draft import parse_draft
+from harness.evidence.draft import Sentence, parse_draft
 from harness.evidence.support import evidence_text, supports
 from harness.workspace.reader import RunReader
 
@@ -90,6 +91,81 @@ def injection_flags(reader: RunReader) -> dict[str, Any]:
     }
 
 
+@dataclass
+class _Citations:
+    """What the report's citations reach: (sentence, claim) pairs, the correct ones, and the sources and
+    research questions the usable cited claims lead to."""
+
+    pairs: int = 0
+    correct: int = 0
+    sources: set[str] = field(default_factory=set)
+    questions: set[str] = field(default_factory=set)
+
+
+def _check_citations(
+    reader: RunReader, sentences: list[Sentence], claims: Mapping[str, Any], judged: set[tuple[int | None, str]]
+) -> _Citations:
+    """Each (sentence, cited claim) pair checked: the claim usable, its cards' quotes verbatim, the claim
+    supporting the sentence, and no LLM Reviewer flagging the pair (citation correctness)."""
+    cited = _Citations()
+    for s in sentences:
+        for cid in s.claim_ids:
+            cited.pairs += 1
+            claim = claims.get(cid)
+            if claim is None or claim["status"] not in USABLE:
+                continue
+            cited.questions.add(claim["question_id"])
+            quotes: list[str] = []
+            ok = True
+            for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
+                card = reader.card(card_id)
+                if card is None or reader.quote_check(card) is not None:
+                    ok = False
+                    continue
+                cited.sources.add(card["source_id"])
+                quotes.append(card["quote"])
+            evidence = evidence_text(claim, quotes)
+            if (
+                ok
+                and supports(s.plain, evidence, words=judges_overlap(run_language(reader.run())))
+                and (s.line, cid) not in judged
+            ):
+                cited.correct += 1
+    return cited
+
+
+def _disclosed_conflicts(
+    reader: RunReader,
+    draft_rel: str | None,
+    text: str | None,
+    branches: Mapping[str, Mapping[str, Any]] | None,
+    sentences: list[Sentence],
+    claims: Mapping[str, Any],
+) -> tuple[int, int]:
+    """(disclosed, all) conflicted claims: one is disclosed when cited without the Reviewer finding the
+    disagreement hidden, or named, uncited, in a non-factual sentence (Limitations)."""
+    hidden = set()
+    if draft_rel and text:
+        for d in draft_defects(reader, draft_rel, branches):
+            if d["code"] == "conflict_hidden":
+                hidden.update(d["refs"].get("claims", []))
+    notes = _notes(sentences)
+    cited_ids = {cid for s in sentences for cid in s.claim_ids}
+    conflicted = [c for c in claims.values() if c["status"] == CONFLICTED]
+    disclosed = sum(
+        1
+        for c in conflicted
+        if (c["claim_id"] in cited_ids and c["claim_id"] not in hidden)
+        or (c["claim_id"] not in cited_ids and re.search(rf"\b{c['claim_id']}\b", notes))
+    )
+    return disclosed, len(conflicted)
+
+
+def _notes(sentences: list[Sentence]) -> str:
+    """The report's non-factual sentences, joined: where a question's or a claim's id may be named with a reason."""
+    return " ".join(s.plain for s in sentences if not s.factual)
+
+
 def compute_metrics(
     reader: RunReader,
     draft_rel: str | None,
@@ -105,50 +181,11 @@ def compute_metrics(
     factual = [s for s in sentences if s.factual]
 
     judged, judge = _llm_judgement(reader, draft_rel)
-    pairs = correct = 0
-    cited_sources: set[str] = set()
-    cited_questions: set[str] = set()
-    for s in sentences:
-        for cid in s.claim_ids:
-            pairs += 1
-            claim = claims.get(cid)
-            if claim is None or claim["status"] not in USABLE:
-                continue
-            cited_questions.add(claim["question_id"])
-            quotes: list[str] = []
-            ok = True
-            for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
-                card = reader.card(card_id)
-                if card is None or reader.quote_check(card) is not None:
-                    ok = False
-                    continue
-                cited_sources.add(card["source_id"])
-                quotes.append(card["quote"])
-            evidence = evidence_text(claim, quotes)
-            if (
-                ok
-                and supports(s.plain, evidence, words=judges_overlap(run_language(reader.run())))
-                and (s.line, cid) not in judged
-            ):
-                correct += 1
-    kinds = [(reader.source(sid) or {}).get("kind") for sid in sorted(cited_sources)]
-
-    hidden = set()
-    if draft_rel and text:
-        for d in draft_defects(reader, draft_rel, branches):
-            if d["code"] == "conflict_hidden":
-                hidden.update(d["refs"].get("claims", []))
-    notes = " ".join(s.plain for s in sentences if not s.factual)
-    cited_ids = {cid for s in sentences for cid in s.claim_ids}
-    conflicted = [c for c in claims.values() if c["status"] == "conflicted"]
-    disclosed = sum(
-        1
-        for c in conflicted
-        if (c["claim_id"] in cited_ids and c["claim_id"] not in hidden)
-        or (c["claim_id"] not in cited_ids and re.search(rf"\b{c['claim_id']}\b", notes))
-    )
-
-    covered = sum(1 for q in research if q["id"] in cited_questions or re.search(rf"\b{re.escape(q['id'])}\b", notes))
+    cited = _check_citations(reader, sentences, claims, judged)
+    kinds = [(reader.source(sid) or {}).get("kind") for sid in sorted(cited.sources)]
+    disclosed, conflicted = _disclosed_conflicts(reader, draft_rel, text, branches, sentences, claims)
+    notes = _notes(sentences)
+    covered = sum(1 for q in research if q["id"] in cited.questions or re.search(rf"\b{re.escape(q['id'])}\b", notes))
 
     answers = answer_records(reader, draft_rel)
 
@@ -160,9 +197,9 @@ def compute_metrics(
         "report": draft_rel,
         "ratios": {
             "citation_coverage": _ratio(sum(1 for s in factual if s.citations), len(factual)),
-            "citation_correctness": _ratio(correct, pairs),
+            "citation_correctness": _ratio(cited.correct, cited.pairs),
             "primary_source_ratio": _ratio(sum(1 for k in kinds if k == "primary"), len(kinds)),
-            "conflict_disclosure_rate": _ratio(disclosed, len(conflicted)),
+            "conflict_disclosure_rate": _ratio(disclosed, conflicted),
             "subtask_success_rate": _ratio(
                 sum(1 for e in delegations if e.get("stop_reason") == COMPLETED), len(delegations)
             ),

@@ -151,24 +151,7 @@ def render_report(
     `csl` item on their record), a Bibliography section ends the report: their references in `citation_style`.
     """
     href = _standalone_href if standalone else None
-    cited: list[str] = []
-    for cit in parse_citations(draft):
-        for key in cit.keys:
-            claim = claims.get(key)
-            if claim is None:
-                raise ReportError(f"{draft_rel} line {cit.line}: {format_citation([key])} does not resolve to a claim")
-            if claim["status"] in NOT_REPORTABLE:
-                raise ReportError(
-                    f"{draft_rel} line {cit.line}: {format_citation([key])} is {claim['status']} and cannot be reported"
-                )
-            for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
-                if card_id not in cards or cards[card_id]["source_id"] not in sources:
-                    raise ReportError(
-                        f"{draft_rel} line {cit.line}: {format_citation([key])} rests on card {card_id}, which does not resolve to a source"
-                    )
-            if key not in cited:
-                cited.append(key)
-
+    cited = _resolved_citations(draft, draft_rel, claims, cards, sources)
     body = (
         replace_citations(draft, lambda keys: "(" + "; ".join(_links(claims[k], href) for k in keys) + ")").rstrip()
         + "\n"
@@ -188,36 +171,70 @@ def render_report(
     ]
     used_sources = cited_source_ids(draft, claims, cards)
     for cid in cited:
-        claim = claims[cid]
-        out.append(
-            f'<a id="{cid.lower()}"></a>**{cid}** ({claim["status"].replace("_", " ")}) — {normalize_ws(claim["statement"])}'
-        )
-        if claim["limitations"]:
-            out.append(f"  *Limitations: {'; '.join(claim['limitations'])}*")
-        for side, ids in (("supports", claim["supporting_cards"]), ("contradicts", claim["contradicting_cards"])):
-            for card_id in ids:
-                card = cards[card_id]
-                sid = card["source_id"]
-                snap = snapshot_path(sid)
-                out.append(
-                    f"- {_anchor(card_path(card_id), href)}{card_link(card_id, card_id, href)} {side}: "
-                    f"“{normalize_ws(card['quote'])}” — "
-                    f"[{sid}]({href(snap) if href else snap}) at {card['span']['start']}–{card['span']['end']}"
-                )
-        out.append("")
+        out += _evidence_entry(cid, claims[cid], cards, href)
     out += ["## Sources", ""]
-    for sid in used_sources:
-        src = sources[sid]
-        flag = " — ⚠ contains instruction-like text (flagged)" if src.get("flags") else ""
-        record, snap = source_record_path(sid), snapshot_path(sid)
-        record_link = f"[{sid}](#{anchor_for(record)})" if href else f"[{sid}]({record})"
-        snapshot_link = "" if href else f"[snapshot]({snap}), "
-        out.append(
-            f"- {_anchor(record, href)}{record_link} {src['kind']}: {safe_title(src)} — `{_locator(src)}` "
-            f"({snapshot_link}sha256 `{src['sha256'][:12]}…`){flag}"
-        )
+    out += [_source_entry(sid, sources[sid], href) for sid in used_sources]
     references = render_bibliography(works_of(sources, used_sources), citation_style)
     if references:
         out += ["", "## Bibliography", "", f"*The cited papers, in the {STYLE_NAMES[citation_style]} style.*", ""]
         out += [f"- {escape_markdown(entry)}" for entry in references]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _resolved_citations(
+    draft: str, draft_rel: str, claims: dict[str, dict], cards: dict[str, dict], sources: dict[str, dict]
+) -> list[str]:
+    """The claims the draft cites, in order of first citation, once each checked to resolve: the claim exists, is
+    reportable, and each of its cards leads to a registered source; raises ReportError at the first that does not."""
+    cited: list[str] = []
+    for cit in parse_citations(draft):
+        for key in cit.keys:
+            claim = claims.get(key)
+            if claim is None:
+                raise ReportError(f"{draft_rel} line {cit.line}: {format_citation([key])} does not resolve to a claim")
+            if claim["status"] in NOT_REPORTABLE:
+                raise ReportError(
+                    f"{draft_rel} line {cit.line}: {format_citation([key])} is {claim['status']} and cannot be reported"
+                )
+            for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
+                if card_id not in cards or cards[card_id]["source_id"] not in sources:
+                    raise ReportError(
+                        f"{draft_rel} line {cit.line}: {format_citation([key])} rests on card {card_id}, which does not resolve to a source"
+                    )
+            if key not in cited:
+                cited.append(key)
+    return cited
+
+
+def _evidence_entry(cid: str, claim: dict[str, Any], cards: dict[str, dict], href: Href | None) -> list[str]:
+    """One cited claim in the Evidence section: its status and statement, its limitations, then each card's quote
+    with where in its source it stands (the trail from a citation down to the source's text)."""
+    lines = [
+        f'<a id="{cid.lower()}"></a>**{cid}** ({claim["status"].replace("_", " ")}) — {normalize_ws(claim["statement"])}'
+    ]
+    if claim["limitations"]:
+        lines.append(f"  *Limitations: {'; '.join(claim['limitations'])}*")
+    for side, ids in (("supports", claim["supporting_cards"]), ("contradicts", claim["contradicting_cards"])):
+        for card_id in ids:
+            card = cards[card_id]
+            sid = card["source_id"]
+            snap = snapshot_path(sid)
+            lines.append(
+                f"- {_anchor(card_path(card_id), href)}{card_link(card_id, card_id, href)} {side}: "
+                f"“{normalize_ws(card['quote'])}” — "
+                f"[{sid}]({href(snap) if href else snap}) at {card['span']['start']}–{card['span']['end']}"
+            )
+    lines.append("")
+    return lines
+
+
+def _source_entry(sid: str, src: dict[str, Any], href: Href | None) -> str:
+    """One cited source in the Sources section: its record, kind, title, locator and hash, and its flag if any."""
+    flag = " — ⚠ contains instruction-like text (flagged)" if src.get("flags") else ""
+    record, snap = source_record_path(sid), snapshot_path(sid)
+    record_link = f"[{sid}](#{anchor_for(record)})" if href else f"[{sid}]({record})"
+    snapshot_link = "" if href else f"[snapshot]({snap}), "
+    return (
+        f"- {_anchor(record, href)}{record_link} {src['kind']}: {safe_title(src)} — `{_locator(src)}` "
+        f"({snapshot_link}sha256 `{src['sha256'][:12]}…`){flag}"
+    )

@@ -26,6 +26,7 @@ from harness.contract.statuses import (
     OutcomeStatus,
 )
 from harness.errors import BudgetExhausted, HarnessError, ProviderUnavailable, StorageError
+from harness.orchestrator.config import RoleChoice
 from harness.orchestrator.live_run import LiveRun
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
 from harness.runtime.context import AgentContext, open_context
@@ -50,25 +51,55 @@ def delegate(
     choice = run.config.roles[role]
     if choice.engine == "llm" and not is_english(run.config.language):
         brief = replace(brief, material="\n\n".join(filter(None, [brief.material, language_rule(run.config.language)])))
-    spec = choice.spec
-    limits = dict(spec.limits)
+    limits = dict(choice.spec.limits)
+    ctx = _open_step(run, choice, brief, limits, transforms)
+    inputs = [{"path": p, "sha256": run.workspace.sha256(p)} for p in brief.inputs if "*" not in p]
+    started = now_iso()
+    run.emit("delegation_started", agent=role, delegation_id=delegation_id, question_id=brief.question_id)
+    t0 = time.monotonic()
+    outcome, errors = _run_agent(run, brief, ctx)
+    outcome.outputs = dict(ctx.files.outputs)
+    outcome.started_at, outcome.ended_at = started, now_iso()
+    _trace_delegation(run, choice, ctx, delegation_id, inputs, limits, outcome, errors, time.monotonic() - t0)
+    run.emit(
+        "delegation_ended",
+        agent=role,
+        delegation_id=delegation_id,
+        question_id=brief.question_id,
+        status=outcome.status,
+        outputs=len(ctx.files.outputs),
+    )
+    return outcome
+
+
+def _open_step(
+    run: LiveRun,
+    choice: RoleChoice,
+    brief: Brief,
+    limits: dict[str, Any],
+    transforms: list[Callable[[str, Any], Any]] | None,
+) -> AgentContext:
+    """The step's context: its own budget (layered on its role's and the run's, with its wall-time deadline) and the
+    run's services, each given only to a spec whose tools list it."""
     deadline = time.monotonic() + limits["wall_seconds"] if limits.get("wall_seconds") else None
-    budget = DelegationBudget(run.budget, role, limits, deadline)
-    ctx = open_context(
+    budget = DelegationBudget(run.budget, brief.role, limits, deadline)
+    return open_context(
         run.workspace,
-        spec,
+        choice.spec,
         brief,
         engine=choice.engine,
         model=choice.model,
         run_id=run.run_id,
         budget=budget,
-        run=RunServices(corpus=run.tools, web=run.web, mcp=run.mcp),  # each given only to a spec whose tools list it
+        run=RunServices(corpus=run.tools, web=run.web, mcp=run.mcp),
         transforms=transforms,
     )
-    inputs = [{"path": p, "sha256": run.workspace.sha256(p)} for p in brief.inputs if "*" not in p]
-    started = now_iso()
-    run.emit("delegation_started", agent=role, delegation_id=delegation_id, question_id=brief.question_id)
-    t0 = time.monotonic()
+
+
+def _run_agent(run: LiveRun, brief: Brief, ctx: AgentContext) -> tuple[Outcome, list[str]]:
+    """The agent's run, whatever happens inside it, as an outcome (and the traceback line of an agent's own bug):
+    only a storage failure propagates, so a resume redoes the step."""
+    role = brief.role
     errors: list[str] = []
     try:
         run.budget.check_time()
@@ -89,11 +120,26 @@ def delegate(
     except Exception as exc:  # an agent's own bug must not take the run down; it is traced
         outcome = Outcome(FAILED, reason=f"{type(exc).__name__}: {exc}")
         errors.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
-    outcome.outputs = dict(ctx.files.outputs)
-    outcome.started_at, outcome.ended_at = started, now_iso()
+    return outcome, errors
+
+
+def _trace_delegation(
+    run: LiveRun,
+    choice: RoleChoice,
+    ctx: AgentContext,
+    delegation_id: str,
+    inputs: list[dict[str, str | None]],
+    limits: dict[str, Any],
+    outcome: Outcome,
+    errors: list[str],
+    seconds: float,
+) -> None:
+    """The delegation's one trace event: who ran, on which engine and model, with which inputs, tools and budget,
+    for how long, why it stopped, what it wrote, what it spent and what went wrong."""
+    brief = ctx.brief
     run.workspace.trace(
         "delegation",
-        agent=role,
+        agent=brief.role,
         engine=choice.engine,
         model=choice.model,
         delegation_id=delegation_id,
@@ -101,9 +147,9 @@ def delegate(
         question_id=brief.question_id,
         inputs=inputs,
         outputs=[{"path": p, "sha256": h} for p, h in sorted(ctx.files.outputs.items())],
-        tools=list(spec.tools),
+        tools=list(choice.spec.tools),
         budget={**{k: v for k, v in limits.items() if k != "write_retries"}},
-        started_at=started,
+        started_at=outcome.started_at,
         ended_at=outcome.ended_at,
         stop_reason=outcome.status,
         errors=ctx.files.errors
@@ -124,21 +170,12 @@ def delegate(
         detail={
             "summary": outcome.summary[:500],
             "blocked_reason": outcome.reason if outcome.status == BLOCKED else None,
-            "seconds": round(time.monotonic() - t0, 3),
+            "seconds": round(seconds, 3),
             "refused_writes": len(ctx.files.errors),
             "provider_retries": ctx.provider_retries,
             "notes": ctx.notes,
         },
     )
-    run.emit(
-        "delegation_ended",
-        agent=role,
-        delegation_id=delegation_id,
-        question_id=brief.question_id,
-        status=outcome.status,
-        outputs=len(ctx.files.outputs),
-    )
-    return outcome
 
 
 def _out_of_budget(exc: BudgetExhausted, ctx: AgentContext) -> Outcome:

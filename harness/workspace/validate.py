@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from harness.contract.formats import sha256_bytes
-from harness.contract.layout import AUDITED_DIRS, FINAL_REPORT, RUN, TRACE, kind_for_path
+from harness.contract.layout import AUDITED_DIRS, FINAL_REPORT, RUN, TRACE, ArtifactKind, kind_for_path
 from harness.contract.schemas import json_pointer, validate
 from harness.errors import Problem
 from harness.workspace.integrity import check
@@ -96,7 +96,7 @@ def check_parent(root: Path, run: dict) -> list[Problem]:
     return []
 
 
-def validate_workspace(root: Path | str) -> list[Problem]:  # noqa: C901  not split yet: validate_workspace is on issue 41 item 6's list of functions over 80 lines
+def validate_workspace(root: Path | str) -> list[Problem]:
     """All problems found in the workspace at `root`; empty when it is clean."""
     root = Path(root)
     if not (root / RUN).is_file():
@@ -109,76 +109,79 @@ def validate_workspace(root: Path | str) -> list[Problem]:  # noqa: C901  not sp
         index = {}
     journal = WriteJournal(root)
     pending = journal.pending_writes()
-
     for rel in files:
-        path = root / rel
-        if path.is_symlink():
-            problems.append(Problem(rel, "", "no-symlinks", "symbolic links are not allowed in a workspace"))
-            continue
-        kind = kind_for_path(rel)
-        if kind is None:
-            if rel.split("/", 1)[0] in AUDITED_DIRS:
-                problems.append(Problem(rel, "", "artifact-path", "unexpected file in an audited folder"))
-            continue
-        if kind.name == "trace":
-            problems.extend(_check_trace(root))
-            continue
-        data = reader.read_bytes(rel) or b""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            problems.append(Problem(rel, "", "utf-8", "not UTF-8 text"))
-            continue
-        if kind.fmt == "json":
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(rel, "/", "json", f"not valid JSON: {exc.msg} at line {exc.lineno}"))
-                continue
-            schema_problems = validate(value, kind.schema, rel) if kind.schema else []  # every json kind has one
-            problems.extend(schema_problems)
-            if schema_problems:
-                continue
-        else:
-            value = text
-        problems.extend(check(kind.name, rel, value, reader))
-        if kind.indexed:
-            entry = index.get(rel)
-            digest = sha256_bytes(data)
-            if entry is None:
-                if pending.get(rel, {}).get("sha256") != digest:
-                    problems.append(
-                        Problem(
-                            rel,
-                            "",
-                            "artifact-index",
-                            "not in run.json's artifact index (written outside the workspace API)",
-                        )
-                    )
-            elif entry.get("sha256") != digest and pending.get(rel, {}).get("sha256") != digest:
-                problems.append(
-                    Problem(
-                        rel,
-                        "",
-                        "artifact-index",
-                        "content differs from run.json's artifact index (changed outside the workspace API)",
-                    )
-                )
+        problems.extend(_check_file(root, rel, reader, index, pending))
+    problems.extend(_missing_artifacts(set(files), index, journal, pending))
+    if TRACE not in files:
+        problems.extend(_check_trace(root))
+    else:
+        problems.extend(_rewritten_cards(root))
+    problems.extend(check_parent(root, reader.run()))
+    return problems
 
-    present = set(files)
-    for rel in index:
-        if rel not in present:
-            problems.append(
-                Problem(RUN, json_pointer(["artifacts", rel]), "artifact-exists", f"indexed artifact {rel} is missing")
-            )
+
+def _check_file(root: Path, rel: str, reader: RunReader, index: dict, pending: dict) -> list[Problem]:
+    """One file of the workspace: where it may be, that it parses and meets its schema and its kind's cross-file
+    checks, and that run.json's artifact index (or the write journal) holds its content."""
+    if (root / rel).is_symlink():
+        return [Problem(rel, "", "no-symlinks", "symbolic links are not allowed in a workspace")]
+    kind = kind_for_path(rel)
+    if kind is None:
+        if rel.split("/", 1)[0] in AUDITED_DIRS:
+            return [Problem(rel, "", "artifact-path", "unexpected file in an audited folder")]
+        return []
+    if kind.name == "trace":
+        return _check_trace(root)
+    data = reader.read_bytes(rel) or b""
+    value, problems = _parsed(rel, kind, data)
+    if problems:
+        return problems
+    problems = list(check(kind.name, rel, value, reader))
+    if kind.indexed:
+        problems.extend(_index_problems(rel, sha256_bytes(data), index, pending))
+    return problems
+
+
+def _parsed(rel: str, kind: ArtifactKind, data: bytes) -> tuple[object, list[Problem]]:
+    """The file's content as its kind reads it (UTF-8 text; a JSON value meeting its schema), or why it cannot be:
+    a file that does not parse gets no further check."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, [Problem(rel, "", "utf-8", "not UTF-8 text")]
+    if kind.fmt != "json":
+        return text, []
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, [Problem(rel, "/", "json", f"not valid JSON: {exc.msg} at line {exc.lineno}")]
+    return value, validate(value, kind.schema, rel) if kind.schema else []  # every json kind has one
+
+
+def _index_problems(rel: str, digest: str, index: dict, pending: dict) -> list[Problem]:
+    """An indexed artifact must be in run.json's index with its content's hash (or in the write journal, when a
+    crash came between the write and run.json's rewrite): else it was written outside the workspace API."""
+    entry = index.get(rel)
+    journalled = pending.get(rel, {}).get("sha256") == digest
+    if entry is None and not journalled:
+        why = "not in run.json's artifact index (written outside the workspace API)"
+    elif entry is not None and entry.get("sha256") != digest and not journalled:
+        why = "content differs from run.json's artifact index (changed outside the workspace API)"
+    else:
+        return []
+    return [Problem(rel, "", "artifact-index", why)]
+
+
+def _missing_artifacts(present: set[str], index: dict, journal: WriteJournal, pending: dict) -> list[Problem]:
+    """Artifacts run.json indexes, or the journal holds, whose files are gone."""
+    problems = [
+        Problem(RUN, json_pointer(["artifacts", rel]), "artifact-exists", f"indexed artifact {rel} is missing")
+        for rel in index
+        if rel not in present
+    ]
     for rel in sorted(set(pending) - set(index) - present):
         # A journalled write not yet in run.json (it gets there with the next rewrite): its file
         # must exist, unless the crash came before the rename (then its temp file is still there).
         if not journal.rename_pending(rel, pending[rel]):
             problems.append(Problem(rel, "", "artifact-exists", f"journalled artifact {rel} is missing"))
-    if TRACE not in present:
-        problems.extend(_check_trace(root))
-    else:
-        problems.extend(_rewritten_cards(root))
-    problems.extend(check_parent(root, reader.run()))
     return problems

@@ -10,7 +10,7 @@ import pytest
 from test_offline_engine import run
 
 from fakes.workspaces import write_docs
-from harness.engines.offline import researcher
+from harness.engines.offline import passages, researcher
 from harness.engines.offline.ranking import own_sections, signed_sections
 from harness.sources.corpus import load_folder
 
@@ -188,11 +188,11 @@ def test_a_heading_over_its_underline_is_never_quoted(tmp_path):
     so it is no claim, however many words it has (it was quoted as one: "Unary arithmetic and bitwise operations
     ****"), and the topic's opening sentence is the first sentence after it."""
     heading = "Unary arithmetic and bitwise operations\n***************************************"
-    assert not researcher.is_prose(heading)
-    assert not researcher.is_prose("Statistics for relations between two inputs\n-------------------------------")
-    assert researcher.is_prose("The unary minus operator yields the negation of its numeric argument.")
+    assert not passages.is_prose(heading)
+    assert not passages.is_prose("Statistics for relations between two inputs\n-------------------------------")
+    assert passages.is_prose("The unary minus operator yields the negation of its numeric argument.")
     doc = f"{heading}\n\nThe unary minus operator yields the negation of its numeric argument.\n"
-    assert doc[researcher._opening_sentence(doc) :].startswith("The unary minus")
+    assert doc[passages._opening_sentence(doc) :].startswith("The unary minus")
     corpus = write_docs(tmp_path / "corpus", {"unary.md": doc})
     summary = _summary(
         run(corpus, tmp_path / "runs", "What does the unary minus operator yield for bitwise operations?")
@@ -255,15 +255,15 @@ def test_the_rest_of_a_paragraph_stops_at_its_end_at_code_and_at_the_cap():
     text = "The first point is said here in words.  The second point is said in words too.\n\n" + "Another one.\n"
     spans = researcher.split_sentences(text)
     s, e = spans[0]
-    assert text[e : researcher._rest(text, spans, s, e, [])].strip() == "The second point is said in words too."
+    assert text[e : passages._rest(text, spans, s, e, [])].strip() == "The second point is said in words too."
     s, e = spans[1]
-    assert researcher._rest(text, spans, s, e, []) == e  # the paragraph ends there
+    assert passages._rest(text, spans, s, e, []) == e  # the paragraph ends there
     code = "It returns the loop that is running now.  >>> loop = get_loop()\n"
     spans = researcher.split_sentences(code)
-    assert researcher._rest(code, spans, *spans[0], []) == spans[0][1]  # code is no part of the point
+    assert passages._rest(code, spans, *spans[0], []) == spans[0][1]  # code is no part of the point
     long = "A short sentence of words here.  " + "Words and more words follow in this long sentence. " * 30
     spans = researcher.split_sentences(long)
-    assert researcher._rest(long, spans, *spans[0], []) < len(long.rstrip())  # PARAGRAPH_MAX characters at most
+    assert passages._rest(long, spans, *spans[0], []) < len(long.rstrip())  # PARAGRAPH_MAX characters at most
 
 
 ENCODE_DOC = (
@@ -290,17 +290,17 @@ def test_a_docstrings_first_sentence_card_quotes_the_rest_of_its_docstring(tmp_p
     spans = researcher.split_sentences(text)
     s, e = next(span for span in spans if text[span[0] :].startswith("def body_encode"))
     end = dict((a, b) for _, a, b in researcher.signed_sections(text))[s]
-    assert text[researcher._rest(text, spans, s, e, [], end) :].lstrip().startswith("def header_length")
-    assert researcher._rest(text, spans, s, e, []) == e  # without its docstring's end: the paragraph's
+    assert text[passages._rest(text, spans, s, e, [], end) :].lstrip().startswith("def header_length")
+    assert passages._rest(text, spans, s, e, []) == e  # without its docstring's end: the paragraph's
 
 
 def test_emphasis_opens_prose_and_a_list_items_mark_does_not():
     """reST emphasis at a sentence's start ("**CPython implementation detail:**", "*path* is ...") opens prose; the
     sentence was never a candidate, though it states the answer. A star and a space opens a list item."""
-    assert researcher.is_prose('**CPython implementation detail:** For CPython, "id(x)" is the memory address.')
-    assert researcher.is_prose("*path* is a path-like object naming the file to open.")
-    assert not researcher.is_prose("* If the argument is a list item, it is not a sentence of prose.")
-    assert not researcher.is_prose("*****")
+    assert passages.is_prose('**CPython implementation detail:** For CPython, "id(x)" is the memory address.')
+    assert passages.is_prose("*path* is a path-like object naming the file to open.")
+    assert not passages.is_prose("* If the argument is a list item, it is not a sentence of prose.")
+    assert not passages.is_prose("*****")
 
 
 OBJECTS_DOC = (
@@ -335,8 +335,8 @@ def test_a_docstrings_rest_goes_on_through_a_sentence_of_quoted_values():
     spans = researcher.split_sentences(text)
     s, e = next(span for span in spans if text[span[0] :].startswith("def strtobool"))
     end = dict((a, b) for _, a, b in researcher.signed_sections(text))[s]
-    rest = text[e : researcher._rest(text, spans, s, e, [], end)]
+    rest = text[e : passages._rest(text, spans, s, e, [], end)]
     assert "True values are 'y', 'yes'" in rest and "Raises ValueError" in rest and "get_platform" not in rest
     code = "It takes one argument.  x = f('a', 'b', 'c', 'd', 'e', 'f', 'g')\n"
     spans = researcher.split_sentences(code)
-    assert researcher._rest(code, spans, *spans[0], []) == spans[0][1]  # code with quoted values is still code
+    assert passages._rest(code, spans, *spans[0], []) == spans[0][1]  # code with quoted values is still code

@@ -10,7 +10,7 @@ import pytest
 from test_offline_engine import cards, cited_titles, run, title_of
 
 from fakes.workspaces import write_docs
-from harness.engines.offline import researcher
+from harness.engines.offline import answer, passages, researcher
 from harness.sources.corpus import load_folder
 from harness.sources.pythondocs import DEPRECATED
 
@@ -56,8 +56,8 @@ def test_the_deprecation_line_counts_only_on_the_python_documentation(tmp_path: 
     assert answer_of(run(corpus, tmp_path / "runs", QUESTION)) == {"olddirs"}
 
 
-def candidate(source_id: str, relevance: float, titled: float) -> researcher._Candidate:
-    return researcher._Candidate(
+def candidate(source_id: str, relevance: float, titled: float) -> answer._Candidate:
+    return answer._Candidate(
         relevance=relevance,
         rank=0,
         source_id=source_id,
@@ -74,10 +74,10 @@ def candidate(source_id: str, relevance: float, titled: float) -> researcher._Ca
 
 def test_only_a_full_name_outranks_a_better_sentence_of_another_document():
     best, half, full = candidate("a", 2.0, 0.0), candidate("random", 1.8, 0.5), candidate("with", 1.0, 1.0)
-    assert researcher._named_best([best, half]) == [best]  # "random" may be an English word
-    assert researcher._named_best([best, half, full]) == [full]  # the `with` statement's own page
-    assert researcher._named_best([half, best]) == [half]  # a half name that is also the best sentence
-    assert researcher._named_best([]) == []
+    assert answer._named_best([best, half]) == [best]  # "random" may be an English word
+    assert answer._named_best([best, half, full]) == [full]  # the `with` statement's own page
+    assert answer._named_best([half, best]) == [half]  # a half name that is also the best sentence
+    assert answer._named_best([]) == []
 
 
 def test_more_of_the_answer_comes_from_the_document_the_question_names_by_a_definition():
@@ -87,10 +87,10 @@ def test_more_of_the_answer_comes_from_the_document_the_question_names_by_a_defi
     a1, a2 = candidate("a", 2.0, 0.0), candidate("a", 1.7, 0.0)
     b1, b2 = candidate("b", 1.9, 1.0), candidate("b", 1.6, 1.0)
     ranked, chain = [a1, b1, a2, b2], [b1]
-    assert researcher._near_best(ranked, chain, {"a", "b"}) == [a1, a2]
-    assert researcher._near_best(ranked, chain, {"a", "b"}, defined={"b"}) == [b2]
-    assert researcher._near_best(ranked, chain, {"a", "b"}, defined={"c"}) == [a1, a2]  # not in the chain
-    assert researcher._near_best(ranked, chain, {"b"}, defined={"b"}) == []  # the best is not documentation
+    assert answer._near_best(ranked, chain, {"a", "b"}) == [a1, a2]
+    assert answer._near_best(ranked, chain, {"a", "b"}, defined={"b"}) == [b2]
+    assert answer._near_best(ranked, chain, {"a", "b"}, defined={"c"}) == [a1, a2]  # not in the chain
+    assert answer._near_best(ranked, chain, {"b"}, defined={"b"}) == []  # the best is not documentation
 
 
 def test_the_document_every_search_ranks_first_leads_short_of_a_full_name():
@@ -98,14 +98,14 @@ def test_the_document_every_search_ranks_first_leads_short_of_a_full_name():
     sentence is the answer's, over a better-scoring sentence of another document; a full name still leads, and a
     half name (a module written as a word) keeps the agreed document from leading unless it is that document."""
     best, agreed = candidate("a", 2.0, 0.0), candidate("b", 1.8, 0.0)
-    assert researcher._named_best([best, agreed]) == [best]
-    assert researcher._named_best([best, agreed], "b") == [agreed]
+    assert answer._named_best([best, agreed]) == [best]
+    assert answer._named_best([best, agreed], "b") == [agreed]
     full = candidate("with", 1.0, 1.0)
-    assert researcher._named_best([best, agreed, full], "b") == [full]
+    assert answer._named_best([best, agreed, full], "b") == [full]
     half = candidate("heapq", 1.5, 0.5)
-    assert researcher._named_best([best, agreed, half], "b") == [best]
-    assert researcher._named_best([best, replace(agreed, titled=0.5)], "b") == [replace(agreed, titled=0.5)]
-    assert researcher._named_best([], "b") == []
+    assert answer._named_best([best, agreed, half], "b") == [best]
+    assert answer._named_best([best, replace(agreed, titled=0.5)], "b") == [replace(agreed, titled=0.5)]
+    assert answer._named_best([], "b") == []
 
 
 @pytest.mark.parametrize(
@@ -145,20 +145,20 @@ def test_the_python_documentation_is_one_test_on_a_sources_record():
 
 def test_two_documents_of_the_python_documentation_never_make_a_chain():
     """Elsewhere a sentence naming another document's title links the two (a bridge); in the Python documentation,
-    which names its modules everywhere, the answer is the best sentence's one document (`researcher._chain`)."""
+    which names its modules everywhere, the answer is the best sentence's one document (`answer._chain`)."""
     from harness.engines.offline.ranking import Ask
 
     ask = Ask.of("What does the frobnicate call return for a widget?")
     a = replace(candidate("a", 2.0, 0.0), title="gadgets", text="The frobnicate call on a widget is made by gizmos.")
     b = replace(candidate("b", 1.5, 0.0), title="gizmos", text="It returns the widget's count and frobnicate state.")
-    assert {c.source_id for c in researcher._chain([a, b], ask)} == {"a", "b"}
-    assert researcher._chain([a, b], ask, documented={"a", "b"}) == [a]
+    assert {c.source_id for c in answer._chain([a, b], ask)} == {"a", "b"}
+    assert answer._chain([a, b], ask, documented={"a", "b"}) == [a]
 
 
 def test_a_sentence_a_section_and_its_chapter_both_hold_is_quoted_from_one_copy():
     """`help()`'s topics overlap: `topics/try` is a section of `topics/compound`. A sentence both hold is quoted
     from the section, unless the chapter's own sentences (the section does not hold them) rank above every sentence
-    of the section: then from the chapter (`researcher._one_copy`). Each copy keeps its score; two documents that
+    of the section: then from the chapter (`answer._one_copy`). Each copy keeps its score; two documents that
     only share a sentence (a subclass's copied docstring) keep both copies."""
     sentence = "When a return statement is executed in the try suite, the finally clause is also executed."
     section = f"The try statement\n\n{sentence}\n\nThe try statement specifies exception handlers for statements."
@@ -170,40 +170,38 @@ def test_a_sentence_a_section_and_its_chapter_both_hold_is_quoted_from_one_copy(
     chapter_copy = replace(candidate("compound", 2.0, 0.0), text=sentence)
     section_copy = replace(candidate("try", 1.5, 1.0), text=sentence)
     own = replace(candidate("compound", 1.2, 0.0), text="The with statement wraps a block.")
-    kept = researcher._one_copy([chapter_copy, section_copy, own], texts)
+    kept = answer._one_copy([chapter_copy, section_copy, own], texts)
     assert [(c.source_id, c.relevance) for c in kept] == [("try", 1.5), ("compound", 1.2)]
     # the chapter's own sentence ranks above all of the section's: the question asks about more of the chapter
     own = replace(own, relevance=1.8)
-    kept = researcher._one_copy([chapter_copy, own, section_copy], texts)
+    kept = answer._one_copy([chapter_copy, own, section_copy], texts)
     assert [(c.source_id, c.relevance) for c in kept] == [("compound", 2.0), ("compound", 1.8)]
     shared = replace(candidate("copy", 1.8, 0.0), text=sentence)
-    assert len(researcher._one_copy([section_copy, shared], texts)) == 2
-    assert researcher._section_of(texts["try"], texts["compound"])
-    assert not researcher._section_of(texts["compound"], texts["try"])
-    assert not researcher._section_of(texts["copy"], texts["compound"])
+    assert len(answer._one_copy([section_copy, shared], texts)) == 2
+    assert passages._section_of(texts["try"], texts["compound"])
+    assert not passages._section_of(texts["compound"], texts["try"])
+    assert not passages._section_of(texts["copy"], texts["compound"])
 
 
 def test_a_documents_meaning_is_judged_on_its_opening_and_the_names_it_documents(monkeypatch):
     """A module that opens with one generic line ("Package exception classes.") says what it offers in the names of
-    the classes it documents (`researcher._about`); private names are left out, and a document without signature
+    the classes it documents (`passages._about`); private names are left out, and a document without signature
     lines (a reference topic) is its title and opening alone."""
     from harness.engines.offline.semantic import closeness
 
-    monkeypatch.setattr(researcher, "ABOUT_CHARS", 30)  # the opening alone: the docstrings below are cut off
+    monkeypatch.setattr(passages, "ABOUT_CHARS", 30)  # the opening alone: the docstrings below are cut off
     question = "Which defect is recorded when a multipart message has no boundary parameter?"
     errors = (
         "Package exception classes.\n\nclass NoBoundaryInMultipartDefect(MessageDefect)\nThe message had no "
         "boundary.\n\ndef _helper(x)\nInternal.\n"
     )
     other = "Message objects of the mail package.\n\nclass Message\nA message.\n"
-    about = researcher._about("errors", errors)
+    about = passages._about("errors", errors)
     assert about.endswith("\nNoBoundaryInMultipartDefect") and "_helper" not in about.split("\n")[-1]
-    assert (
-        researcher._about("topic", "The try statement specifies handlers.") == "topic\nThe try statement specifies ha"
-    )
+    assert passages._about("topic", "The try statement specifies handlers.") == "topic\nThe try statement specifies ha"
     openings = {"errors": f"errors\n{errors[:30]}", "other": f"other\n{other[:30]}"}
     assert closeness(question, openings) == {"errors": 0.0, "other": 1.0}
-    abouts = {"errors": about, "other": researcher._about("other", other)}
+    abouts = {"errors": about, "other": passages._about("other", other)}
     assert closeness(question, abouts) == {"errors": 1.0, "other": 0.0}
 
 
@@ -261,12 +259,12 @@ def test_a_second_document_that_answers_nearly_as_well_is_cited_too():
     leads clearly or scores 0 or less, not a document the answer already quotes, not a hop-2 sentence, and never
     outside it."""
     a1, a2 = candidate("a", 2.0, 0.0), candidate("a", 1.95, 0.0)
-    close, far = candidate("b", 2.0 * researcher.RUNNER_UP, 0.0), candidate("b", 2.0 * researcher.RUNNER_UP - 0.01, 0.0)
-    assert researcher._runner_up([a1, a2, close], [a1], {"a", "b"}) == [close]
-    assert researcher._runner_up([a1, a2, far], [a1], {"a", "b"}) == []
-    assert researcher._runner_up([a1, close], [a1, close], {"a", "b"}) == []  # already in the answer
-    assert researcher._runner_up([a1, replace(close, hop=2)], [a1], {"a", "b"}) == []
-    assert researcher._runner_up([a1, close], [a1], {"b"}) == []  # the answer is not documentation
-    assert researcher._runner_up([a1, close], [], {"a", "b"}) == []
+    close, far = candidate("b", 2.0 * answer.RUNNER_UP, 0.0), candidate("b", 2.0 * answer.RUNNER_UP - 0.01, 0.0)
+    assert answer._runner_up([a1, a2, close], [a1], {"a", "b"}) == [close]
+    assert answer._runner_up([a1, a2, far], [a1], {"a", "b"}) == []
+    assert answer._runner_up([a1, close], [a1, close], {"a", "b"}) == []  # already in the answer
+    assert answer._runner_up([a1, replace(close, hop=2)], [a1], {"a", "b"}) == []
+    assert answer._runner_up([a1, close], [a1], {"b"}) == []  # the answer is not documentation
+    assert answer._runner_up([a1, close], [], {"a", "b"}) == []
     low = replace(a1, relevance=-1.0)  # a share of a negative score: any worse sentence would pass
-    assert researcher._runner_up([low, replace(close, relevance=-1.05)], [low], {"a", "b"}) == []
+    assert answer._runner_up([low, replace(close, relevance=-1.05)], [low], {"a", "b"}) == []

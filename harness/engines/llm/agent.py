@@ -29,6 +29,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.errors import GraphRecursionError
 
+from harness.contract import statuses
 from harness.contract.formats import today
 from harness.contract.globs import literal_folders
 from harness.contract.layout import kind_for_path
@@ -346,12 +347,14 @@ class DeepAgentRole:
                     _write_from_reply(text, ctx)
         except MalformedReplies as exc:  # the model kept sending calls that cannot run: it ends with what it has
             if ctx.files.missing_outputs():
-                return AgentResult("failed", summary=f"{self.spec.role}: {exc}", blocked_reason=str(exc))
-            return AgentResult("completed", summary=f"stopped with its outputs written: {exc}")
+                return AgentResult(statuses.FAILED, summary=f"{self.spec.role}: {exc}", blocked_reason=str(exc))
+            return AgentResult(statuses.COMPLETED, summary=f"stopped with its outputs written: {exc}")
         except ProviderError as exc:  # the provider kept failing past the retry bound
             if isinstance(exc, ProviderUnavailable):
                 raise  # an outage: the run waits at this step (`interrupted`) and a resume runs it again
-            return AgentResult("failed", summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc))
+            return AgentResult(
+                statuses.FAILED, summary=f"{self.spec.role}: {exc}"[:SUMMARY_CHARS], blocked_reason=str(exc)
+            )
         except Exception as exc:
             if not is_context_overflow(exc):
                 raise
@@ -360,14 +363,14 @@ class DeepAgentRole:
             record_faults(ctx, retrier.faults)  # after the agent stopped: never counted as refused writes
         if text.startswith(BLOCKED):
             reason = text[len(BLOCKED) :].strip() or "blocked (no reason given)"
-            return AgentResult("blocked", summary=text[:SUMMARY_CHARS], blocked_reason=reason)
+            return AgentResult(statuses.BLOCKED, summary=text[:SUMMARY_CHARS], blocked_reason=reason)
         if missing := ctx.files.missing_outputs():
             why = f"wrote no {', '.join(missing)}" + (
                 f"; its last reply: {text[:200]}" if text else " and replied with nothing"
             )
-            return AgentResult("failed", summary=text[:SUMMARY_CHARS], blocked_reason=why)
+            return AgentResult(statuses.FAILED, summary=text[:SUMMARY_CHARS], blocked_reason=why)
         summary = text or f"wrote {', '.join(sorted(ctx.files.outputs))}"  # ended once its outputs landed
-        return AgentResult("completed", summary=summary[:SUMMARY_CHARS])
+        return AgentResult(statuses.COMPLETED, summary=summary[:SUMMARY_CHARS])
 
 
 def _out_of_context(exc: Exception, ctx: AgentContext) -> AgentResult:
@@ -376,11 +379,11 @@ def _out_of_context(exc: Exception, ctx: AgentContext) -> AgentResult:
     first = " ".join(str(exc).split())[:160]
     if not ctx.files.missing_outputs():
         return AgentResult(
-            "completed", summary=f"stopped with its outputs written: the context window is full ({first})"
+            statuses.COMPLETED, summary=f"stopped with its outputs written: the context window is full ({first})"
         )
     prefix = "no_evidence: " if ctx.services.duty is not None else ""
     reason = f"{prefix}the prompt no longer fits the model's context window, even cut and compacted ({first})"
-    return AgentResult("blocked", summary=reason[:SUMMARY_CHARS], blocked_reason=reason)
+    return AgentResult(statuses.BLOCKED, summary=reason[:SUMMARY_CHARS], blocked_reason=reason)
 
 
 def missing_notice(ctx: AgentContext, messages: list[Any] | None = None) -> str:

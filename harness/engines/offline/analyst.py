@@ -16,10 +16,13 @@
 from __future__ import annotations
 
 from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
+from harness.contract.claims import CONFLICTED, UNSUPPORTED, VERIFIED, VERIFIED_WITH_LIMIT, ClaimStatus
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 from harness.contract.quotes import normalize_ws
+from harness.contract.statuses import COMPLETED, RESEARCH
 from harness.engines.offline.ranking import Ask, entities
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
+from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 
 SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
@@ -89,105 +92,129 @@ def _short(text: str, n: int = 160) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
+# The keys of a claim, in the order claims.json stores them.
+CLAIM_KEYS = (
+    "claim_id",
+    "statement",
+    "question_id",
+    "supporting_cards",
+    "contradicting_cards",
+    "limitations",
+    "status",
+)
+
+
+def _source_facts(ctx: AgentContext, cards: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
+    """Each cited source's kind (primary or secondary) and title, read once per source: what a card ranks by."""
+    kinds: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for card in cards:
+        sid = card["source_id"]
+        if sid not in kinds:
+            record = ctx.read_json(source_record_path(sid))
+            kinds[sid], titles[sid] = record["kind"], record.get("title") or ""
+    return kinds, titles
+
+
+def _unsupported(q: dict) -> dict:
+    """The claim of a question no card answers: said as such, never reported as fact (invariant 5)."""
+    return {
+        "statement": f"No evidence was found to answer: {q['text']}",
+        "question_id": q["id"],
+        "supporting_cards": [],
+        "contradicting_cards": [],
+        "limitations": ["no source in the corpus addresses this question"],
+        "status": UNSUPPORTED,
+    }
+
+
+def _clusters(ranked: list[dict]) -> list[list[dict]]:
+    """The cards grouped into near-duplicates (`_same_claim` with a cluster's best card), best card first."""
+    clusters: list[list[dict]] = []
+    for card in ranked:
+        for cluster in clusters:
+            if _same_claim(card, cluster[0]):
+                cluster.append(card)
+                break
+        else:
+            clusters.append([card])
+    return clusters
+
+
+def _rival(clusters: list[list[dict]], i: int, used: set[int]) -> int | None:
+    """The first later, unpaired cluster that disagrees with cluster `i` about the same topic, from other sources
+    (a document stating a rule and its exception is not a conflict); None when there is none."""
+    cluster = clusters[i]
+    return next(
+        (
+            j
+            for j in range(i + 1, len(clusters))
+            if j not in used
+            and _same_topic(cluster[0], clusters[j][0])
+            and not _agree(cluster[0], clusters[j][0])
+            and not _sources(cluster) & _sources(clusters[j])
+        ),
+        None,
+    )
+
+
 class OfflineAnalyst:
     def __init__(self, spec=None):
         self.spec = spec
 
-    def run(self, brief: Brief, ctx) -> AgentResult:
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         plan = ctx.read_json(PLAN)
         cards = [ctx.read_json(p) for p in ctx.list(CARDS)]
-        kinds, titles = {}, {}
-        for card in cards:
-            sid = card["source_id"]
-            if sid not in kinds:
-                record = ctx.read_json(source_record_path(sid))
-                kinds[sid], titles[sid] = record["kind"], record.get("title") or ""
+        kinds, titles = _source_facts(ctx, cards)
         claims = []
         for q in plan["questions"]:
-            if q["kind"] != "research":
+            if q["kind"] != RESEARCH:
                 continue
-            ask = Ask.of(q["text"], " ".join(q.get("criteria", [])))
-            qcards = [c for c in cards if c["question_id"] == q["id"]]
-            ask.weigh([c["quote"] for c in qcards])
-            rank = {c["card_id"]: card_rank(ask, c, titles[c["source_id"]], kinds[c["source_id"]]) for c in qcards}
-            qcards.sort(key=lambda c: (-rank[c["card_id"]], _CONF_RANK[c["confidence"]], c["card_id"]))
-            if not qcards:
-                claims.append(
-                    {
-                        "statement": f"No evidence was found to answer: {q['text']}",
-                        "question_id": q["id"],
-                        "supporting_cards": [],
-                        "contradicting_cards": [],
-                        "limitations": ["no source in the corpus addresses this question"],
-                        "status": "unsupported",
-                    }
-                )
-                continue
-            clusters: list[list[dict]] = []
-            for card in qcards:
-                for cluster in clusters:
-                    if _same_claim(card, cluster[0]):
-                        cluster.append(card)
-                        break
-                else:
-                    clusters.append([card])
-            clusters.sort(key=lambda cl: -_cluster_rank(cl, rank))  # stable: ties keep the card order
-            used: set[int] = set()
-            question_claims = []
-            for i, cluster in enumerate(clusters):
-                if i in used:
-                    continue
-                rival = next(
-                    (
-                        j
-                        for j in range(i + 1, len(clusters))
-                        if j not in used
-                        and _same_topic(cluster[0], clusters[j][0])
-                        and not _agree(cluster[0], clusters[j][0])
-                        and not _sources(cluster) & _sources(clusters[j])  # a document states a rule and its exception
-                    ),
-                    None,
-                )
-                if rival is not None:
-                    used.add(rival)
-                    question_claims.append(self._conflict(q, cluster, clusters[rival]))
-                else:
-                    question_claims.append(self._claim(q, cluster, kinds))
-            claims += question_claims
+            claims += self._question_claims(q, [c for c in cards if c["question_id"] == q["id"]], kinds, titles)
         for n, claim in enumerate(claims, start=1):
             claim["claim_id"] = f"C{n}"
-        ordered = [
-            {
-                k: c[k]
-                for k in (
-                    "claim_id",
-                    "statement",
-                    "question_id",
-                    "supporting_cards",
-                    "contradicting_cards",
-                    "limitations",
-                    "status",
-                )
-            }
-            for c in claims
-        ]
+        ordered = [{k: c[k] for k in CLAIM_KEYS} for c in claims]
         ctx.write(CLAIMS, {"claims": ordered})
         counts: dict[str, int] = {}
         for c in ordered:
             counts[c["status"]] = counts.get(c["status"], 0) + 1
-        return AgentResult("completed", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+        return AgentResult(COMPLETED, ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+
+    def _question_claims(self, q: dict, qcards: list[dict], kinds: dict[str, str], titles: dict[str, str]) -> list:
+        """One question's claims, best first: its cards ranked against it, near-duplicates clustered, and two
+        clusters that disagree on the same topic made one conflicted claim; unsupported when it has no card."""
+        if not qcards:
+            return [_unsupported(q)]
+        ask = Ask.of(q["text"], " ".join(q.get("criteria", [])))
+        ask.weigh([c["quote"] for c in qcards])
+        rank = {c["card_id"]: card_rank(ask, c, titles[c["source_id"]], kinds[c["source_id"]]) for c in qcards}
+        qcards = sorted(qcards, key=lambda c: (-rank[c["card_id"]], _CONF_RANK[c["confidence"]], c["card_id"]))
+        clusters = _clusters(qcards)
+        clusters.sort(key=lambda cl: -_cluster_rank(cl, rank))  # stable: ties keep the card order
+        used: set[int] = set()
+        question_claims = []
+        for i, cluster in enumerate(clusters):
+            if i in used:
+                continue
+            rival = _rival(clusters, i, used)
+            if rival is not None:
+                used.add(rival)
+                question_claims.append(self._conflict(q, cluster, clusters[rival]))
+            else:
+                question_claims.append(self._claim(q, cluster, kinds))
+        return question_claims
 
     @staticmethod
     def _claim(q: dict, cluster: list[dict], kinds: dict[str, str]) -> dict:
         sources = {c["source_id"] for c in cluster}
         limitations = list(dict.fromkeys(lim for c in cluster for lim in c["limitations"]))
         if any(kinds[s] == "primary" for s in sources) or len(sources) >= 2:
-            status = "verified"
+            status: ClaimStatus = VERIFIED
             if all(c["confidence"] == LOW for c in cluster):
-                status = "verified_with_limit"
+                status = VERIFIED_WITH_LIMIT
                 limitations.append("low-confidence evidence only")
         else:
-            status = "verified_with_limit"
+            status = VERIFIED_WITH_LIMIT
             limitations = ["secondary source only"] + [lim for lim in limitations if lim != "secondary source"]
         return {
             "statement": normalize_ws(cluster[0]["quote"]),
@@ -207,5 +234,5 @@ class OfflineAnalyst:
             "supporting_cards": [c["card_id"] for c in side_a],
             "contradicting_cards": [c["card_id"] for c in side_b],
             "limitations": [f'Sources disagree: one says "{_short(a)}", another says "{_short(b)}".'],
-            "status": "conflicted",
+            "status": CONFLICTED,
         }

@@ -29,8 +29,10 @@ import re
 
 from harness.contract.layout import PLAN
 from harness.contract.search import CORPUS, LITERATURE_PROVIDERS, WEB
+from harness.contract.statuses import COMPLETED, DELIVERABLE, RESEARCH
 from harness.engines.offline.ranking import keywords_named
 from harness.evidence.lexical import content_words
+from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 
 _CODE = (
@@ -310,83 +312,20 @@ def make_plan(
     candidates = [] if parts else candidates_in(question)
     comparing = len(candidates) >= 2 and bool(_COMPARE.search(question))
     criteria = criteria_in(question, candidates) if comparing else []
-    questions = []
     if parts:
-        subject = subject_of(lead)
-        questions = [_part_question(p, subject) for p in parts[:8]]
-        listed = "; ".join(f"({i}) {p}" for i, p in enumerate(parts[:8], 1))
-        deliverable = f"A report with one section per part of the brief{f' on {subject}' if subject else ''}: {listed}."
+        questions, deliverable = _part_questions(lead, parts)
     elif comparing:
-        context = ""
-        if all(map(plain, candidates)):
-            # the criteria of plain phrases are what follows them ("... break and continue in a loop"): an "In pdb,"
-            # before them is their subject, not a criterion
-            raw = candidates
-            last = max(question.lower().rfind(c.lower()) + len(c) for c in raw)
-            criteria = criteria_in(question[last:], [])
-            candidates = plain_candidates(candidates, question)
-            context = context_of(question, raw, criteria)
-        elif not all(map(identifies_itself, candidates)):
-            # remove() of the mailbox module, not of a list: the question's other words are its subject, and its
-            # criteria are what follows the candidates, as for plain phrases
-            last = max(question.lower().rfind(c.lower()) + len(c) for c in candidates)
-            criteria = criteria_in(question[last:], [])
-            context = context_of(question, candidates, criteria)
-        about = f" with respect to {', '.join(criteria)}" if criteria else ""
-        within = f" ({context})" if context else ""
-        for cand in candidates[:6]:
-            questions.append(
-                {
-                    "text": f"What do the sources say about {cand}{about}{within}?",
-                    "critical": True,
-                    "criteria": criteria,
-                    "search_terms": _terms(cand, *(f"{cand} {c}" for c in criteria)),
-                }
-            )
-        deliverable = f"Compare {', '.join(candidates[:6])}{about}, and say which to use under which conditions."
+        questions, deliverable, criteria, candidates = _comparison_questions(question, candidates, criteria)
     else:
-        questions.append(
-            {
-                "text": question.strip(),
-                "critical": True,
-                "criteria": [],
-                "search_terms": _terms(
-                    question.strip().rstrip("?"), *candidates, *map(_statement_query, keywords_named(question))
-                ),
-            }
-        )
-        # What the report delivers, not a second copy of the question: ANSWERS is the question itself (Q1, or in a
-        # follow-up the first id after its parent's questions), named once the ids are given.
-        deliverable = f"A short cited answer in the Summary, quoting the documents that answer {ANSWERS}."
+        questions, deliverable = _answer_question(question, candidates)
     if parent_questions:
         questions = _carried(parent_questions, questions)
-    plan_questions = []
-    taken = {q["id"] for q in questions if q.get("id")}
-    fresh = (f"Q{i}" for i in range(1, 10_000) if f"Q{i}" not in taken)
-    for q in questions:
-        q.setdefault("id", None)
-        q["id"] = q["id"] or next(fresh)
-        if ANSWERS in deliverable and q["text"].strip() == question.strip():
-            deliverable = deliverable.replace(ANSWERS, q["id"])
-        plan_questions.append(
-            {
-                "id": q["id"],
-                "text": q["text"],
-                "kind": "research",
-                "critical": q["critical"],
-                "criteria": q["criteria"],
-                "allowed_sources": list(sources),
-                **_domain_policy(sources, official),
-                "search_terms": q["search_terms"],
-                "tag": None,
-            }
-        )
-    deliverable = deliverable.replace(ANSWERS, plan_questions[0]["id"] if plan_questions else "the question")
+    plan_questions, deliverable, deliverable_id = _numbered(questions, question, deliverable, sources, official)
     plan_questions.append(
         {
-            "id": next(fresh),
+            "id": deliverable_id,
             "text": deliverable,
-            "kind": "deliverable",
+            "kind": DELIVERABLE,
             "critical": True,
             "criteria": criteria,
             "tag": None,
@@ -409,11 +348,104 @@ def make_plan(
     }
 
 
+def _part_questions(lead: str, parts: list[str]) -> tuple[list[dict], str]:
+    """A brief of listed parts: one research question per part (at most eight), and a report of one section each."""
+    subject = subject_of(lead)
+    questions = [_part_question(p, subject) for p in parts[:8]]
+    listed = "; ".join(f"({i}) {p}" for i, p in enumerate(parts[:8], 1))
+    deliverable = f"A report with one section per part of the brief{f' on {subject}' if subject else ''}: {listed}."
+    return questions, deliverable
+
+
+def _comparison_questions(
+    question: str, candidates: list[str], criteria: list[str]
+) -> tuple[list[dict], str, list[str], list[str]]:
+    """A comparison: one research question per candidate (at most six) on the criteria, and a recommendation.
+    Returns the questions, the deliverable, and the criteria and candidates as the questions name them."""
+    context = ""
+    if all(map(plain, candidates)):
+        # the criteria of plain phrases are what follows them ("... break and continue in a loop"): an "In pdb,"
+        # before them is their subject, not a criterion
+        raw = candidates
+        last = max(question.lower().rfind(c.lower()) + len(c) for c in raw)
+        criteria = criteria_in(question[last:], [])
+        candidates = plain_candidates(candidates, question)
+        context = context_of(question, raw, criteria)
+    elif not all(map(identifies_itself, candidates)):
+        # remove() of the mailbox module, not of a list: the question's other words are its subject, and its
+        # criteria are what follows the candidates, as for plain phrases
+        last = max(question.lower().rfind(c.lower()) + len(c) for c in candidates)
+        criteria = criteria_in(question[last:], [])
+        context = context_of(question, candidates, criteria)
+    about = f" with respect to {', '.join(criteria)}" if criteria else ""
+    within = f" ({context})" if context else ""
+    questions = [
+        {
+            "text": f"What do the sources say about {cand}{about}{within}?",
+            "critical": True,
+            "criteria": criteria,
+            "search_terms": _terms(cand, *(f"{cand} {c}" for c in criteria)),
+        }
+        for cand in candidates[:6]
+    ]
+    deliverable = f"Compare {', '.join(candidates[:6])}{about}, and say which to use under which conditions."
+    return questions, deliverable, criteria, candidates
+
+
+def _answer_question(question: str, candidates: list[str]) -> tuple[list[dict], str]:
+    """A plain question: researched as asked (its search terms: itself, the things it names, the statements its
+    keywords name), and answered in the Summary."""
+    questions = [
+        {
+            "text": question.strip(),
+            "critical": True,
+            "criteria": [],
+            "search_terms": _terms(
+                question.strip().rstrip("?"), *candidates, *map(_statement_query, keywords_named(question))
+            ),
+        }
+    ]
+    # What the report delivers, not a second copy of the question: ANSWERS is the question itself (Q1, or in a
+    # follow-up the first id after its parent's questions), named once the ids are given.
+    deliverable = f"A short cited answer in the Summary, quoting the documents that answer {ANSWERS}."
+    return questions, deliverable
+
+
+def _numbered(
+    questions: list[dict], question: str, deliverable: str, sources: tuple[str, ...], official: tuple[str, ...]
+) -> tuple[list[dict], str, str]:
+    """The research questions as plan.json stores them, each given the first id not taken (a follow-up's carried
+    questions keep theirs); the deliverable with the question it answers named by id; and the deliverable's id."""
+    plan_questions = []
+    taken = {q["id"] for q in questions if q.get("id")}
+    fresh = (f"Q{i}" for i in range(1, 10_000) if f"Q{i}" not in taken)
+    for q in questions:
+        q.setdefault("id", None)
+        q["id"] = q["id"] or next(fresh)
+        if ANSWERS in deliverable and q["text"].strip() == question.strip():
+            deliverable = deliverable.replace(ANSWERS, q["id"])
+        plan_questions.append(
+            {
+                "id": q["id"],
+                "text": q["text"],
+                "kind": RESEARCH,
+                "critical": q["critical"],
+                "criteria": q["criteria"],
+                "allowed_sources": list(sources),
+                **_domain_policy(sources, official),
+                "search_terms": q["search_terms"],
+                "tag": None,
+            }
+        )
+    deliverable = deliverable.replace(ANSWERS, plan_questions[0]["id"] if plan_questions else "the question")
+    return plan_questions, deliverable, next(fresh)
+
+
 def refine(plan: dict, feedback: str, sources: tuple[str, ...] = (CORPUS,), official: tuple[str, ...] = ()) -> dict:
     """Add one research question per 'cover X' in the feedback, tagged NEW; renumber the deliverable last."""
     additions = [_clean(m.group(1)) for m in _ALSO.finditer(feedback)] or [_clean(feedback)]
-    research = [dict(q, tag=None) for q in plan["questions"] if q["kind"] == "research"]
-    deliverable = next((dict(q, tag=None) for q in plan["questions"] if q["kind"] == "deliverable"), None)
+    research = [dict(q, tag=None) for q in plan["questions"] if q["kind"] == RESEARCH]
+    deliverable = next((dict(q, tag=None) for q in plan["questions"] if q["kind"] == DELIVERABLE), None)
     changes = []
     for topic in additions:
         if not topic:
@@ -423,7 +455,7 @@ def refine(plan: dict, feedback: str, sources: tuple[str, ...] = (CORPUS,), offi
             {
                 "id": qid,
                 "text": f"What do the sources say about {topic}?",
-                "kind": "research",
+                "kind": RESEARCH,
                 "critical": False,
                 "criteria": plan.get("criteria", []),
                 "allowed_sources": list(sources),
@@ -471,7 +503,7 @@ class OfflinePlanner:
     def __init__(self, spec=None):
         self.spec = spec
 
-    def run(self, brief: Brief, ctx) -> AgentResult:
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         question = brief.facts.get("question") or brief.task
         sources = _sources(brief.facts)
         official = tuple(brief.facts.get("primary_domains") or ())
@@ -480,5 +512,5 @@ class OfflinePlanner:
         else:
             plan = make_plan(question, sources, brief.facts.get("parent_questions"), official)
         ctx.write(PLAN, plan)
-        n = sum(q["kind"] == "research" for q in plan["questions"])
-        return AgentResult("completed", f"plan revision {plan['revision']} with {n} research question(s)")
+        n = sum(q["kind"] == RESEARCH for q in plan["questions"])
+        return AgentResult(COMPLETED, f"plan revision {plan['revision']} with {n} research question(s)")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from harness.contract.formats import sha256_bytes
+from harness.contract.statuses import COMPLETED
 from harness.evidence.checks import verdict_for
+from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 
 
@@ -11,7 +13,7 @@ class OfflineReviewer:
     def __init__(self, spec=None):
         self.spec = spec
 
-    def run(self, brief: Brief, ctx) -> AgentResult:
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         draft = brief.facts["draft"]
         defects = brief.facts.get("deterministic_defects")
         if defects is None:
@@ -24,4 +26,4 @@ class OfflineReviewer:
             "reviewed_by": {"role": ctx.role, "engine": ctx.engine, "model": ctx.model},
         }
         ctx.write(brief.outputs[0], review)
-        return AgentResult("completed", f"{review['verdict']} with {len(defects)} defect(s)")
+        return AgentResult(COMPLETED, f"{review['verdict']} with {len(defects)} defect(s)")

@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from harness.contract.search import CORPUS, LITERATURE_PROVIDERS, WEB
 from harness.errors import BudgetExhausted, HarnessError, PermissionRefused
 from harness.evidence.lexical import content_words
+from harness.runtime.context import AgentContext
 from harness.sources.corpus import Corpus, Document
 from harness.sources.index import CorpusIndex
 from harness.sources.research_tools import SearchHit, marks_for
@@ -191,7 +192,7 @@ class WebResearch:
         return kept
 
 
-def step_search(ctx, question: dict) -> Callable[[str, int], list]:
+def step_search(ctx: AgentContext, question: dict) -> Callable[[str, int], list]:
     """The Researcher's search for this step: the corpus as before, and when the plan lets its question use the web
     or a literature provider and its spec gives it the web services (`--web`, or `--search arxiv,…`), those too,
     with the same query (corpus hits first). A question that allows no corpus searches only those; so does a run

@@ -108,10 +108,27 @@ def _checked(pattern, value: str, argument: str) -> str:
     return value
 
 
-def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not split yet: build_server declares every MCP tool as a closure, on issue 41 item 6's list
-    """The MCP server over `desk`'s runs folder."""
+def build_server(desk: ResearchDesk) -> ResearchMcpServer:
+    """The MCP server over `desk`'s runs folder: its tools, in the order `tools/list` names them, and the run
+    resources. Each tool is declared by its own function, as a closure over the desk."""
     server = ResearchMcpServer("research-harness", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     server.desk = desk
+    for add_tool in (
+        _add_start_research,
+        _add_research_status,
+        _add_decide_plan,
+        _add_get_report,
+        _add_get_evidence,
+        _add_ask_followup,
+        _add_validate_run,
+    ):
+        add_tool(server, desk)
+    _add_run_resources(server, desk)
+    return server
+
+
+def _add_start_research(server: ResearchMcpServer, desk: ResearchDesk) -> None:
+    """The tool that starts a run in its own process and answers with its id at once."""
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=True))
     async def start_research(
@@ -149,6 +166,10 @@ def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not sp
         except UsageError as exc:
             raise _tool_error(exc) from None
 
+
+def _add_research_status(server: ResearchMcpServer, desk: ResearchDesk) -> None:
+    """The tool that tells where a run is, waiting (with progress notifications) when asked to."""
+
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def research_status(
         run_id: RunId,
@@ -180,6 +201,10 @@ def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not sp
         except UsageError as exc:
             raise _tool_error(exc) from None
 
+
+def _add_decide_plan(server: ResearchMcpServer, desk: ResearchDesk) -> None:
+    """The tool that decides a run's plan at the plan gate, as `research approve` does."""
+
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
     async def decide_plan(
         run_id: RunId,
@@ -207,6 +232,10 @@ def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not sp
         except UsageError as exc:
             raise _tool_error(exc) from None
 
+
+def _add_get_report(server: ResearchMcpServer, desk: ResearchDesk) -> None:
+    """The tool that reads a completed run's report, its cited claims and its validation."""
+
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def get_report(run_id: RunId) -> dict[str, Any]:
         """Get a completed run's final report as Markdown, with the claims it cites, the per-question answer
@@ -222,6 +251,10 @@ def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not sp
             raise _tool_error(exc) from None
         out["uri"] = run_uri(run_id, "report")
         return out
+
+
+def _add_get_evidence(server: ResearchMcpServer, desk: ResearchDesk) -> None:
+    """The tool that shows one claim's evidence cards, each with its resource addresses."""
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def get_evidence(
@@ -247,6 +280,10 @@ def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not sp
                 source["snapshot_uri"] = run_uri(run_id, "sources", source["source_id"], "snapshot")
         return out
 
+
+def _add_ask_followup(server: ResearchMcpServer, desk: ResearchDesk) -> None:
+    """The tool that starts a follow-up run on a completed one."""
+
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=True))
     async def ask_followup(
         run_id: RunId,
@@ -263,6 +300,10 @@ def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not sp
         except UsageError as exc:
             raise _tool_error(exc) from None
 
+
+def _add_validate_run(server: ResearchMcpServer, desk: ResearchDesk) -> None:
+    """The tool that re-checks a run folder as `research validate` does."""
+
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def validate_run(run_id: RunId) -> dict[str, Any]:
         """Re-check a run folder as `research validate` does: every file against its schema, every quote verbatim
@@ -274,6 +315,10 @@ def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not sp
         except UsageError as exc:
             raise _tool_error(exc) from None
         return {"run_id": run_id, **(await anyio.to_thread.run_sync(lambda: agent_door.validation(run_dir)))}
+
+
+def _add_run_resources(server: ResearchMcpServer, desk: ResearchDesk) -> None:
+    """The run resources: a run's report, an evidence card, a source's provenance record and its stored text."""
 
     @server.resource(f"{SCHEME}/{{run_id}}/report", mime_type="text/markdown", title="A run's final report")
     def report_resource(run_id: str) -> str:
@@ -296,5 +341,3 @@ def build_server(desk: ResearchDesk) -> ResearchMcpServer:  # noqa: C901  not sp
     )
     def snapshot_resource(run_id: str, source_id: str) -> str:
         return _read(desk, run_id, snapshot_path(_checked(agent_door.SOURCE_ID, source_id, "source_id")))
-
-    return server
