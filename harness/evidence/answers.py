@@ -10,18 +10,21 @@ verbatim quotes) and decides `answered`, `partly` or `not_answered`, with a one-
    its names. No finding, or no subject: `not_answered`.
 2. **The kind of answer asked for is there**, each requirement in at least one cited quote that is itself
    about the subject (holds a name, or most of the topic words) and, for a step, a definition, a circumstance,
-   a reason or a statement, holds the question's focus too: half its topic words, whatever names it holds
-   (for "How do I bump the version?", a step about bumping the version, not any step under the product's name):
-   - "what is / what does ... mean / do": a definition: the subject, then what it is or does ("is", "means",
-     "refers to", "returns", "lets"...), not only a state of it ("is available", "are enabled");
-   - "how do I / how to": a step, command or setting: an instruction to the reader ("use", "call", "run",
-     "you can set", "can be enabled with"...), a command, option or setting named as such ("the `add` command",
-     "the `--check` flag"), a sentence opening with a command, or a command line alone; a code name in a
-     sentence about something else is no step;
+   a reason or a statement, holds the question's focus too: half its topic words, whatever names it holds (for
+   "How do I bump the version?", a step about bumping the version, not any step under the product's name):
+   - "what is / what does ... mean / do": a definition: the subject (a topic word when the question has any:
+     for "What are hooks in MkDocs?", hooks), then what it is or does ("is", "means", "refers to", "returns",
+     "lets"...), not only a state of it ("is available", "are enabled");
+   - "how do I / how to": a step, command or setting, naming a code name, command or setting the question does
+     not give (or a click): an instruction to the reader ("use", "call", "run", "you can set", "you'll need",
+     "can be enabled with"...), a command, option or setting named as such ("the `add` command", "the `--check`
+     flag"), a sentence opening with a command, or a command line alone; a code name in a sentence about
+     something else is no step, nor is "you can also disable it" without saying how;
    - a comparison: each side on each criterion (a criterion's words, or the words it is commonly discussed
      with, `lexical.RELATED`); for a plan that researches one side per question, its criteria on its side;
-   - "when should / when do / when can I": a circumstance or a recommendation ("if", "when", "unless",
-     "prefer", "recommended", "should"...);
+   - "when should / when do / when can I": a recommendation or the reader's circumstance ("should", "prefer",
+     "is needed", "if you", "use X when ..."), not the tool's own behaviour ("is forced to false if ...");
+   - "when is / when does X ...": a circumstance ("if", "when", "once", "before"...) or a date or version;
    - "when was / which release / how many / how large / who": a date or version, a number, a name, each one the
      question does not already hold (a month is capitalized; "may" is a modal, not May);
    - "why": a reason ("because", "so that", "to avoid"...);
@@ -93,12 +96,13 @@ _NUMBER_ASKED = re.compile(
     re.I,
 )
 _WHEN = r"(?:^\s*|[,;]\s*(?:and\s+)?)when\b"
-# "When should I use X?", "When does X run?": a circumstance or a recommendation, not a time.
-_CONDITION_ASKED = re.compile(
-    _WHEN + r"\s+(?:should|would|do|does|can|could|must|might|may|is it|are you|would you|will you|to)\b", re.I
-)
+_MODALS = r"(?:should|would|do|can|could|must|might|may)"
+# "When should I use X?": a recommendation, or a circumstance of the reader's ("if you ..."), not a time.
+_ADVICE_ASKED = re.compile(_WHEN + rf"\s+{_MODALS}\s+(?:i|you|we|one)\b|" + _WHEN + r"\s+is it\b|\bwhen to\b", re.I)
+# "When is a PoolTimeout raised?", "When does the hook run?": a circumstance, or a time.
+_CIRCUMSTANCE_ASKED = re.compile(_WHEN + rf"\s+(?:is|are|does|will|{_MODALS})\b", re.I)
 _DATE_ASKED = re.compile(
-    _WHEN + r"(?!\s+(?:should|would|do|does|can|could|must|might|may|is it|are you|would you|will you|to)\b)"
+    _WHEN + rf"(?!\s+(?:is|are|does|will|to|{_MODALS})\b)"
     r"|\b(?:what|which)\s+(?:[\w.-]+\s+){0,2}?(?:year|date|month|day|version|release)s?\b|\bsince when\b",
     re.I,
 )
@@ -120,7 +124,7 @@ _INSTRUCTION = re.compile(
     r"(?:^|[.;:]\s+|,\s+|\bthen\s+|\bfirst,?\s+|\bto [^,.]{1,60},\s+)"
     r"(?:use|call|run|pass|set|add|install|type|enter|press|click|select|choose|configure|specify|import|create|write|"
     r"open|put|place|invoke|execute|define|apply|enable|disable|replace|remove|wrap|await|return|raise|catch|print)\b"
-    r"|\byou (?:can|could|may|should|must|need to|have to|will need to)\s+(?:also\s+|instead\s+|simply\s+|then\s+)?\w+"
+    r"|\byou(?:'ll|’ll| will)? (?:can|could|may|should|must|need|have to)\s+(?:to\s+)?(?:also\s+|instead\s+|simply\s+|then\s+)?\w+"
     r"|\bby (?:using|passing|calling|setting|adding|running|specifying|writing|importing|creating|defining)\b",
     re.I,
 )
@@ -140,7 +144,7 @@ _DATE = re.compile(
 )
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
 _NAME_IN_QUESTION = re.compile(
-    r"`[^`]+`|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|\b[a-z]+_[a-z0-9_]+\b|\b[A-Z][a-z]*[A-Z]\w*\b"
+    r"`[^`]+`|\b[A-Z][\w.-]*/[\w.-]*\w|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|\b[a-z]+_[a-z0-9_]+\b|\b[A-Z][a-z]*[A-Z]\w*\b"
 )
 _SENTENCE_END = re.compile(r"[.!?;:)\]\"'”’]\s*$")
 
@@ -150,8 +154,9 @@ def _names(text: str) -> list[tuple[str, str]]:
     snake_case, CamelCase: a dotted name's last part) and capitalized words past the first (proper names)."""
     found: list[tuple[str, str]] = []
     for m in _NAME_IN_QUESTION.finditer(text):
-        found.append((m.group(0), m.group(0).strip("`").removesuffix("()").rsplit(".", 1)[-1]))
-    words = re.findall(r"[\w'’-]+", text)
+        code = m.group(0).strip("`").removesuffix("()")
+        found.append((m.group(0), code if "/" in code else code.rsplit(".", 1)[-1]))
+    words = re.findall(r"[\w'’-]+", _NAME_IN_QUESTION.sub(" ", text))
     for i, w in enumerate(words):
         if i and w[:1].isupper() and w != "I" and w.lower() not in _CAPITALIZED_SCAFFOLD:
             found.append((w, w[:-2] if w.endswith(("'s", "’s")) else w))
@@ -175,6 +180,8 @@ def _has_name(name: str, text: str) -> bool:
     """`name` is in `text`: every word of it, as the one tokenizer stems it ("taskgroups" names TaskGroup); a name
     the tokenizer drops ("None", a stopword) as a whole word."""
     stems = set(tokenize(name))
+    if "/" in name and re.search(r"\d", name):  # "HTTP/2": its number is part of it
+        return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) is not None
     if not stems:
         return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
     return stems <= set(tokenize(text))
@@ -312,6 +319,8 @@ def _procedure(names: list[str]):
         return any(c.lower() not in given for c in codes)
 
     def test(q: str) -> bool:
+        if not (new_code(q) or _UI_STEP.search(q)):
+            return False  # "You can also disable the timeout behavior completely": says it can be done, not how
         if _INSTRUCTION.search(q) or _PASSIVE_STEP.search(q):
             return True
         if any(new_code(m.group(0)) for m in _COMMAND_NAMED.finditer(q)):
@@ -325,6 +334,7 @@ def _procedure(names: list[str]):
     return test
 
 
+_UI_STEP = re.compile(r"\b(?:click|double-click|right-click|press|tap|tick|untick|drag)\b", re.I)
 _COMMAND_WORDS = (
     r"(?:sub)?commands?|options?|flags?|settings?|switch(?:es)?|arguments?|parameters?|keywords?|keys?|fields?|"
     r"directives?|pragmas?|hooks?|variables?|sections?|modes?|rules?|entr(?:y|ies)"
@@ -382,11 +392,10 @@ def _definition(names: list[str], words: frozenset[str]):
                 if _STATE.match(sentence, m.start()):
                     continue
                 before = sentence[: m.start()]
-                if (
-                    (not names and not words)
-                    or any(_has_name(n, before) for n in names)
-                    or words & content_words(before)
-                ):
+                if words:  # "What are hooks in MkDocs?": the subject is hooks, not MkDocs
+                    if any(_same_word(w, h) for w in words for h in content_words(before)):
+                        return True
+                elif not names or any(_has_name(n, before) for n in names):
                     return True
         return False
 
@@ -397,17 +406,27 @@ def _reason(q: str) -> bool:
     return bool(_REASON.search(q))
 
 
-_CONDITION = re.compile(
-    r"\b(?:if|when|whenever|unless|until|once|before|after|while|in case|as long as|only for|only when|"
-    r"prefer\w*|recommend\w*|should|better|best|useful|convenient|suitable|appropriate|ideal|instead|rather than|"
-    r"avoid\w*|need\w*|want\w*)\b",
+_ADVICE = re.compile(
+    r"\b(?:if|when|whenever|unless|once|as long as) you\b|\b(?:should|recommend\w*|prefer\w*|better|best|useful|"
+    r"convenient|suitable|appropriate|ideal|instead of|rather than|avoid\w*|needed|necessary|required|makes? sense)\b"
+    r"|(?:^|[.;:]\s+)(?:use|set|choose|pick|enable|disable|add|run|install|prefer)\b[^.;]*\b(?:when|if|unless|for)\b",
     re.I,
+)
+_CIRCUMSTANCE = re.compile(
+    r"\b(?:if|when|whenever|unless|once|until|before|after|while|as soon as|each time|every time|as long as)\b", re.I
 )
 
 
-def _condition(q: str) -> bool:
-    """A circumstance or a recommendation: "if", "when", "unless", "prefer", "recommended", "should"..."""
-    return bool(_CONDITION.search(q))
+def _advice(q: str) -> bool:
+    """A recommendation ("should", "prefer", "is needed", "use X when ..."), or the reader's circumstance ("if
+    you ..."): "the option is forced to false if site_url is empty" describes the tool, it advises nothing."""
+    return bool(_ADVICE.search(q))
+
+
+def _circumstance(question: str):
+    """A circumstance ("if", "when", "once", "before"...) or a date or version the question does not give."""
+    dated = _dated(question)
+    return lambda q: bool(_CIRCUMSTANCE.search(q)) or dated(q)
 
 
 def _dated(question: str):
@@ -428,7 +447,7 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
     subject_text = text
     for phrase in [*crit, "with respect to", "in terms of"]:
         subject_text = re.sub(re.escape(phrase), " ", subject_text, flags=re.I)
-    for asking in (_HOW_TO, _NUMBER_ASKED, _CONDITION_ASKED, _DATE_ASKED, _DEFINE_FRAME, _WHY):
+    for asking in (_HOW_TO, _NUMBER_ASKED, _ADVICE_ASKED, _CIRCUMSTANCE_ASKED, _DATE_ASKED, _DEFINE_FRAME, _WHY):
         subject_text = asking.sub(" ", subject_text)
     named = _names(subject_text)
     names = [n for _, n in named]
@@ -444,8 +463,10 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
     reqs += [Requirement(c, _criterion_test(c), False) for c in crit]
     if _HOW_TO.search(text):
         reqs.append(Requirement("a step, command or setting", _procedure(names), focused=True))
-    elif _CONDITION_ASKED.search(text):
-        reqs.append(Requirement("a circumstance or recommendation", _condition, focused=True))
+    elif _ADVICE_ASKED.search(text):
+        reqs.append(Requirement("a recommendation or circumstance", _advice, focused=True))
+    elif _CIRCUMSTANCE_ASKED.search(text):
+        reqs.append(Requirement("a circumstance, date or version", _circumstance(raw), focused=True))
     elif _DEFINE.search(text) and not _NUMBER_ASKED.search(text):
         reqs.append(Requirement("a definition", _definition(names, words), focused=True))
     elif _WHY.search(text):

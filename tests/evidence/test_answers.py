@@ -215,6 +215,42 @@ CASES = [
         ANSWERED,
     ),
     ("When should I use a gauge instead of a counter?", ["Gauges and counters were added in 2.1."], None, NOT_ANSWERED),
+    # a step says how: it names a command, option or setting, not only that it can be done
+    (
+        "How do I disable timeouts for a Larkspur job?",
+        ["In Larkspur, you can also disable the timeout behavior completely."],
+        None,
+        NOT_ANSWERED,
+    ),
+    (
+        "How do I disable timeouts for a Larkspur job?",
+        ["In Larkspur, pass `timeout=None` to disable the timeout of a job."],
+        None,
+        ANSWERED,
+    ),
+    # when is X ...: a circumstance; when should I: advice, not the tool's own behaviour
+    ("When is a Larkspur job retried?", ["A Larkspur job is retried if its worker crashes."], None, ANSWERED),
+    ("When is a Larkspur job retried?", ["Larkspur jobs are retried by the scheduler."], None, NOT_ANSWERED),
+    (
+        "When should I turn on strict mode in Larkspur?",
+        ["Larkspur turns strict mode on if the config file is empty."],
+        None,
+        NOT_ANSWERED,
+    ),
+    (
+        "When should I turn on strict mode in Larkspur?",
+        ["Turn on strict mode when you deploy Larkspur to production, so warnings stop the build."],
+        None,
+        ANSWERED,
+    ),
+    # what is X in Y: X is the subject of the definition, not Y
+    (
+        "What are hooks in Larkspur?",
+        ["Larkspur commands run from the folder that contains the hook configuration."],
+        None,
+        NOT_ANSWERED,
+    ),
+    ("What are hooks in Larkspur?", ["In Larkspur, hooks are Python scripts loaded as plugins."], None, ANSWERED),
     # "may" is a modal, not a month
     (
         "Which Larkspur release added rate limits?",
@@ -236,13 +272,23 @@ def test_each_kind_of_answer_answered_and_not(question, quotes, criteria, expect
     assert v.reason and "\n" not in v.reason
 
 
-def test_when_should_asks_for_a_circumstance_and_when_was_for_a_date():
-    labels = [
-        r.label for r in ask_of({"id": "Q1", "text": "When should I use a gauge instead of a counter?"}).requirements
-    ]
-    assert labels == ["a circumstance or recommendation"]
-    labels = [r.label for r in ask_of({"id": "Q1", "text": "When was asyncio.TaskGroup added?"}).requirements]
-    assert labels == ["a date or version"]
+def test_when_should_asks_for_advice_when_is_for_a_circumstance_and_when_was_for_a_date():
+    def labels(text):
+        return [r.label for r in ask_of({"id": "Q1", "text": text}).requirements]
+
+    assert labels("When should I use a gauge instead of a counter?") == ["a recommendation or circumstance"]
+    assert labels("When is a PoolTimeout raised?") == ["a circumstance, date or version"]
+    assert labels("When was asyncio.TaskGroup added?") == ["a date or version"]
+
+
+def test_you_will_need_is_an_instruction():
+    question = "How do I make asynchronous requests with Larkspur?"
+    quote = "To make asynchronous requests, you'll need an `AsyncClient`."
+    assert verdict(question, [quote, "Larkspur is a job queue."]).verdict == ANSWERED
+    assert (
+        verdict(question, ["To make asynchronous requests, you'll need patience.", "Larkspur is a job queue."]).verdict
+        == NOT_ANSWERED
+    )
 
 
 def test_no_finding_is_not_answered_and_says_so():
