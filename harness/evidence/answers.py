@@ -306,10 +306,12 @@ def _sides(text: str, names: list[str]) -> list[str]:
 
 
 def _procedure(names: list[str]):
-    """A step, command or setting: an instruction to the reader ("use", "run", "you can set", "can be enabled
-    with"), a command, option or setting named as such ("the `add` command", "the `--check` flag"), a sentence
-    opening with a command, or a command line alone. A code name inside a sentence about something else
-    ("... installs the dependencies under `build-system.requires`") is not a step."""
+    """A step, command or setting, naming a code name the question does not give (or a click): an instruction to
+    the reader ("use", "run", "you can set", "you'll need", "can be enabled with"), a command, option or setting
+    named as such ("the `add` command", "the `--check` flag"), a sentence opening with a command, or a command line
+    alone. A code name inside a sentence about something else ("... installs the dependencies under
+    `build-system.requires`") is not a step, nor is an instruction without one ("You can also disable the
+    timeout behavior completely")."""
     given = {n.lower() for n in names}
 
     def new_code(text: str) -> bool:
@@ -383,8 +385,9 @@ _STATE = re.compile(
 
 def _definition(names: list[str], words: frozenset[str]):
     """A definition: a sentence that says what the subject is or does ("is", "means", "refers to", "lets"...), the
-    defining verb after a name or topic word of the question (the subject is the sentence's subject: in "Note
-    this behavior is different from optional groups", it is not), and not only a state ("are available")."""
+    defining verb after a topic word of the question (after a name, for a question without topic words): the
+    subject is the sentence's subject (in "Note this behavior is different from optional groups", it is not), and
+    not only a state ("are available")."""
 
     def test(q: str) -> bool:
         for sentence in _sentences(q):
