@@ -11,6 +11,12 @@ Usage:
   .venv/bin/python bench/bench_answers.py RUN_DIR [RUN_DIR ...] [--json]
   .venv/bin/python bench/bench_answers.py --questions SET.json --corpus python-docs|DIR
       [--split test|tune|all] [--limit N] [--runs-dir DIR] [--json]
+  .venv/bin/python bench/bench_answers.py RUN_DIR [RUN_DIR ...] --scores SCORES.json
+
+With --scores (a reader's scores, written before any verdict was seen: {"scores": {question: 1-5}}), it prints
+instead each report's score beside its report-level verdict (`answered` when every research question of its plan
+is, `not_answered` when none is, `partly` otherwise), the scores x verdicts table and the agreement: a report
+scored 1-2 agrees when it is not `answered`, one scored 4-5 when it is; 3s are not judged.
 
 A question set is a JSON file {"questions": [{"question": ..., "key_phrases": [...], "split": ...}]}
 (the format of bench/pythondocs_questions_v4.json). Prints answer coverage over all runs at the end.
@@ -25,7 +31,7 @@ import sys
 from pathlib import Path
 
 from harness.contract.layout import FINAL_REPORT, METRICS
-from harness.contract.statuses import ANSWER_VERDICTS, ANSWERED
+from harness.contract.statuses import ANSWER_VERDICTS, ANSWERED, NOT_ANSWERED, PARTLY
 from harness.evidence.answers import answer_records
 from harness.workspace.reader import RunReader
 
@@ -80,6 +86,46 @@ def run_questions(path: Path, corpus: str, split: str, limit: int | None, runs_d
     return done
 
 
+def report_verdict(answers: list[dict]) -> str:
+    """A report's verdict: `answered` when every research question of its plan is, `not_answered` when none is."""
+    verdicts = [a["verdict"] for a in answers]
+    if verdicts and all(v == ANSWERED for v in verdicts):
+        return ANSWERED
+    return PARTLY if any(v != NOT_ANSWERED for v in verdicts) else NOT_ANSWERED
+
+
+def agrees(score: int, verdict: str) -> bool | None:
+    """Whether a reader's score and the report's verdict agree; None for a 3 (not judged)."""
+    if score in (1, 2):
+        return verdict != ANSWERED
+    if score in (4, 5):
+        return verdict == ANSWERED
+    return None
+
+
+def agreement(judged: list[dict], scores: dict[str, int]) -> list[str]:
+    """Each scored report's line, the scores x verdicts table and the agreement, as printed lines."""
+    lines, table = [], {(s, v): 0 for s in range(1, 6) for v in ANSWER_VERDICTS}
+    agree = counted = 0
+    for j in judged:
+        score = scores.get(j["question"])
+        if score is None:
+            lines.append(f"  (no score) {j['question']}")
+            continue
+        verdict = report_verdict(j["answers"])
+        table[score, verdict] += 1
+        ok = agrees(score, verdict)
+        counted += ok is not None
+        agree += bool(ok)
+        mark = "  " if ok is None else ("ok" if ok else "XX")
+        lines.append(f"  {mark} {score} {verdict:<12} {j['question']}")
+    lines += ["", "| score | " + " | ".join(ANSWER_VERDICTS) + " |", "| --- |" + " ---: |" * len(ANSWER_VERDICTS)]
+    lines += [f"| {s} | " + " | ".join(str(table[s, v]) for v in ANSWER_VERDICTS) + " |" for s in range(1, 6)]
+    share = f"{agree / counted:.2f}" if counted else "n/a"
+    lines.append(f"agreement: {agree}/{counted} = {share} (judged: scores 1-2 and 4-5)")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="*", type=Path, help="run folders to judge")
@@ -89,6 +135,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--runs-dir", type=Path, default=Path("/tmp/bench-answers-runs"))
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--scores", type=Path, help="a reader's scores: print the agreement with the verdicts")
     args = ap.parse_args()
     todo = [(r, []) for r in args.runs]
     if args.questions:
@@ -96,6 +143,9 @@ def main() -> None:
     if not todo:
         ap.error("give run folders, or --questions with --corpus")
     judged = [judge_run(r, k) for r, k in todo]
+    if args.scores:
+        print("\n".join(agreement(judged, json.loads(args.scores.read_text())["scores"])))
+        return
     if args.json:
         print(json.dumps(judged, indent=2, ensure_ascii=False))
         return

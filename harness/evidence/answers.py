@@ -9,24 +9,38 @@ verbatim quotes) and decides `answered`, `partly` or `not_answered`, with a one-
    (four are enough) are there too, for a question without names, or with three such words or more besides
    its names. No finding, or no subject: `not_answered`.
 2. **The kind of answer asked for is there**, each requirement in at least one cited quote that is itself
-   about the subject (holds a name, or most of the topic words):
-   - "what is / what does ... mean": a definition or statement ("is", "means", "refers to", "returns"...);
-   - "how do I / how to": a step, command, setting or code name (an instruction to the reader: "use",
-     "call", "run", "you can set"...; or a code-like token other than the question's own names);
+   about the subject (holds a name, or most of the topic words) and, for a step, a definition, a circumstance,
+   a reason or a statement, holds the question's focus too: half its topic words, whatever names it holds (for
+   "How do I bump the version?", a step about bumping the version, not any step under the product's name):
+   - "what is / what does ... mean / do": a definition: the subject (a topic word when the question has any:
+     for "What are hooks in MkDocs?", hooks), then what it is or does ("is", "means", "refers to", "returns",
+     "lets"...), not only a state of it ("is available", "are enabled");
+   - "how do I / how to": a step, command or setting, naming a code name, command or setting the question does
+     not give (or a click): an instruction to the reader ("use", "call", "run", "you can set", "you'll need",
+     "can be enabled with"...), a command, option or setting named as such ("the `add` command", "the `--check`
+     flag"), a sentence opening with a command, or a command line alone; a code name in a sentence about
+     something else is no step, nor is "you can also disable it" without saying how;
    - a comparison: each side on each criterion (a criterion's words, or the words it is commonly discussed
      with, `lexical.RELATED`); for a plan that researches one side per question, its criteria on its side;
-   - "when / which release / how many / how large / who": a date or version, a number, a name, each one the
-     question does not already hold;
+   - "when should / when do / when can I": a recommendation or the reader's circumstance ("should", "prefer",
+     "is needed", "if you", "use X when ..."), not the tool's own behaviour ("is forced to false if ...");
+   - "when is / when does X ...": a circumstance ("if", "when", "once", "before"...) or a date or version;
+   - "when was / which release / how many / how large / who": a date or version, a number, a name, each one the
+     question does not already hold (a month is capitalized; "may" is a modal, not May);
    - "why": a reason ("because", "so that", "to avoid"...);
    - anything else: a statement.
    All met: `answered`; some: `partly`; none: `not_answered`.
 
 A quote that is only a heading or a page title (its source's title, or a whole short line of its source
-without a full stop that opens with a capital or is a name alone) is never a finding: it answers nothing.
+without a full stop that opens with a capital or is a name alone) is never a finding: it answers nothing. Nor
+does a sentence that is a question (rhetorical, or a FAQ's own), a pointer elsewhere ("See ... for more"),
+the asker's voice ("I don't want ...") or the page's plan ("In this section we ..."): the kinds are read on
+the rest of the quote.
 
 What it cannot judge: it reads words, not meaning. A quote with the subject's words and a command of
-the wrong program passes; an answer in other words than the question's (a synonym, another language)
-fails. It is a floor under the report, not a reader; an LLM Reviewer's judgement, where one is given,
+the wrong program passes, and so does a true statement on the subject that is not what was asked ("What does
+non-package mode change?" met by "In non-package mode, the name and version fields are required"); an answer
+in other words than the question's (a synonym, another language) fails. It is a floor under the report, not a reader; an LLM Reviewer's judgement, where one is given,
 is recorded beside it (`reviews/review-N.json` `answers`), never in its place.
 """
 
@@ -70,6 +84,10 @@ _DEFINE = re.compile(
     r"^\s*(?:what|who)\s+(?:is|are|was|were)\b|\bwhat does .+ (?:mean|stand for|do)\b|\bdefin(?:e|ition)\b|\bmeaning of\b",
     re.I,
 )
+_DEFINE_FRAME = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was|were|does|do)\b|\b(?:mean|stand for|do)\s*\?\s*$|\bdefin(?:e|ition)\b|\bmeaning of\b",
+    re.I,
+)
 _WHY = re.compile(r"^\s*why\b|\bfor what reason\b", re.I)
 _NUMBER_ASKED = re.compile(
     r"\bhow (?:many|much|large|big|long|old|often|far|high|tall|fast|small|deep|wide|heavy|low)\b"
@@ -77,8 +95,15 @@ _NUMBER_ASKED = re.compile(
     r"|\bwhat (?:is|are|was|were) the (?:number|size|amount|cost|price|rate|percentage|height|length|depth|limit|default)\b",
     re.I,
 )
+_WHEN = r"(?:^\s*|[,;]\s*(?:and\s+)?)when\b"
+_MODALS = r"(?:should|would|do|can|could|must|might|may)"
+# "When should I use X?": a recommendation, or a circumstance of the reader's ("if you ..."), not a time.
+_ADVICE_ASKED = re.compile(_WHEN + rf"\s+{_MODALS}\s+(?:i|you|we|one)\b|" + _WHEN + r"\s+is it\b|\bwhen to\b", re.I)
+# "When is a PoolTimeout raised?", "When does the hook run?": a circumstance, or a time.
+_CIRCUMSTANCE_ASKED = re.compile(_WHEN + rf"\s+(?:is|are|does|will|{_MODALS})\b", re.I)
 _DATE_ASKED = re.compile(
-    r"^\s*when\b|[,;]\s*(?:and\s+)?when\b|\b(?:what|which)\s+(?:[\w.-]+\s+){0,2}?(?:year|date|month|day|version|release)s?\b|\bsince when\b",
+    _WHEN + rf"(?!\s+(?:is|are|does|will|to|{_MODALS})\b)"
+    r"|\b(?:what|which)\s+(?:[\w.-]+\s+){0,2}?(?:year|date|month|day|version|release)s?\b|\bsince when\b",
     re.I,
 )
 _NAME_ASKED = re.compile(
@@ -99,7 +124,7 @@ _INSTRUCTION = re.compile(
     r"(?:^|[.;:]\s+|,\s+|\bthen\s+|\bfirst,?\s+|\bto [^,.]{1,60},\s+)"
     r"(?:use|call|run|pass|set|add|install|type|enter|press|click|select|choose|configure|specify|import|create|write|"
     r"open|put|place|invoke|execute|define|apply|enable|disable|replace|remove|wrap|await|return|raise|catch|print)\b"
-    r"|\byou (?:can|could|may|should|must|need to|have to|will need to)\s+(?:also\s+|instead\s+|simply\s+|then\s+)?\w+"
+    r"|\byou(?:'ll|’ll| will)? (?:can|could|may|should|must|need|have to)\s+(?:to\s+)?(?:also\s+|instead\s+|simply\s+|then\s+)?\w+"
     r"|\bby (?:using|passing|calling|setting|adding|running|specifying|writing|importing|creating|defining)\b",
     re.I,
 )
@@ -114,13 +139,12 @@ _NUMBER_WORDS = (
 )
 _NUMBER = re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.I)
 _DATE = re.compile(
-    r"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december)\b|\bv?\d+\.\d+(?:\.\d+)*\b",
-    re.I,
+    r"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:January|February|March|April|June|July|August|September|October|November|"
+    r"December)\b|\bMay\s+\d|\d\s+May\b|\b[vV]?\d+\.\d+(?:\.\d+)*\b"
 )
 _PROPER = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
 _NAME_IN_QUESTION = re.compile(
-    r"`[^`]+`|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|\b[a-z]+_[a-z0-9_]+\b|\b[A-Z][a-z]*[A-Z]\w*\b"
+    r"`[^`]+`|\b[A-Z][\w.-]*/[\w.-]*\w|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|\b[a-z]+_[a-z0-9_]+\b|\b[A-Z][a-z]*[A-Z]\w*\b"
 )
 _SENTENCE_END = re.compile(r"[.!?;:)\]\"'”’]\s*$")
 
@@ -130,8 +154,9 @@ def _names(text: str) -> list[tuple[str, str]]:
     snake_case, CamelCase: a dotted name's last part) and capitalized words past the first (proper names)."""
     found: list[tuple[str, str]] = []
     for m in _NAME_IN_QUESTION.finditer(text):
-        found.append((m.group(0), m.group(0).strip("`").removesuffix("()").rsplit(".", 1)[-1]))
-    words = re.findall(r"[\w'’-]+", text)
+        code = m.group(0).strip("`").removesuffix("()")
+        found.append((m.group(0), code if "/" in code else code.rsplit(".", 1)[-1]))
+    words = re.findall(r"[\w'’-]+", _NAME_IN_QUESTION.sub(" ", text))
     for i, w in enumerate(words):
         if i and w[:1].isupper() and w != "I" and w.lower() not in _CAPITALIZED_SCAFFOLD:
             found.append((w, w[:-2] if w.endswith(("'s", "’s")) else w))
@@ -147,7 +172,7 @@ _CAPITALIZED_SCAFFOLD = frozenset(
 )
 # Words that frame a question without naming its topic ("only one specific test": the topic is the test).
 _FRAME = content_words(
-    "only one specific particular certain exactly them they thing things way ways get need want also"
+    "only one specific particular certain exactly them they thing things way ways get need want also my your our its own"
 )
 
 
@@ -155,6 +180,8 @@ def _has_name(name: str, text: str) -> bool:
     """`name` is in `text`: every word of it, as the one tokenizer stems it ("taskgroups" names TaskGroup); a name
     the tokenizer drops ("None", a stopword) as a whole word."""
     stems = set(tokenize(name))
+    if "/" in name and re.search(r"\d", name):  # "HTTP/2": its number is part of it
+        return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) is not None
     if not stems:
         return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
     return stems <= set(tokenize(text))
@@ -182,6 +209,7 @@ class Requirement:
     label: str
     test: object = field(compare=False)  # (quote) -> bool
     on_subject: bool = True
+    focused: bool = False
 
 
 @dataclass(frozen=True)
@@ -213,8 +241,29 @@ class Ask:
             return True
         return self.words_count and self.holds_words(f.text, QUOTE_SHARE)
 
+    def on_focus(self, f: Finding) -> bool:
+        """`f` holds the question's focus: half its topic words (four are enough), whatever names it holds: a
+        step for "how do I bump the version" is a step about bumping the version, not any step under the name."""
+        if not self.words:
+            return True
+        have = content_words(f.text)
+        held = sum(any(_same_word(w, h) for h in have) for w in self.words)
+        return held >= min(math.ceil(len(self.words) * SUBJECT_SHARE - 1e-9), WORDS_ENOUGH)
+
     def met(self, req: Requirement, f: Finding) -> bool:
-        return bool(req.test(f.quote)) and (not req.on_subject or self.about(f))  # type: ignore[operator]
+        quote = answering_part(f.quote)
+        return (
+            bool(quote)
+            and bool(req.test(quote))  # type: ignore[operator]
+            and (not req.on_subject or self.about(f))
+            and (not req.focused or self.on_focus(f))
+        )
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Two stems of one word: equal, or one the other's start, four letters or more ("fail" and "failur")."""
+    short, long_ = sorted((a, b), key=len)
+    return a == b or (len(short) >= 4 and long_.startswith(short))
 
 
 def _criterion_test(criterion: str, side: str | None = None):
@@ -257,29 +306,136 @@ def _sides(text: str, names: list[str]) -> list[str]:
 
 
 def _procedure(names: list[str]):
-    """A step, command, setting or code name: an instruction to the reader, or a code-like token that is not
-    one of the names the question already gives."""
+    """A step, command or setting, naming a code name the question does not give (or a click): an instruction to
+    the reader ("use", "run", "you can set", "you'll need", "can be enabled with"), a command, option or setting
+    named as such ("the `add` command", "the `--check` flag"), a sentence opening with a command, or a command line
+    alone. A code name inside a sentence about something else ("... installs the dependencies under
+    `build-system.requires`") is not a step, nor is an instruction without one ("You can also disable the
+    timeout behavior completely")."""
     given = {n.lower() for n in names}
 
+    def new_code(text: str) -> bool:
+        codes = (
+            m.group(0).strip().strip("`").removesuffix("()").rsplit(".", 1)[-1] for m in _CODE_TOKEN.finditer(text)
+        )
+        return any(c.lower() not in given for c in codes)
+
     def test(q: str) -> bool:
-        codes = (m.group(0).strip().strip("`").removesuffix("()").rsplit(".", 1)[-1] for m in _CODE_TOKEN.finditer(q))
-        return bool(_INSTRUCTION.search(q)) or any(c.lower() not in given for c in codes)
+        if not (new_code(q) or _UI_STEP.search(q)):
+            return False  # "You can also disable the timeout behavior completely": says it can be done, not how
+        if _INSTRUCTION.search(q) or _PASSIVE_STEP.search(q):
+            return True
+        if any(new_code(m.group(0)) for m in _COMMAND_NAMED.finditer(q)):
+            return True
+        return any(
+            (_CODE_OPENS.match(s) and new_code(s.split()[0]))
+            or (not _SENTENCE_END.search(s) and len(s.split()) <= HEADING_WORDS and new_code(s))
+            for s in _sentences(q)
+        )
 
     return test
 
 
-def _definition(q: str) -> bool:
-    return bool(_DEFINES.search(q))
+_UI_STEP = re.compile(r"\b(?:click|double-click|right-click|press|tap|tick|untick|drag)\b", re.I)
+_COMMAND_WORDS = (
+    r"(?:sub)?commands?|options?|flags?|settings?|switch(?:es)?|arguments?|parameters?|keywords?|keys?|fields?|"
+    r"directives?|pragmas?|hooks?|variables?|sections?|modes?|rules?|entr(?:y|ies)"
+)
+_COMMAND_NAMED = re.compile(
+    rf"(?:`[^`]+`|(?<!\S)--?[A-Za-z][\w-]*)\s+(?:{_COMMAND_WORDS})\b|\b(?:{_COMMAND_WORDS})\s+(?:`[^`]+`|--?[A-Za-z][\w-]*)",
+    re.I,
+)
+_CODE_OPENS = re.compile(r"^\s*(?:`[^`]+`|\$\s+\w|--?[A-Za-z])")
+_PASSIVE_STEP = re.compile(
+    r"\b(?:can|may|should|must|is|are) be (?:\w+ly\s+)?(?:\w+ed|\w+en|set|run|put|built|turned (?:on|off))"
+    r"\s+(?:with|by|via|using|through)\b",
+    re.I,
+)
+# A sentence that answers nothing whatever its words: a question (rhetorical, or the asker's own in a FAQ), a
+# pointer elsewhere ("See Using plugins for ..."), the asker's voice ("I don't want ..."), a plan of the page.
+_NOT_AN_ANSWER = re.compile(
+    r"\?[\s\"'”’)]*$|^\s*(?:see|refer to|read more|for more(?: information| details)?\b|more (?:on|about) this)\b"
+    r"|^\s*i(?:'m|’m|'ve|’ve| am| do| don't| don’t| want| would| need| have| can| get| tried)\b"
+    r"|^\s*(?:let's|let’s|we(?:'ll|’ll| will| are going to)|next,? we|in this (?:section|guide|tutorial|chapter|page|document),? we)\b"
+    r"|^\s*this (?:section|guide|tutorial|chapter|page|document) (?:describes|explains|shows|covers|walks)\b",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[`]*[A-Z`$-])")
+
+
+def _sentences(quote: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(normalize_ws(quote)) if s.strip()]
+
+
+def answering_part(quote: str) -> str:
+    """The quote less its sentences that answer nothing whatever they hold (`_NOT_AN_ANSWER`): a question, a
+    pointer elsewhere, the asker's voice, the page's plan."""
+    return " ".join(s for s in _sentences(quote) if not _NOT_AN_ANSWER.search(s))
+
+
+# "X is available", "X are enabled": a state of the subject, not what it is.
+_STATE = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:not\s+|only\s+|also\s+|now\s+|still\s+|always\s+|never\s+)?(?:available|enabled|"
+    r"disabled|supported|unsupported|installed|present|shown|displayed|listed|allowed|ignored|skipped|selected|found|"
+    r"missing|required|optional|needed|possible|deprecated|given|specified|included|excluded|omitted|applied|"
+    r"recommended|done|true|false|set|configured|important|useful|helpful|good|bad|fine|ok|okay)\b",
+    re.I,
+)
+
+
+def _definition(names: list[str], words: frozenset[str]):
+    """A definition: a sentence that says what the subject is or does ("is", "means", "refers to", "lets"...), the
+    defining verb after a topic word of the question (after a name, for a question without topic words): the
+    subject is the sentence's subject (in "Note this behavior is different from optional groups", it is not), and
+    not only a state ("are available")."""
+
+    def test(q: str) -> bool:
+        for sentence in _sentences(q):
+            for m in _DEFINES.finditer(sentence):
+                if _STATE.match(sentence, m.start()):
+                    continue
+                before = sentence[: m.start()]
+                if words:  # "What are hooks in MkDocs?": the subject is hooks, not MkDocs
+                    if any(_same_word(w, h) for w in words for h in content_words(before)):
+                        return True
+                elif not names or any(_has_name(n, before) for n in names):
+                    return True
+        return False
+
+    return test
 
 
 def _reason(q: str) -> bool:
     return bool(_REASON.search(q))
 
 
+_ADVICE = re.compile(
+    r"\b(?:if|when|whenever|unless|once|as long as) you\b|\b(?:should|recommend\w*|prefer\w*|better|best|useful|"
+    r"convenient|suitable|appropriate|ideal|instead of|rather than|avoid\w*|needed|necessary|required|makes? sense)\b"
+    r"|(?:^|[.;:]\s+)(?:use|set|choose|pick|enable|disable|add|run|install|prefer)\b[^.;]*\b(?:when|if|unless|for)\b",
+    re.I,
+)
+_CIRCUMSTANCE = re.compile(
+    r"\b(?:if|when|whenever|unless|once|until|before|after|while|as soon as|each time|every time|as long as)\b", re.I
+)
+
+
+def _advice(q: str) -> bool:
+    """A recommendation ("should", "prefer", "is needed", "use X when ..."), or the reader's circumstance ("if
+    you ..."): "the option is forced to false if site_url is empty" describes the tool, it advises nothing."""
+    return bool(_ADVICE.search(q))
+
+
+def _circumstance(question: str):
+    """A circumstance ("if", "when", "once", "before"...) or a date or version the question does not give."""
+    dated = _dated(question)
+    return lambda q: bool(_CIRCUMSTANCE.search(q)) or dated(q)
+
+
 def _dated(question: str):
     """A year, a month or a version number the question does not already give."""
     asked = set(re.findall(r"\d+(?:\.\d+)*", question))
-    return lambda q: any(m.group(0).lstrip("v") not in asked for m in _DATE.finditer(q))
+    return lambda q: any(m.group(0).lstrip("vV") not in asked for m in _DATE.finditer(q))
 
 
 def _statement(q: str) -> bool:
@@ -294,11 +450,11 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
     subject_text = text
     for phrase in [*crit, "with respect to", "in terms of"]:
         subject_text = re.sub(re.escape(phrase), " ", subject_text, flags=re.I)
-    for asking in (_HOW_TO, _NUMBER_ASKED, _DATE_ASKED, _DEFINE, _WHY):
+    for asking in (_HOW_TO, _NUMBER_ASKED, _ADVICE_ASKED, _CIRCUMSTANCE_ASKED, _DATE_ASKED, _DEFINE_FRAME, _WHY):
         subject_text = asking.sub(" ", subject_text)
     named = _names(subject_text)
     names = [n for _, n in named]
-    words = content_words(subject_text) - content_words(" ".join(w for w, _ in named)) - _FRAME
+    words = frozenset(content_words(subject_text) - content_words(" ".join(w for w, _ in named)) - _FRAME)
     reqs: list[Requirement] = []
     if _COMPARE.search(text) and len(sides := _sides(subject_text, names)) >= 2:
         for side in sides:
@@ -306,14 +462,18 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
                 reqs += [Requirement(f"{c} for {side}", _criterion_test(c, side), False) for c in crit]
             else:
                 reqs.append(Requirement(f"a statement on {side}", _criterion_test(side), False))
-        return Ask(question["id"], tuple(names), frozenset(words), tuple(reqs))
+        return Ask(question["id"], tuple(names), words, tuple(reqs))
     reqs += [Requirement(c, _criterion_test(c), False) for c in crit]
     if _HOW_TO.search(text):
-        reqs.append(Requirement("a step, command, setting or code name", _procedure(names)))
+        reqs.append(Requirement("a step, command or setting", _procedure(names), focused=True))
+    elif _ADVICE_ASKED.search(text):
+        reqs.append(Requirement("a recommendation or circumstance", _advice, focused=True))
+    elif _CIRCUMSTANCE_ASKED.search(text):
+        reqs.append(Requirement("a circumstance, date or version", _circumstance(raw), focused=True))
     elif _DEFINE.search(text) and not _NUMBER_ASKED.search(text):
-        reqs.append(Requirement("a definition or statement", _definition))
+        reqs.append(Requirement("a definition", _definition(names, words), focused=True))
     elif _WHY.search(text):
-        reqs.append(Requirement("a reason", _reason))
+        reqs.append(Requirement("a reason", _reason, focused=True))
     if _NUMBER_ASKED.search(text):
         reqs.append(Requirement("a number", _new_number(raw)))
     if _DATE_ASKED.search(text):
@@ -321,8 +481,8 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
     if _NAME_ASKED.search(text):
         reqs.append(Requirement("a name", _new_name(raw)))
     if not reqs:
-        reqs.append(Requirement("a statement", _statement))
-    return Ask(question["id"], tuple(names), frozenset(words), tuple(reqs))
+        reqs.append(Requirement("a statement", _statement, focused=True))
+    return Ask(question["id"], tuple(names), words, tuple(reqs))
 
 
 _NAME_ONLY = re.compile(r"^(?:class |def |module |coroutine )?[A-Za-z_][\w.]*(?:\(\))?$")

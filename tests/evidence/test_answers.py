@@ -135,6 +135,130 @@ CASES = [
     ("Who maintains the requests library?", ["The requests library is maintained by volunteers."], None, NOT_ANSWERED),
     ("Why does Larkspur retry failed jobs?", ["Larkspur retries failed jobs because workers crash."], None, ANSWERED),
     ("Why does Larkspur retry failed jobs?", ["Larkspur retries failed jobs up to 3 times."], None, NOT_ANSWERED),
+    # how do I (issue 38 item 5): a step is an instruction or a command named as such, not a code name in passing
+    (
+        "How do I make Larkspur keep its job logs inside the project folder?",
+        ["Before a job starts, Larkspur creates a log folder for the project and reads `logging.handlers`."],
+        None,
+        NOT_ANSWERED,
+    ),
+    (
+        "How do I make Larkspur keep its job logs inside the project folder?",
+        ["The `--local-logs` flag makes Larkspur keep job logs in a folder inside the project."],
+        None,
+        ANSWERED,
+    ),
+    (
+        "How do I cancel a Larkspur job?",
+        ["A waiting job can be cancelled with `larkspur cancel JOB_ID`."],
+        None,
+        ANSWERED,
+    ),
+    ("How do I cancel a Larkspur job?", ["A Larkspur job is cancelled when its worker stops."], None, NOT_ANSWERED),
+    # ... and a step about the question's focus, not any step under its name
+    (
+        "How do I bump the Larkspur version?",
+        ["Use `--locked` to assert that the Larkspur lockfile is up to date."],
+        None,
+        NOT_ANSWERED,
+    ),
+    (
+        "How do I bump the Larkspur version?",
+        ["Use `larkspur version --bump minor` to bump the project's version."],
+        None,
+        ANSWERED,
+    ),
+    # a question, a pointer elsewhere or the asker's own voice answers nothing
+    (
+        "How do I install a Larkspur plugin?",
+        [
+            "See `larkspur plugin --help` for how to install a plugin.",
+            "I want to install a Larkspur plugin for `my_app`?",
+        ],
+        None,
+        NOT_ANSWERED,
+    ),
+    (
+        "How do I install a Larkspur plugin?",
+        ["But you want to install a plugin from your own index? Run `larkspur plugin add NAME` to install a plugin."],
+        None,
+        ANSWERED,
+    ),
+    # what is: what the subject is or does, not a state of it, and not a sentence about something else
+    (
+        "What is an unsafe fix in Larkspur?",
+        [
+            "By default, Larkspur shows a hint when unsafe fixes are available.",
+            "Note this rule is unlike unsafe fixes.",
+        ],
+        None,
+        NOT_ANSWERED,
+    ),
+    (
+        "What is an unsafe fix in Larkspur?",
+        ["In Larkspur, an unsafe fix is a fix that may change what the program does at runtime."],
+        None,
+        ANSWERED,
+    ),
+    ("What does the larkspur sync command do?", ["Workers are processes that poll the queue."], None, NOT_ANSWERED),
+    (
+        "What does the larkspur sync command do?",
+        ["The `sync` command makes the queue match the schedule file."],
+        None,
+        ANSWERED,
+    ),
+    # when should I: a circumstance or a recommendation, not a date
+    (
+        "When should I use a gauge instead of a counter?",
+        ["Use a gauge when the value can go down, such as memory in use; a counter only goes up."],
+        None,
+        ANSWERED,
+    ),
+    ("When should I use a gauge instead of a counter?", ["Gauges and counters were added in 2.1."], None, NOT_ANSWERED),
+    # a step says how: it names a command, option or setting, not only that it can be done
+    (
+        "How do I disable timeouts for a Larkspur job?",
+        ["In Larkspur, you can also disable the timeout behavior completely."],
+        None,
+        NOT_ANSWERED,
+    ),
+    (
+        "How do I disable timeouts for a Larkspur job?",
+        ["In Larkspur, pass `timeout=None` to disable the timeout of a job."],
+        None,
+        ANSWERED,
+    ),
+    # when is X ...: a circumstance; when should I: advice, not the tool's own behaviour
+    ("When is a Larkspur job retried?", ["A Larkspur job is retried if its worker crashes."], None, ANSWERED),
+    ("When is a Larkspur job retried?", ["Larkspur jobs are retried by the scheduler."], None, NOT_ANSWERED),
+    (
+        "When should I turn on strict mode in Larkspur?",
+        ["Larkspur turns strict mode on if the config file is empty."],
+        None,
+        NOT_ANSWERED,
+    ),
+    (
+        "When should I turn on strict mode in Larkspur?",
+        ["Turn on strict mode when you deploy Larkspur to production, so warnings stop the build."],
+        None,
+        ANSWERED,
+    ),
+    # what is X in Y: X is the subject of the definition, not Y
+    (
+        "What are hooks in Larkspur?",
+        ["Larkspur commands run from the folder that contains the hook configuration."],
+        None,
+        NOT_ANSWERED,
+    ),
+    ("What are hooks in Larkspur?", ["In Larkspur, hooks are Python scripts loaded as plugins."], None, ANSWERED),
+    # "may" is a modal, not a month
+    (
+        "Which Larkspur release added rate limits?",
+        ["Larkspur may limit the rate of jobs per queue."],
+        None,
+        NOT_ANSWERED,
+    ),
+    ("Which Larkspur release added rate limits?", ["Rate limits came to Larkspur on 3 May 2024."], None, ANSWERED),
     # anything else: a statement naming the subject
     ("How does Larkspur retry failed jobs?", ["Larkspur retries failed jobs up to 3 times."], None, ANSWERED),
     ("How does Larkspur retry failed jobs?", ["Tern schedules periodic jobs with cron syntax."], None, NOT_ANSWERED),
@@ -146,6 +270,25 @@ def test_each_kind_of_answer_answered_and_not(question, quotes, criteria, expect
     v = verdict(question, quotes, criteria)
     assert v.verdict == expected, v.reason
     assert v.reason and "\n" not in v.reason
+
+
+def test_when_should_asks_for_advice_when_is_for_a_circumstance_and_when_was_for_a_date():
+    def labels(text):
+        return [r.label for r in ask_of({"id": "Q1", "text": text}).requirements]
+
+    assert labels("When should I use a gauge instead of a counter?") == ["a recommendation or circumstance"]
+    assert labels("When is a PoolTimeout raised?") == ["a circumstance, date or version"]
+    assert labels("When was asyncio.TaskGroup added?") == ["a date or version"]
+
+
+def test_you_will_need_is_an_instruction():
+    question = "How do I make asynchronous requests with Larkspur?"
+    quote = "To make asynchronous requests, you'll need an `AsyncClient`."
+    assert verdict(question, [quote, "Larkspur is a job queue."]).verdict == ANSWERED
+    assert (
+        verdict(question, ["To make asynchronous requests, you'll need patience.", "Larkspur is a job queue."]).verdict
+        == NOT_ANSWERED
+    )
 
 
 def test_no_finding_is_not_answered_and_says_so():
