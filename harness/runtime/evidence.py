@@ -27,7 +27,8 @@ from harness.contract.quotes import Located, closest_passage, locate_quote, norm
 from harness.contract.statuses import ANSWERED
 from harness.contract.works import work_limitations
 from harness.errors import HarnessError, PermissionRefused
-from harness.evidence.answers import ask_of, claim_findings, judge
+from harness.evidence.answer_rule import ask_of, judge
+from harness.evidence.answers import claim_findings
 from harness.evidence.standalone import not_standalone, refusal
 from harness.runtime.step import ServiceSetup
 

@@ -13,16 +13,8 @@ import pytest
 
 from fakes.workspaces import SOURCE_ID, SOURCE_TEXT, make_card, make_plan, source_record
 from harness.contract.statuses import ANSWERED, NOT_ANSWERED, PARTLY
-from harness.evidence.answers import (
-    Finding,
-    answer_problems,
-    answer_verdicts,
-    ask_of,
-    gap_notes,
-    heading_above,
-    heading_only,
-    judge,
-)
+from harness.evidence.answer_rule import Finding, ask_of, judge
+from harness.evidence.answers import answer_problems, answer_verdicts, gap_notes, heading_above, heading_only
 from harness.workspace.reader import RunReader
 
 
