@@ -7,7 +7,8 @@ input is a request, not a workspace:
     {"question": "...", "corpus": "python-docs" | "/path/to/folder", "runs_dir": "runs",
      "engine"?: "offline" | "llm", "model"?: "...", "agents"?: ["writer=llm", ...],
      "max_revisions"?: 2, "concurrency"?: 4, "budget"?: {...}, "yes"?: false,
-     "require_final_approval"?: false, "web"?: false}
+     "require_final_approval"?: false, "web"?: false, "search"?: "arxiv,openalex",
+     "language"?: "fr", "citation_style"?: "ieee"}
 
 Two nodes:
 
@@ -43,12 +44,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
+from harness.contract.options import RunOptions, request_fields
 from harness.contract.statuses import TERMINAL_RUN_STATUSES
 from harness.errors import UsageError
 from harness.orchestrator.checkpoint import bind_to_server
@@ -62,7 +65,9 @@ DEFAULT_RUNS_DIR_ENV = "RESEARCH_RUNS_DIR"  # where runs go when a request names
 
 
 class ResearchRequest(TypedDict, total=False):
-    """What a client sends to start a run (only `question` is required)."""
+    """What a client sends to start a run (only `question` is required): the run options whose metadata lets a
+    request carry them (contract/options.py `request_fields`; a test holds these keys and types equal to them).
+    LangGraph reads this class for the graph's input schema, so it is written out, not generated."""
 
     question: str
     corpus: str
@@ -70,12 +75,15 @@ class ResearchRequest(TypedDict, total=False):
     engine: str
     model: str
     agents: list[str]
+    yes: bool
     max_revisions: int
     concurrency: int
     budget: dict[str, Any]
-    yes: bool
     require_final_approval: bool
     web: bool
+    search: str
+    language: str
+    citation_style: str
 
 
 class ResearchResult(TypedDict, total=False):
@@ -93,24 +101,15 @@ class ServerState(ResearchRequest, ResearchResult, total=False):
 
 
 def _config_from_request(req: Mapping[str, Any]):
+    """The run's configuration from a request, read like `research run`'s flags (`RunOptions.from_mapping`: the
+    request's own fields; the server's other state is not an option)."""
     question = req.get("question")
     if not isinstance(question, str) or not question.strip():
-        raise UsageError("question: the request must carry a non-empty question")
-    runs_dir = req.get("runs_dir") or os.environ.get(DEFAULT_RUNS_DIR_ENV) or "runs"
-    cfg = build_config(
-        question,
-        corpus=req.get("corpus"),
-        runs_dir=str(runs_dir),
-        engine=req.get("engine"),
-        model=req.get("model"),
-        agents=list(req.get("agents") or []),
-        yes=bool(req.get("yes", False)),
-        max_revisions=req.get("max_revisions"),
-        concurrency=req.get("concurrency"),
-        budget=req.get("budget"),
-        require_final_approval=req.get("require_final_approval"),
-        web=req.get("web"),
-    )
+        raise UsageError("question: the request must carry a non-empty question", field="question")
+    options = RunOptions.from_mapping(req, allowed=request_fields())
+    runs_dir = options.runs_dir or os.environ.get(DEFAULT_RUNS_DIR_ENV) or "runs"
+    options = replace(options, runs_dir=str(runs_dir), agents=list(options.agents or []), yes=bool(options.yes))
+    cfg = build_config(options)
     cfg.runs_dir = Path(cfg.runs_dir).resolve()
     return cfg
 

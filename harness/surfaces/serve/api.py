@@ -196,7 +196,7 @@ class Api:
             raise ApiError(exc.status, str(exc), exc.field) from None
         try:
             started = await self.launcher.start(flags, question=flags[-1])
-        except LaunchError as exc:
+        except LaunchError as exc:  # the run's own process refused it: its message came as text, on its stderr
             message = str(exc)
             raise ApiError(400, message, field_of(message)) from None
         if isinstance(started, Queued):  # every slot is taken: it starts when one frees, in order

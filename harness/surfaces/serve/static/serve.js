@@ -146,6 +146,7 @@ function newRunPage() {
     h("div", { class: "grid" }, budgetInputs),
     h("div", { class: "grid" },
       field("Max revisions", "max_revisions", h("input", { type: "number", id: "f-max_revisions", name: "max_revisions", min: 0, step: 1 })),
+      field("Concurrency", "concurrency", h("input", { type: "number", id: "f-concurrency", name: "concurrency", min: 1, step: 1 })),
       field("Require final approval", "require_final_approval", h("input", { type: "checkbox", id: "f-require_final_approval", name: "require_final_approval" }))),
     h("p", { class: "error", id: "form-error" }),
     h("button", { type: "submit", id: "start" }, "Start run"));
@@ -160,6 +161,7 @@ function newRunPage() {
     if (short) { form.querySelector('[data-error-for="question"]').textContent = short; return; }
     if (form.elements.search && v("search")) body.search = v("search");
     if (v("max_revisions")) body.max_revisions = Number(v("max_revisions"));
+    if (v("concurrency")) body.concurrency = Number(v("concurrency"));
     const budget = {};
     for (const d of BUDGET_DIMS) if (v("budget." + d)) budget[d] = Number(v("budget." + d));
     if (Object.keys(budget).length) body.budget = budget;
