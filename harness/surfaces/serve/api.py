@@ -1,7 +1,8 @@
 """The JSON API the pages are built on (and that curl can use).
 
-    POST /api/runs                      {question, corpus?, engine?, model?, web?, budget?, max_revisions?,
-                                         require_final_approval?}  -> 201 {"run_id"}, or 202 {"queued", "position"}
+    POST /api/runs                      {question, corpus?, engine?, model?, max_revisions?, concurrency?, budget?,
+                                         require_final_approval?, web?, search?}  (the browser's run options:
+                                         request.FIELDS) -> 201 {"run_id"}, or 202 {"queued", "position"}
                                                                         when every slot is taken (launcher.py)
     GET  /api/runs[?status=S]           -> {"runs": [...]}
     GET  /api/runs/{run_id}             -> the run: status, reason, gate, plan (and its hash) or draft (and its sha256)
