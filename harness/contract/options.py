@@ -11,7 +11,9 @@ Modelled on open_deep_research's `Configuration` (one model; a request's mapping
 - `key`: where it sits in research.yaml (dotted below the top level: `fetch.allow_private`), and `schema`: its
   entry in schemas/config.schema.json there (a test holds the file equal to these entries);
 - `request`: whether the LangGraph server's request (`ResearchRequest`) may carry it, and `browser`: whether
-  `research serve`'s new-run form may set it (never `runs_dir`, `agents`, `yes`, an endpoint or the private network).
+  `research serve`'s new-run form may set it (never `runs_dir`, `agents`, `yes`, an endpoint or the private network);
+  `example` is what a value looks like, for the form's empty box, and `many` says it takes several of its schema's
+  values, comma-separated.
 
 The doors: the `research run` options (surfaces/cli_options.py: Typer options, tested equal to these flags and help
 lines), `harness.run`'s parameters (tested equal), `ResearchRequest` (tested equal to the `request` fields),
@@ -56,6 +58,8 @@ class Option:
     off: str | None = None  # the flag that turns it off: `--web/--no-web`, or an option of its own with `off_help`
     off_help: str | None = None
     negated: bool = False
+    many: bool = False  # several of its schema's values, comma-separated (--search arxiv,openalex)
+    example: str | None = None  # what a value looks like, for a form's empty box
     short: str | None = None
     envvar: str | None = None
     parts: tuple[tuple[str, Option], ...] = ()  # an object's own options (`budget`'s limits), by key
@@ -181,6 +185,7 @@ class RunOptions:
             "type": "string",
             "pattern": _MODEL_PATTERN,
         },
+        example="PROVIDER:NAME",
         panel=MODEL,
         request=True,
         browser=True,
@@ -308,6 +313,8 @@ class RunOptions:
         help="Search provider(s), comma-separated: ddgs (default, no key), tavily, exa, brave, searxng, gemini; "
         "the literature: arxiv, openalex, crossref, semanticscholar, pubmed (no key).",
         key="search.provider",
+        many=True,
+        example="ddgs or arxiv,openalex",
         schema={
             "description": "ddgs (free, no key; the default), tavily (TAVILY_API_KEY), exa (EXA_API_KEY), brave "
             "(BRAVE_API_KEY), searxng (self-hosted; needs url) or gemini (Gemini with Google Search; GOOGLE_API_KEY "

@@ -12,7 +12,8 @@
     POST /api/runs/{run_id}/resume      {"budget"?: {"llm_calls"?: N, ...}} -> 202
     GET  /api/runs/{run_id}/export/FMT  -> the completed run's report as pdf, docx, html or md (`research export`)
     POST /api/runs/{run_id}/ask         {"question"} -> 201 {"run_id", "parent"} (or 202 queued): a follow-up
-    GET  /api/meta                      -> statuses, corpus roots, engines, the request fields
+    GET  /api/meta                      -> statuses, corpus roots, engines, the request fields and the new-run
+                                           form's (`form`: each with its flag, help, input kind and bounds)
 
 Decisions go through `approvals.record_decision`, the code path of `research approve`
 (so an edited plan is validated before anything is written, and a stale final hash is
@@ -49,6 +50,7 @@ from harness.surfaces.serve.request import (
     budget_flags,
     check_budget_request,
     field_of,
+    form_fields,
     run_flags,
 )
 from harness.surfaces.serve.security import login_name
@@ -149,6 +151,7 @@ class Api:
                 "resumable": sorted(RESUMABLE),
                 "engines": list(ENGINES),
                 "fields": list(FIELDS),
+                "form": form_fields(),
                 "corpus_roots": self.settings.corpus_roots.describe(),
                 "corpora": self.settings.corpus_roots.listing(),
                 "runs_dir": str(self.settings.runs_dir),

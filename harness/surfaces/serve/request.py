@@ -15,7 +15,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness.contract.options import BUDGET_FLAGS, RunOptions, browser_fields, flag_of, option_of, python_type
+from harness.contract.options import (
+    BUDGET_FLAGS,
+    Option,
+    RunOptions,
+    browser_fields,
+    flag_of,
+    option_of,
+    options,
+    python_type,
+)
 from harness.errors import UsageError
 from harness.orchestrator.agents import preflight
 from harness.orchestrator.config import DEFAULT_CORPUS, build_config, check_limits
@@ -39,6 +48,30 @@ class RequestError(UsageError):
     def __init__(self, message: str, field: str | None = None, status: int = 400):
         super().__init__(message, field=field)
         self.status = status
+
+
+def form_fields() -> list[dict[str, Any]]:
+    """The new-run form's fields, drawn by the page from the run options' metadata (as open_deep_research's UI reads
+    its configuration's): each option a browser may set, an object's parts by dotted name (`budget.usd`), in the
+    options' order, with its label, flag, help, input kind and bounds."""
+    return [_form_field(name, o) for name, o in options() if (o.browser or "." in name) and not o.parts]
+
+
+def _form_field(name: str, o: Option) -> dict[str, Any]:
+    head, _, part = name.partition(".")
+    label = f"{head} {part}" if part else name
+    out: dict[str, Any] = {"name": name, "label": label.replace("_", " ").capitalize(), "flag": o.flag, "help": o.help}
+    schema, kind = o.schema or {}, python_type(name)
+    if "enum" in schema and not o.many:
+        out.update(input="select", choices=schema["enum"])
+    elif kind is bool:
+        out["input"] = "checkbox"
+    elif kind is int or isinstance(kind, tuple):
+        out.update(input="number", min=schema.get("minimum"), max=schema.get("maximum"))
+        out["step"] = 1 if kind is int else "any"
+    else:
+        out.update(input="text", example=o.example)
+    return out
 
 
 def field_of(message: str) -> str | None:
