@@ -58,7 +58,7 @@ class RoleChoice:
     source: str = "default"  # where the choice came from, for run.json
     instance: Any = None  # a ready agent object handed in from Python (harness.run(agents={role: obj}))
     base_url: str | None = None  # the model's endpoint (None: where its client's own variables say)
-    base_url_from: str = "--model-base-url"  # the flag or field it came from, for one-line errors
+    base_url_from: str = flag_of("model_base_url")  # the flag or field it came from, for one-line errors
 
 
 @dataclass
@@ -189,7 +189,7 @@ def load_config_file(path: Path | None) -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
-        raise UsageError(f"--config: {path} does not exist") from None
+        raise UsageError(f"{flag_of('config')}: {path} does not exist", field="config") from None
     except yaml.YAMLError as exc:
         raise UsageError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
     return check_config(data, str(path))
@@ -197,16 +197,16 @@ def load_config_file(path: Path | None) -> dict[str, Any]:
 
 def parse_agent_flags(values: list[str]) -> dict[str, str]:
     """--agent ROLE=VALUE (repeatable) → {role: value}."""
-    out = {}
+    out, flag = {}, flag_of("agents")
     for raw in values:
         role, sep, value = raw.partition("=")
         role = role.strip().lower()
         if not sep or not value.strip():
             raise UsageError(
-                f"--agent {raw}: expected ROLE=VALUE, e.g. writer=llm or writer=my_writer.md", field="agents"
+                f"{flag} {raw}: expected ROLE=VALUE, e.g. writer=llm or writer=my_writer.md", field="agents"
             )
         if role not in ROLES:
-            raise UsageError(f"--agent {raw}: unknown role '{role}' (roles: {', '.join(ROLES)})", field="agents")
+            raise UsageError(f"{flag} {raw}: unknown role '{role}' (roles: {', '.join(ROLES)})", field="agents")
         out[role] = value.strip()
     return out
 
@@ -324,7 +324,7 @@ def build_config(
     if not cfg.web and (options.search_url is not None or options.search is not None) and literature_of(named) != named:
         # the literature providers are keyless sources of their own; a web search provider needs the web
         name = "search" if options.search is not None else "search_url"
-        raise UsageError(f"{flag_of(name)}: the web is off for this run (add --web)", field=name)
+        raise UsageError(f"{flag_of(name)}: the web is off for this run (add {flag_of('web')})", field=name)
     check_numbers({"max_revisions": cfg.max_revisions, "concurrency": cfg.concurrency})
     enable_sources(cfg)
     if cfg.mcp:
@@ -340,16 +340,18 @@ def _or(value: Any, default: Any) -> Any:
 def check_choices(options: RunOptions) -> None:
     """The options that name one of a closed set or a form: --engine, --model."""
     if options.engine is not None and options.engine not in ENGINES:
-        raise UsageError(f"--engine {options.engine}: choose offline or llm", field="engine")
+        raise UsageError(f"{flag_of('engine')} {options.engine}: choose {' or '.join(ENGINES)}", field="engine")
     if options.model is not None and ":" not in options.model:
-        raise UsageError(f"--model {options.model}: expected PROVIDER:NAME, e.g. {DEFAULT_MODEL}", field="model")
+        raise UsageError(
+            f"{flag_of('model')} {options.model}: expected PROVIDER:NAME, e.g. {DEFAULT_MODEL}", field="model"
+        )
 
 
 def _language(given: str | None, merged: str | None) -> str:
     """The report language: --language's, checked as the flag's, else research.yaml's (or the default)."""
     try:
         if given is not None:
-            return check_language(given, "--language")
+            return check_language(given, flag_of("language"))
         return check_language(_or(merged, DEFAULT_LANGUAGE), "research.yaml language:")
     except UsageError as exc:
         raise UsageError(str(exc), field="language" if given is not None else None) from None
@@ -363,7 +365,7 @@ def _roles(
     agent_values = {**file_cfg.get("agents", {}), **flagged}
     roles = {}
     for role in ROLES:
-        where = "--agent" if role in flagged else "research.yaml agents"
+        where = flag_of("agents") if role in flagged else "research.yaml agents"
         try:
             roles[role] = _choose(
                 role, agent_values.get(role), merged.engine, file_cfg.get("models", {}).get(role), merged.model, where
@@ -387,7 +389,7 @@ def role_prices(cfg: RunConfig) -> dict[str, Any]:
     }
 
 
-def check_dollar_budget(cfg: RunConfig, where: str = "--budget-usd") -> None:
+def check_dollar_budget(cfg: RunConfig, where: str = flag_of("budget.usd")) -> None:
     """A dollar budget needs every llm role's price: refuse one, in one line, when a model's is unknown."""
     limit = cfg.budget.get(USD)
     if limit is None:
@@ -410,7 +412,7 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
     per_role = field if isinstance(field, dict) else {r: field for r in roles} if field else {}
     if flag and not any(choice.engine == "llm" for choice in roles.values()):
         raise UsageError(
-            f"--model-base-url {flag}: no role of this run is on the llm engine, so none would use it",
+            f"{flag_of('model_base_url')} {flag}: no role of this run is on the llm engine, so none would use it",
             field="model_base_url",
         )
     for role, choice in roles.items():
@@ -418,7 +420,8 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
             continue
         if flag:
             try:
-                choice.base_url, choice.base_url_from = check_base_url(flag, "--model-base-url"), "--model-base-url"
+                where = flag_of("model_base_url")
+                choice.base_url, choice.base_url_from = check_base_url(flag, where), where
             except UsageError as exc:
                 raise UsageError(str(exc), field="model_base_url") from None
         elif per_role.get(role):
@@ -450,7 +453,7 @@ def check_citation_style(style: str) -> CitationStyle:
     """--citation-style names one of the bundled CSL styles."""
     if style not in CITATION_STYLES:
         raise UsageError(
-            f"--citation-style {style}: choose one of {', '.join(CITATION_STYLES)}", field="citation_style"
+            f"{flag_of('citation_style')} {style}: choose one of {', '.join(CITATION_STYLES)}", field="citation_style"
         )
     return style
 
@@ -544,13 +547,13 @@ def enable_web(cfg: RunConfig) -> None:
     settings = search_settings(cfg)
     missing = extractor_missing(NEEDED if cfg.web else tuple(m for m in NEEDED if m != "ddgs"))
     if missing:
-        where = "--web" if cfg.web else "--search " + ",".join(settings.names)
+        where = flag_of("web") if cfg.web else f"{flag_of('search')} {','.join(settings.names)}"
         raise UsageError(f"{where}: {missing}", field="web" if cfg.web else "search")
     try:
         preflight(settings)
         literature = literature_of(settings.names)
         if literature:  # the papers it finds are cited in a bibliography at the run's end: check its renderer now
-            require_extra(f"--search {','.join(literature)}", "papers", ("citeproc",))
+            require_extra(f"{flag_of('search')} {','.join(literature)}", "papers", ("citeproc",))
     except UsageError as exc:
         raise UsageError(str(exc), field="search") from None
     choice = cfg.roles["researcher"]
@@ -599,7 +602,7 @@ def config_from_snapshot(
     )
     if model_base_url:
         set_base_urls(cfg.roles, model_base_url, None)
-    check_dollar_budget(cfg, "research resume --budget-usd")
+    check_dollar_budget(cfg, f"research resume {flag_of('budget.usd')}")
     enable_sources(cfg)
     if cfg.mcp:
         check_mcp_installed()
