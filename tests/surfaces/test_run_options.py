@@ -199,3 +199,13 @@ def test_the_langgraph_request_is_read_through_the_options(tmp_path):
     with pytest.raises(UsageError) as caught:
         _config_from_request({"question": "q?", "runs_dir": str(tmp_path), "engine": "gpt"})
     assert caught.value.field == "engine"
+
+
+def test_an_agent_that_names_a_function_not_a_class_is_one_line_not_an_internal_error(tmp_path):
+    from harness.orchestrator.agents import build_agents
+
+    cfg = build_config("q?", agents=["writer=python:os:system"], engine="offline", runs_dir=str(tmp_path))
+    with pytest.raises(UsageError) as caught:
+        build_agents(cfg)
+    assert str(caught.value) == "--agent writer=python:os:system: os.system is not a class"
+    assert caught.value.field == "agents"
