@@ -376,6 +376,16 @@ class RunOptions:
         given = {k: data[k] for k in names if k in data and data[k] is not None}
         return cls(**given)
 
+    @classmethod
+    def from_runnable_config(cls, request: Mapping[str, Any], config: Mapping[str, Any] | None) -> RunOptions:
+        """A LangGraph request's options over its assistant's (`config["configurable"]`, as open_deep_research's
+        `Configuration.from_runnable_config` reads them): the request's fields first, then the `configurable`
+        values of the same names, each only where the request may carry it (`request_fields`)."""
+        configurable = (config or {}).get("configurable") or {}
+        given = {k: v for k, v in request.items() if v is not None}
+        merged = {**{k: v for k, v in configurable.items() if k != "question"}, **given}
+        return cls.from_mapping(merged, allowed=request_fields())
+
     def over(self, file_cfg: Mapping[str, Any]) -> RunOptions:
         """These options over research.yaml's top-level values: each option not given takes the file's, if any.
         (Dotted keys, `fetch.*` and `search.*`, and `agents` and `budget`, merge section by section in config.py.)"""

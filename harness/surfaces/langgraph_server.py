@@ -35,7 +35,8 @@ A run stopped by its budget or cut by a provider outage waits at `{"gate": "budg
 The run's status, reason and final report path are the graph's output (while a run is
 paused, the thread's `interrupts` say so; `status` in its values is refreshed when the
 pipeline node returns). Requests are read like `research run`'s flags, over
-./research.yaml of the server's working directory when there is one.
+./research.yaml of the server's working directory when there is one; an assistant's
+`configurable` may set the same options (a request's own value wins), as in open_deep_research.
 
 With no model configured and no GOOGLE_API_KEY every role runs offline, as on the CLI.
 """
@@ -51,7 +52,7 @@ from typing import Any, TypedDict
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
-from harness.contract.options import RunOptions, request_fields
+from harness.contract.options import RunOptions
 from harness.contract.statuses import TERMINAL_RUN_STATUSES
 from harness.errors import UsageError
 from harness.orchestrator.checkpoint import bind_to_server
@@ -100,13 +101,13 @@ class ServerState(ResearchRequest, ResearchResult, total=False):
     pass
 
 
-def _config_from_request(req: Mapping[str, Any]):
-    """The run's configuration from a request, read like `research run`'s flags (`RunOptions.from_mapping`: the
-    request's own fields; the server's other state is not an option)."""
+def _config_from_request(req: Mapping[str, Any], config: RunnableConfig | None = None):
+    """The run's configuration from a request, read like `research run`'s flags: the request's own fields over the
+    assistant's `configurable` ones (`RunOptions.from_runnable_config`); the server's other state is not an option."""
     question = req.get("question")
     if not isinstance(question, str) or not question.strip():
         raise UsageError("question: the request must carry a non-empty question", field="question")
-    options = RunOptions.from_mapping(req, allowed=request_fields())
+    options = RunOptions.from_runnable_config(req, config)
     runs_dir = options.runs_dir or os.environ.get(DEFAULT_RUNS_DIR_ENV) or "runs"
     options = replace(options, runs_dir=str(runs_dir), agents=list(options.agents or []), yes=bool(options.yes))
     cfg = build_config(options)
@@ -133,7 +134,7 @@ def open_run(state: ServerState, config: RunnableConfig) -> ResearchResult:
     """Create the run's workspace on the thread's first invocation; later ones find it in the state."""
     if state.get("run_dir"):
         return {}
-    ws, _corpus = create_run(_config_from_request(state))  # a bad request fails here, before a workspace exists
+    ws, _corpus = create_run(_config_from_request(state, config))  # a bad request fails here, before a workspace exists
     bind_to_server(ws, _thread_id(config))  # so `research resume` refuses it instead of starting it over
     return _result(ws)
 

@@ -201,6 +201,16 @@ def test_the_langgraph_request_is_read_through_the_options(tmp_path):
     assert caught.value.field == "engine"
 
 
+def test_an_assistants_configurable_sets_options_a_request_does_not(tmp_path):
+    config = {"configurable": {"thread_id": "t", "language": "de", "concurrency": 2, "question": "not this"}}
+    request = {"question": "q?", "engine": "offline", "runs_dir": str(tmp_path), "concurrency": 3, "language": None}
+    cfg = _config_from_request(request, config)
+    assert (cfg.question, cfg.language, cfg.concurrency) == ("q?", "de", 3)
+    with pytest.raises(UsageError) as caught:
+        _config_from_request(request, {"configurable": {"max_revisions": 99}})
+    assert caught.value.field == "max_revisions"
+
+
 def test_an_agent_that_names_a_function_not_a_class_is_one_line_not_an_internal_error(tmp_path):
     from harness.orchestrator.agents import build_agents
 
