@@ -219,3 +219,10 @@ def test_an_agent_that_names_a_function_not_a_class_is_one_line_not_an_internal_
         build_agents(cfg)
     assert str(caught.value) == "--agent writer=python:os:system: os.system is not a class"
     assert caught.value.field == "agents"
+
+
+def test_the_langchain_tool_takes_run_options_only():
+    from harness.surfaces.research_tool import research_tool
+
+    params = set(inspect.signature(research_tool).parameters) - {"name", "description"}
+    assert params <= set(FIELDS)
