@@ -15,11 +15,13 @@ Modelled on open_deep_research's `Configuration` (one model; a request's mapping
   `example` is what a value looks like, for the form's empty box, and `many` says it takes several of its schema's
   values, comma-separated.
 
-The doors: the `research run` options (surfaces/cli_options.py: Typer options, tested equal to these flags and help
-lines), `harness.run`'s parameters (tested equal), `ResearchRequest` (tested equal to the `request` fields),
-`research serve`'s request fields, flags and types (derived: `browser_fields`, `flag_of`, `python_type`), and
-`build_config` (orchestrator/config.py), which reads a `RunOptions` over research.yaml. An error about an option
-names its flag, and carries its field name (`UsageError(field=...)`) for a form to show it beside the field.
+The doors: `research run`'s Typer options are built from the metadata (surfaces/cli_options.py; the command's
+parameters are tested equal to the fields); `build_config` (orchestrator/config.py) reads a `RunOptions` over
+research.yaml (`over`); the LangGraph server reads its request through `from_runnable_config` (its `ResearchRequest`
+tested equal to `request_fields`); `research serve` takes `browser_fields`, names their flags (`flag_of`), checks
+their types (`python_type`) and draws its form from the metadata; `harness.run`'s parameters are tested equal to the
+fields. An error about an option names its flag and carries its field name (`UsageError(field=...)`), for a form to
+show it beside the field.
 """
 
 from __future__ import annotations
@@ -388,13 +390,15 @@ class RunOptions:
 
     def over(self, file_cfg: Mapping[str, Any]) -> RunOptions:
         """These options over research.yaml's top-level values: each option not given takes the file's, if any.
-        (Dotted keys, `fetch.*` and `search.*`, and `agents` and `budget`, merge section by section in config.py.)"""
-        taken = {
-            f.name: file_cfg[key]
-            for f, key in ((f, option_of(f.name).key) for f in dataclasses.fields(self))
-            if key and "." not in key and key not in ("agents", "budget") and getattr(self, f.name) is None
-            if key in file_cfg
-        }
+        (Dotted keys, `fetch.*` and `search.*`, and `agents`, `budget` and `base_url`, which may be set per role,
+        merge section by section in config.py.)"""
+        taken = {}
+        for f in dataclasses.fields(self):
+            key = option_of(f.name).key
+            if key is None or "." in key or key in ("agents", "budget", "base_url"):  # none, or merged in config.py
+                continue
+            if key in file_cfg and getattr(self, f.name) is None:
+                taken[f.name] = file_cfg[key]
         return dataclasses.replace(self, **taken)
 
 

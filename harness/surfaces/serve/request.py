@@ -20,6 +20,7 @@ from harness.contract.options import (
     Option,
     RunOptions,
     browser_fields,
+    field_of_flag,
     flag_of,
     option_of,
     options,
@@ -77,10 +78,8 @@ def _form_field(name: str, o: Option) -> dict[str, Any]:
 def field_of(message: str) -> str | None:
     """The field a CLI-style message names by its flag, for a message that reaches the server only as text (the last
     stderr line of a launched `research run`); an error raised in this process carries its field (`UsageError.field`)."""
-    for field, flag in sorted(FLAGS.items(), key=lambda kv: -len(kv[1])):
-        if message.startswith((f"{flag}:", f"{flag} ")):
-            return field
-    return None
+    name = field_of_flag(message.split(" ", 1)[0].removesuffix(":"))
+    return name if name in FLAGS else None
 
 
 @dataclass(frozen=True)
