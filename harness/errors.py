@@ -35,9 +35,14 @@ class HarnessError(Exception):
 
 
 class UsageError(HarnessError):
-    """Bad flags, configuration or input: exit 2."""
+    """Bad flags, configuration or input: exit 2. `field`: the run option it is about (a `RunOptions` field, or a
+    part of one such as `budget.usd`; contract/options.py), for a form to show the message beside it."""
 
     exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 class WorkspaceError(HarnessError):

@@ -6,6 +6,7 @@ import importlib
 import inspect
 from typing import Any
 
+from harness.contract.options import flag_of
 from harness.errors import UsageError
 from harness.orchestrator.config import RoleChoice, RunConfig, role_prices
 from harness.runtime.interface import Agent
@@ -14,20 +15,24 @@ from harness.runtime.interface import Agent
 def _load_custom(choice: RoleChoice) -> Agent:
     assert choice.target is not None  # a custom role names its python:module:Class (config._choose)
     _, module_name, class_name = choice.target.split(":")
+    where = f"{flag_of('agents')} {choice.role}={choice.target}"
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise UsageError(f"--agent {choice.role}={choice.target}: cannot import {module_name} ({exc})") from None
-    cls = getattr(module, class_name, None)
+        raise UsageError(f"{where}: cannot import {module_name} ({exc})", field="agents") from None
+    cls: Any = getattr(module, class_name, None)
     if cls is None:
-        raise UsageError(f"--agent {choice.role}={choice.target}: {module_name} has no {class_name}")
+        raise UsageError(f"{where}: {module_name} has no {class_name}", field="agents")
+    is_class = inspect.isclass(cls)  # os:system names a function, which would be called with the spec
+    if not is_class:
+        raise UsageError(f"{where}: {module_name}.{class_name} is not a class", field="agents")
     try:
         takes_spec = len(inspect.signature(cls).parameters) > 0
     except (TypeError, ValueError):
         takes_spec = False
     agent = cls(choice.spec) if takes_spec else cls()
     if not callable(getattr(agent, "run", None)):
-        raise UsageError(f"--agent {choice.role}={choice.target}: {class_name} has no run(brief, ctx) method")
+        raise UsageError(f"{where}: {class_name} has no run(brief, ctx) method", field="agents")
     return agent
 
 

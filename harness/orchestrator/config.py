@@ -24,6 +24,15 @@ from harness.contract.meaning import (
     MeaningModel,
     chosen_meaning,
 )
+from harness.contract.options import (
+    BUDGET_FLAGS,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_REVISIONS,
+    DEFAULT_RUNS_DIR,
+    ENGINES,
+    RunOptions,
+    flag_of,
+)
 from harness.contract.schemas import schema, validate
 from harness.contract.search import DEFAULT_SEARCH_PROVIDER, SearchProviderName, literature_of
 from harness.contract.specs import ROLES, AgentSpec, default_spec_path, load_spec
@@ -36,9 +45,6 @@ from harness.runtime.budget import DEFAULT_RUN_LIMITS
 from harness.sources.corpus import BUILTIN, PYTHON_DOCS
 from harness.sources.search import SearchSettings, preflight
 
-ENGINES = ("offline", "llm")
-DEFAULT_MAX_REVISIONS = 2  # revise rounds after the first draft
-DEFAULT_CONCURRENCY = 4  # research branches at once
 DEFAULT_CORPUS = PYTHON_DOCS
 
 
@@ -52,7 +58,7 @@ class RoleChoice:
     source: str = "default"  # where the choice came from, for run.json
     instance: Any = None  # a ready agent object handed in from Python (harness.run(agents={role: obj}))
     base_url: str | None = None  # the model's endpoint (None: where its client's own variables say)
-    base_url_from: str = "--model-base-url"  # the flag or field it came from, for one-line errors
+    base_url_from: str = flag_of("model_base_url")  # the flag or field it came from, for one-line errors
 
 
 @dataclass
@@ -118,15 +124,8 @@ def check_config(data: Any, where: str) -> dict[str, Any]:
     return data
 
 
-# The flag each numeric option is given by; its bounds are config.schema.json's (one place for every door).
-BUDGET_FLAGS = {
-    "llm_calls": "--budget-llm-calls",
-    "tokens": "--budget-tokens",
-    "searches": "--budget-searches",
-    "wall_seconds": "--budget-seconds",
-    "usd": "--budget-usd",
-}
-NUMBER_FLAGS = {"max_revisions": "--max-revisions", "concurrency": "--concurrency"}
+# The flag each numeric option is given by is its RunOptions metadata's (contract/options.py); its bounds are
+# config.schema.json's (one place for every door).
 
 
 def _number_schema(key: str) -> dict[str, Any]:
@@ -146,15 +145,16 @@ def check_numbers(values: dict[str, Any]) -> None:
     for key, value in flat.items():
         if value is None:
             continue
-        flag = NUMBER_FLAGS.get(key) or BUDGET_FLAGS.get(key.removeprefix("budget/"), key)
+        name = key.replace("/", ".")
+        flag = flag_of(name)
         rule = _number_schema(key)
         whole = rule["type"] == "integer"
         if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
-            raise UsageError(f"{flag} {value!r}: expected {'a whole number' if whole else 'a number'}")
+            raise UsageError(f"{flag} {value!r}: expected {'a whole number' if whole else 'a number'}", field=name)
         low, high = rule["minimum"], rule["maximum"]
         if not math.isfinite(value) or not low <= value <= high:
             raise UsageError(
-                f"{flag} {value}: must be {'a whole number' if whole else 'a number'} from {low} to {high}"
+                f"{flag} {value}: must be {'a whole number' if whole else 'a number'} from {low} to {high}", field=name
             )
 
 
@@ -162,12 +162,14 @@ def check_question(question: Any) -> str:
     """A run's question from any door, stripped: not empty, no NUL byte, and no longer than run.schema.json allows
     (a question, not a document: it travels as one command-line argument to the app's run processes)."""
     if not isinstance(question, str) or not question.strip():
-        raise UsageError("QUESTION: must not be empty")
+        raise UsageError("QUESTION: must not be empty", field="question")
     if "\0" in question:
-        raise UsageError("QUESTION: must not contain a NUL byte")
+        raise UsageError("QUESTION: must not contain a NUL byte", field="question")
     limit = schema("run.schema.json")["properties"]["question"]["maxLength"]
     if len(question.strip()) > limit:
-        raise UsageError(f"QUESTION: {len(question.strip())} characters, more than the {limit} a question may have")
+        raise UsageError(
+            f"QUESTION: {len(question.strip())} characters, more than the {limit} a question may have", field="question"
+        )
     return question.strip()
 
 
@@ -187,7 +189,7 @@ def load_config_file(path: Path | None) -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
-        raise UsageError(f"--config: {path} does not exist") from None
+        raise UsageError(f"{flag_of('config')}: {path} does not exist", field="config") from None
     except yaml.YAMLError as exc:
         raise UsageError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
     return check_config(data, str(path))
@@ -195,14 +197,16 @@ def load_config_file(path: Path | None) -> dict[str, Any]:
 
 def parse_agent_flags(values: list[str]) -> dict[str, str]:
     """--agent ROLE=VALUE (repeatable) → {role: value}."""
-    out = {}
+    out, flag = {}, flag_of("agents")
     for raw in values:
         role, sep, value = raw.partition("=")
         role = role.strip().lower()
         if not sep or not value.strip():
-            raise UsageError(f"--agent {raw}: expected ROLE=VALUE, e.g. writer=llm or writer=my_writer.md")
+            raise UsageError(
+                f"{flag} {raw}: expected ROLE=VALUE, e.g. writer=llm or writer=my_writer.md", field="agents"
+            )
         if role not in ROLES:
-            raise UsageError(f"--agent {raw}: unknown role '{role}' (roles: {', '.join(ROLES)})")
+            raise UsageError(f"{flag} {raw}: unknown role '{role}' (roles: {', '.join(ROLES)})", field="agents")
         out[role] = value.strip()
     return out
 
@@ -259,102 +263,118 @@ def _choose(
 
 
 def build_config(
-    question: str,
+    question: str | RunOptions,
     *,
-    corpus: str | None = None,
-    runs_dir: str | None = None,
-    engine: str | None = None,
-    model: str | None = None,
-    model_base_url: str | None = None,
-    agents: list[str] | None = None,
-    config_file: Path | None = None,
-    yes: bool = False,
-    max_revisions: int | None = None,
-    concurrency: int | None = None,
-    budget: dict[str, Any] | None = None,
-    require_final_approval: bool | None = None,
-    web: bool | None = None,
-    web_allow_private: bool | None = None,
-    web_robots: bool | None = None,
-    search: str | None = None,
-    search_url: str | None = None,
-    language: str | None = None,
-    citation_style: str | None = None,
     config_data: dict[str, Any] | None = None,
     agent_objects: dict[str, Any] | None = None,
+    **given: Any,
 ) -> RunConfig:
-    """The run configuration from flags (or the Python API's arguments) over research.yaml (`config_file`, or
-    `config_data` of the same shape) over agent specs over defaults. `agent_objects` maps roles to ready agent objects."""
-    question = check_question(question)
+    """The run configuration from a door's options (`RunOptions`, or its question and fields as keyword arguments:
+    `build_config("q?", corpus=..., web=True)`) over research.yaml (the options' `config`, or `config_data` of the
+    same shape) over agent specs over defaults. `agent_objects` maps roles to ready agent objects."""
+    options = question if isinstance(question, RunOptions) else RunOptions(question, **given)
+    question = check_question(options.question)
+    budget = options.budget
     if budget is not None and not isinstance(budget, dict):
         raise UsageError(
-            f"budget: expected an object of limits ({', '.join(BUDGET_FLAGS)}), got {type(budget).__name__}"
+            f"budget: expected an object of limits ({', '.join(BUDGET_FLAGS)}), got {type(budget).__name__}",
+            field="budget",
         )
-    file_cfg = check_config(config_data, "config") if config_data is not None else load_config_file(config_file)
-    if engine is not None and engine not in ENGINES:
-        raise UsageError(f"--engine {engine}: choose offline or llm")
-    if model is not None and ":" not in model:
-        raise UsageError(f"--model {model}: expected PROVIDER:NAME, e.g. {DEFAULT_MODEL}")
-    agent_values = {**file_cfg.get("agents", {}), **parse_agent_flags(agents or [])}
-    default_engine = engine or file_cfg.get("engine")
-    global_model = model or file_cfg.get("model")
-    roles = {}
-    for role in ROLES:
-        where = "--agent" if role in parse_agent_flags(agents or []) else "research.yaml agents"
-        roles[role] = _choose(
-            role, agent_values.get(role), default_engine, file_cfg.get("models", {}).get(role), global_model, where
-        )
-    for role, agent in (agent_objects or {}).items():
-        roles[role] = _object_choice(role, agent)
-    set_base_urls(roles, model_base_url, file_cfg.get("base_url"))
+    file_cfg = (
+        check_config(config_data, "config")
+        if config_data is not None
+        else load_config_file(None if options.config is None else Path(options.config))
+    )
+    check_choices(options)
+    merged = options.over(file_cfg)  # each option not given: research.yaml's value (None: the default)
+    roles = _roles(options.agents or [], merged, file_cfg, agent_objects or {})
+    set_base_urls(roles, options.model_base_url, file_cfg.get("base_url"))
     limits = {
         **DEFAULT_RUN_LIMITS,
         **file_cfg.get("budget", {}),
         **{k: v for k, v in (budget or {}).items() if v is not None},
     }
     check_limits(limits)
-    corpus = corpus or file_cfg.get("corpus", DEFAULT_CORPUS)
+    corpus = options.corpus or file_cfg.get("corpus", DEFAULT_CORPUS)
     cfg = RunConfig(
         question=question,
         corpus=corpus,
-        runs_dir=Path(runs_dir or file_cfg.get("runs_dir", "runs")),
+        runs_dir=Path(options.runs_dir or file_cfg.get("runs_dir", DEFAULT_RUNS_DIR)),
         roles=roles,
         budget=limits,
         role_budgets=file_cfg.get("role_budgets", {}),
-        max_revisions=max_revisions
-        if max_revisions is not None
-        else file_cfg.get("max_revisions", DEFAULT_MAX_REVISIONS),
-        concurrency=concurrency if concurrency is not None else file_cfg.get("concurrency", DEFAULT_CONCURRENCY),
-        require_final_approval=require_final_approval
-        if require_final_approval is not None
-        else file_cfg.get("require_final_approval", False),
-        web=web if web is not None else file_cfg.get("web", False),
-        fetch=fetch_settings(file_cfg.get("fetch", {}), allow_private=web_allow_private, robots=web_robots),
-        yes=yes,
-        language=check_language(language, "--language")
-        if language is not None
-        else check_language(file_cfg.get("language", DEFAULT_LANGUAGE), "research.yaml language:"),
-        citation_style=check_citation_style(citation_style)
-        if citation_style is not None
-        else file_cfg.get("citation_style", DEFAULT_CITATION_STYLE),
+        max_revisions=_or(merged.max_revisions, DEFAULT_MAX_REVISIONS),
+        concurrency=_or(merged.concurrency, DEFAULT_CONCURRENCY),
+        require_final_approval=_or(merged.require_final_approval, False),
+        web=_or(merged.web, False),
+        fetch=fetch_settings(
+            file_cfg.get("fetch", {}), allow_private=options.web_allow_private, robots=options.web_robots
+        ),
+        yes=options.yes,
+        language=_language(options.language, merged.language),
+        citation_style=check_citation_style(_or(merged.citation_style, DEFAULT_CITATION_STYLE)),
         sources=file_cfg.get("sources", {}),
-        search=_search_section(file_cfg.get("search", {}), search, search_url),
+        search=_search_section(file_cfg.get("search", {}), options.search, options.search_url),
         mcp=file_cfg.get("mcp", {}),
         meaning=check_meaning(corpus),
         prices=check_prices(file_cfg.get("prices", {})),
     )
     check_dollar_budget(cfg)
     named = (cfg.search.get("provider", DEFAULT_SEARCH_PROVIDER), *cfg.search.get("also", ()))
-    if not cfg.web and (search_url is not None or search is not None) and literature_of(named) != named:
+    if not cfg.web and (options.search_url is not None or options.search is not None) and literature_of(named) != named:
         # the literature providers are keyless sources of their own; a web search provider needs the web
-        raise UsageError(
-            f"{'--search' if search is not None else '--search-url'}: the web is off for this run (add --web)"
-        )
+        name = "search" if options.search is not None else "search_url"
+        raise UsageError(f"{flag_of(name)}: the web is off for this run (add {flag_of('web')})", field=name)
     check_numbers({"max_revisions": cfg.max_revisions, "concurrency": cfg.concurrency})
     enable_sources(cfg)
     if cfg.mcp:
         check_mcp_installed()
     return cfg
+
+
+def _or(value: Any, default: Any) -> Any:
+    """An option's value, or its default when neither a door nor research.yaml gave one."""
+    return value if value is not None else default
+
+
+def check_choices(options: RunOptions) -> None:
+    """The options that name one of a closed set or a form: --engine, --model."""
+    if options.engine is not None and options.engine not in ENGINES:
+        raise UsageError(f"{flag_of('engine')} {options.engine}: choose {' or '.join(ENGINES)}", field="engine")
+    if options.model is not None and ":" not in options.model:
+        raise UsageError(
+            f"{flag_of('model')} {options.model}: expected PROVIDER:NAME, e.g. {DEFAULT_MODEL}", field="model"
+        )
+
+
+def _language(given: str | None, merged: str | None) -> str:
+    """The report language: --language's, checked as the flag's, else research.yaml's (or the default)."""
+    try:
+        if given is not None:
+            return check_language(given, flag_of("language"))
+        return check_language(_or(merged, DEFAULT_LANGUAGE), "research.yaml language:")
+    except UsageError as exc:
+        raise UsageError(str(exc), field="language" if given is not None else None) from None
+
+
+def _roles(
+    agent_flags: list[str], merged: RunOptions, file_cfg: dict[str, Any], agent_objects: dict[str, Any]
+) -> dict[str, RoleChoice]:
+    """Each role's engine, spec and model: --agent over research.yaml's agents, the engine and model over each."""
+    flagged = parse_agent_flags(agent_flags)
+    agent_values = {**file_cfg.get("agents", {}), **flagged}
+    roles = {}
+    for role in ROLES:
+        where = flag_of("agents") if role in flagged else "research.yaml agents"
+        try:
+            roles[role] = _choose(
+                role, agent_values.get(role), merged.engine, file_cfg.get("models", {}).get(role), merged.model, where
+            )
+        except UsageError as exc:
+            raise UsageError(str(exc), field="agents" if role in flagged else None) from None
+    for role, agent in agent_objects.items():
+        roles[role] = _object_choice(role, agent)
+    return roles
 
 
 def role_prices(cfg: RunConfig) -> dict[str, Any]:
@@ -369,7 +389,7 @@ def role_prices(cfg: RunConfig) -> dict[str, Any]:
     }
 
 
-def check_dollar_budget(cfg: RunConfig, where: str = "--budget-usd") -> None:
+def check_dollar_budget(cfg: RunConfig, where: str = flag_of("budget.usd")) -> None:
     """A dollar budget needs every llm role's price: refuse one, in one line, when a model's is unknown."""
     limit = cfg.budget.get(USD)
     if limit is None:
@@ -379,7 +399,8 @@ def check_dollar_budget(cfg: RunConfig, where: str = "--budget-usd") -> None:
         names = ", ".join(sorted(str(m) for m in unknown))
         raise UsageError(
             f"{where} {limit}: the price of {names} is unknown, so dollars cannot be held to a limit; "
-            "set it under prices: in research.yaml (USD per million input and output tokens)"
+            "set it under prices: in research.yaml (USD per million input and output tokens)",
+            field="budget.usd",
         )
 
 
@@ -390,12 +411,19 @@ def set_base_urls(roles: dict[str, RoleChoice], flag: str | None, field: str | d
 
     per_role = field if isinstance(field, dict) else {r: field for r in roles} if field else {}
     if flag and not any(choice.engine == "llm" for choice in roles.values()):
-        raise UsageError(f"--model-base-url {flag}: no role of this run is on the llm engine, so none would use it")
+        raise UsageError(
+            f"{flag_of('model_base_url')} {flag}: no role of this run is on the llm engine, so none would use it",
+            field="model_base_url",
+        )
     for role, choice in roles.items():
         if choice.engine != "llm":
             continue
         if flag:
-            choice.base_url, choice.base_url_from = check_base_url(flag, "--model-base-url"), "--model-base-url"
+            try:
+                where = flag_of("model_base_url")
+                choice.base_url, choice.base_url_from = check_base_url(flag, where), where
+            except UsageError as exc:
+                raise UsageError(str(exc), field="model_base_url") from None
         elif per_role.get(role):
             where = "research.yaml base_url" + (f".{role}" if isinstance(field, dict) else "")
             choice.base_url, choice.base_url_from = check_base_url(per_role[role], where), where
@@ -424,7 +452,9 @@ def check_meaning(corpus: str, recorded: str | None = None) -> MeaningModel:
 def check_citation_style(style: str) -> CitationStyle:
     """--citation-style names one of the bundled CSL styles."""
     if style not in CITATION_STYLES:
-        raise UsageError(f"--citation-style {style}: choose one of {', '.join(CITATION_STYLES)}")
+        raise UsageError(
+            f"{flag_of('citation_style')} {style}: choose one of {', '.join(CITATION_STYLES)}", field="citation_style"
+        )
     return style
 
 
@@ -517,11 +547,15 @@ def enable_web(cfg: RunConfig) -> None:
     settings = search_settings(cfg)
     missing = extractor_missing(NEEDED if cfg.web else tuple(m for m in NEEDED if m != "ddgs"))
     if missing:
-        raise UsageError(f"{'--web' if cfg.web else '--search ' + ','.join(settings.names)}: {missing}")
-    preflight(settings)
-    literature = literature_of(settings.names)
-    if literature:  # the papers it finds are cited in a bibliography at the run's end: check its renderer now
-        require_extra(f"--search {','.join(literature)}", "papers", ("citeproc",))
+        where = flag_of("web") if cfg.web else f"{flag_of('search')} {','.join(settings.names)}"
+        raise UsageError(f"{where}: {missing}", field="web" if cfg.web else "search")
+    try:
+        preflight(settings)
+        literature = literature_of(settings.names)
+        if literature:  # the papers it finds are cited in a bibliography at the run's end: check its renderer now
+            require_extra(f"{flag_of('search')} {','.join(literature)}", "papers", ("citeproc",))
+    except UsageError as exc:
+        raise UsageError(str(exc), field="search") from None
     choice = cfg.roles["researcher"]
     tools = tuple(dict.fromkeys(choice.spec.tools + WEB_TOOLS))
     choice.spec = replace(choice.spec, tools=tools)
@@ -568,7 +602,7 @@ def config_from_snapshot(
     )
     if model_base_url:
         set_base_urls(cfg.roles, model_base_url, None)
-    check_dollar_budget(cfg, "research resume --budget-usd")
+    check_dollar_budget(cfg, f"research resume {flag_of('budget.usd')}")
     enable_sources(cfg)
     if cfg.mcp:
         check_mcp_installed()

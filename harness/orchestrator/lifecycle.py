@@ -29,6 +29,7 @@ from typing import Any
 
 from langgraph.types import Command
 
+from harness.contract.options import flag_of
 from harness.contract.specs import ROLES
 from harness.contract.statuses import BUDGET_DIMENSIONS, BUDGET_EXHAUSTED, COMPLETED, TERMINAL_RUN_STATUSES, USD
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, UsageError, WorkspaceError
@@ -70,25 +71,25 @@ class RunResult:
 
 
 def check_budget_fits(cfg: RunConfig) -> None:
-    """Refuse, before anything is spent, a budget too small for one pass of the pipeline."""
+    """Refuse, before anything is spent, a budget too small for one pass of the pipeline (naming the limit's flag)."""
     b = cfg.budget
     llm_roles = [r for r, c in cfg.roles.items() if c.engine == "llm"]
     if llm_roles:
         if b.get("llm_calls") is not None and b["llm_calls"] < len(llm_roles):
-            raise UsageError(
-                f"--budget-llm-calls {b['llm_calls']}: too small for one pass (needs at least {len(llm_roles)}, one per llm role: {', '.join(llm_roles)})"
-            )
+            _too_small("llm_calls", f"(needs at least {len(llm_roles)}, one per llm role: {', '.join(llm_roles)})", b)
         # each model call reserves its prompt estimate plus the model's output cap (16k by default)
         if b.get("tokens") is not None and b["tokens"] < MIN_TOKENS_PER_LLM_ROLE * len(llm_roles):
-            raise UsageError(
-                f"--budget-tokens {b['tokens']}: too small for one pass (needs at least {MIN_TOKENS_PER_LLM_ROLE * len(llm_roles)}, {MIN_TOKENS_PER_LLM_ROLE} per llm role)"
-            )
+            needs = MIN_TOKENS_PER_LLM_ROLE * len(llm_roles)
+            _too_small("tokens", f"(needs at least {needs}, {MIN_TOKENS_PER_LLM_ROLE} per llm role)", b)
     if b.get("searches") is not None and b["searches"] < 1:
-        raise UsageError(
-            f"--budget-searches {b['searches']}: too small for one pass (the Researcher needs at least 1 search)"
-        )
+        _too_small("searches", "(the Researcher needs at least 1 search)", b)
     if b.get("wall_seconds") is not None and b["wall_seconds"] < 1:
-        raise UsageError(f"--budget-seconds {b['wall_seconds']}: too small for one pass")
+        _too_small("wall_seconds", "", b)
+
+
+def _too_small(dim: str, why: str, budget: dict[str, Any]) -> None:
+    name = f"budget.{dim}"
+    raise UsageError(f"{flag_of(name)} {budget[dim]}: too small for one pass{' ' + why if why else ''}", field=name)
 
 
 def _corpus_summary(corpus: Corpus) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.contract.options import RunOptions
 from harness.errors import Problem
 from harness.evidence.audit import validate_run
 from harness.orchestrator.approvals import record_decision
@@ -43,6 +44,7 @@ def run(
     web_allow_private: bool | None = None,
     web_robots: bool | None = None,
     language: str | None = None,
+    citation_style: str | None = None,
     require_final_approval: bool | None = None,
     checkpoint_db: str | None = None,
     approver: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
@@ -58,8 +60,10 @@ def run(
       unless `approver` answers the gate).
     - `concurrency`: research branches at once (default 4).
     - `budget`: run limits, e.g. {"llm_calls": 200, "searches": 100}.
-    - `model_base_url`, `web`, `search`, `search_url`, `web_allow_private`, `web_robots`, `language` and
-      `require_final_approval` are the flags of the same names (`web_robots=False` is `--web-ignore-robots`).
+    - `model_base_url`, `web`, `search`, `search_url`, `web_allow_private`, `web_robots`, `language`,
+      `citation_style` and `require_final_approval` are the flags of the same names (`web_robots=False` is
+      `--web-ignore-robots`). Every option is a field of `RunOptions` (harness/contract/options.py), whose
+      metadata gives its flag and help; a test holds these parameters equal to its fields.
     - `checkpoint_db`: a postgresql:// URL to keep LangGraph's checkpoints in (needs the 'postgres'
       extra); None keeps them in the workspace's SQLite file. `resume` must be given the same.
 
@@ -67,8 +71,7 @@ def run(
     """
     flags = [f"{role}={value}" for role, value in (agents or {}).items() if isinstance(value, str)]
     objects = {role: value for role, value in (agents or {}).items() if not isinstance(value, str)}
-    config_file = Path(config) if isinstance(config, (str, Path)) else None
-    cfg = build_config(
+    options = RunOptions(
         question,
         corpus=str(corpus),
         runs_dir=str(runs_dir),
@@ -76,21 +79,22 @@ def run(
         model=model,
         model_base_url=model_base_url,
         agents=flags,
-        config_file=config_file,
-        config_data=config if isinstance(config, dict) else None,
+        config=Path(config) if isinstance(config, (str, Path)) else None,
         yes=yes,
         max_revisions=max_revisions,
         concurrency=concurrency,
         budget=budget,
+        require_final_approval=require_final_approval,
         web=web,
         web_allow_private=web_allow_private,
         web_robots=web_robots,
         search=search,
         search_url=search_url,
         language=language,
-        require_final_approval=require_final_approval,
-        agent_objects=objects,
+        citation_style=citation_style,
+        checkpoint_db=checkpoint_db,
     )
+    cfg = build_config(options, config_data=config if isinstance(config, dict) else None, agent_objects=objects)
     return start_run(cfg, approver=approver, events=events, checkpoint_db=checkpoint_db)
 
 

@@ -26,6 +26,7 @@ from harness.surfaces.cli_options import (
     OUTPUT,
     SOURCES,
     WEB,
+    Agent,
     BudgetLlmCalls,
     BudgetSearches,
     BudgetSeconds,
@@ -234,12 +235,7 @@ def run(
     engine: Engine = None,
     model: Model = None,
     model_base_url: ModelBaseUrl = None,
-    agent: list[str] = typer.Option(
-        [],
-        "--agent",
-        help="Swap a role: ROLE=offline, llm, a spec.md or python:module:Class (repeatable).",
-        rich_help_panel=MODEL,
-    ),
+    agent: Agent = [],  # noqa: B006 - Typer's default for a repeatable option, never mutated
     config: ConfigFile = None,
     yes: Yes = False,
     max_revisions: MaxRevisions = None,
@@ -263,11 +259,11 @@ def run(
     as_json: JsonEvents = False,
 ) -> None:
     """Start a run: plan, research, analyze, write and review; prints where the final report is."""
-    from harness.orchestrator.config import build_config
+    from harness.orchestrator.config import RunOptions, build_config
 
     if require_final_approval and no_final_approval:
         raise typer.BadParameter("choose one", param_hint="--require-final-approval/--no-final-approval")
-    cfg = build_config(
+    options = RunOptions(
         question,
         corpus=corpus,
         runs_dir=runs_dir,
@@ -275,7 +271,7 @@ def run(
         model=model,
         model_base_url=model_base_url,
         agents=agent,
-        config_file=config,
+        config=config,
         yes=yes,
         max_revisions=max_revisions,
         concurrency=concurrency,
@@ -288,8 +284,9 @@ def run(
         search_url=search_url,
         language=language,
         citation_style=citation_style,
+        checkpoint_db=checkpoint_db,
     )
-    _start(cfg, quiet, as_json, checkpoint_db=checkpoint_db)
+    _start(build_config(options), quiet, as_json, checkpoint_db=options.checkpoint_db)
 
 
 def _start(cfg, quiet: bool, as_json: bool, **start: Any) -> None:

@@ -174,7 +174,7 @@ def _build(case: Case, engine: str | None, runs_dir: Path):
                 corpus=str(case.corpus),
                 runs_dir=str(runs_dir),
                 engine=engine,
-                config_file=cfg_file,
+                config=cfg_file,
                 yes=True,
             )
         except UsageError as exc:

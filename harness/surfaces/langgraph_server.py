@@ -7,7 +7,8 @@ input is a request, not a workspace:
     {"question": "...", "corpus": "python-docs" | "/path/to/folder", "runs_dir": "runs",
      "engine"?: "offline" | "llm", "model"?: "...", "agents"?: ["writer=llm", ...],
      "max_revisions"?: 2, "concurrency"?: 4, "budget"?: {...}, "yes"?: false,
-     "require_final_approval"?: false, "web"?: false}
+     "require_final_approval"?: false, "web"?: false, "search"?: "arxiv,openalex",
+     "language"?: "fr", "citation_style"?: "ieee"}
 
 Two nodes:
 
@@ -34,7 +35,8 @@ A run stopped by its budget or cut by a provider outage waits at `{"gate": "budg
 The run's status, reason and final report path are the graph's output (while a run is
 paused, the thread's `interrupts` say so; `status` in its values is refreshed when the
 pipeline node returns). Requests are read like `research run`'s flags, over
-./research.yaml of the server's working directory when there is one.
+./research.yaml of the server's working directory when there is one; an assistant's
+`configurable` may set the same options (a request's own value wins), as in open_deep_research.
 
 With no model configured and no GOOGLE_API_KEY every role runs offline, as on the CLI.
 """
@@ -43,12 +45,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
+from harness.contract.options import RunOptions
 from harness.contract.statuses import TERMINAL_RUN_STATUSES
 from harness.errors import UsageError
 from harness.orchestrator.checkpoint import bind_to_server
@@ -62,7 +66,9 @@ DEFAULT_RUNS_DIR_ENV = "RESEARCH_RUNS_DIR"  # where runs go when a request names
 
 
 class ResearchRequest(TypedDict, total=False):
-    """What a client sends to start a run (only `question` is required)."""
+    """What a client sends to start a run (only `question` is required): the run options whose metadata lets a
+    request carry them (contract/options.py `request_fields`; a test holds these keys and types equal to them).
+    LangGraph reads this class for the graph's input schema, so it is written out, not generated."""
 
     question: str
     corpus: str
@@ -70,12 +76,15 @@ class ResearchRequest(TypedDict, total=False):
     engine: str
     model: str
     agents: list[str]
+    yes: bool
     max_revisions: int
     concurrency: int
     budget: dict[str, Any]
-    yes: bool
     require_final_approval: bool
     web: bool
+    search: str
+    language: str
+    citation_style: str
 
 
 class ResearchResult(TypedDict, total=False):
@@ -92,25 +101,16 @@ class ServerState(ResearchRequest, ResearchResult, total=False):
     pass
 
 
-def _config_from_request(req: Mapping[str, Any]):
+def _config_from_request(req: Mapping[str, Any], config: RunnableConfig | None = None):
+    """The run's configuration from a request, read like `research run`'s flags: the request's own fields over the
+    assistant's `configurable` ones (`RunOptions.from_runnable_config`); the server's other state is not an option."""
     question = req.get("question")
     if not isinstance(question, str) or not question.strip():
-        raise UsageError("question: the request must carry a non-empty question")
-    runs_dir = req.get("runs_dir") or os.environ.get(DEFAULT_RUNS_DIR_ENV) or "runs"
-    cfg = build_config(
-        question,
-        corpus=req.get("corpus"),
-        runs_dir=str(runs_dir),
-        engine=req.get("engine"),
-        model=req.get("model"),
-        agents=list(req.get("agents") or []),
-        yes=bool(req.get("yes", False)),
-        max_revisions=req.get("max_revisions"),
-        concurrency=req.get("concurrency"),
-        budget=req.get("budget"),
-        require_final_approval=req.get("require_final_approval"),
-        web=req.get("web"),
-    )
+        raise UsageError("question: the request must carry a non-empty question", field="question")
+    options = RunOptions.from_runnable_config(req, config)
+    runs_dir = options.runs_dir or os.environ.get(DEFAULT_RUNS_DIR_ENV) or "runs"
+    options = replace(options, runs_dir=str(runs_dir), agents=list(options.agents or []), yes=bool(options.yes))
+    cfg = build_config(options)
     cfg.runs_dir = Path(cfg.runs_dir).resolve()
     return cfg
 
@@ -134,7 +134,7 @@ def open_run(state: ServerState, config: RunnableConfig) -> ResearchResult:
     """Create the run's workspace on the thread's first invocation; later ones find it in the state."""
     if state.get("run_dir"):
         return {}
-    ws, _corpus = create_run(_config_from_request(state))  # a bad request fails here, before a workspace exists
+    ws, _corpus = create_run(_config_from_request(state, config))  # a bad request fails here, before a workspace exists
     bind_to_server(ws, _thread_id(config))  # so `research resume` refuses it instead of starting it over
     return _result(ws)
 

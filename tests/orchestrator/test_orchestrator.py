@@ -392,7 +392,7 @@ def test_a_role_budget_ends_that_roles_steps_not_the_run(fixture_corpus, tmp_pat
             runs_dir=str(tmp_path / "runs"),
             yes=True,
             concurrency=1,
-            config_file=tmp_path / "research.yaml",
+            config=tmp_path / "research.yaml",
         )
     )
     run = load(result.run_dir, "run.json")

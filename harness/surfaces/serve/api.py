@@ -1,7 +1,8 @@
 """The JSON API the pages are built on (and that curl can use).
 
-    POST /api/runs                      {question, corpus?, engine?, model?, web?, budget?, max_revisions?,
-                                         require_final_approval?}  -> 201 {"run_id"}, or 202 {"queued", "position"}
+    POST /api/runs                      {question, corpus?, engine?, model?, max_revisions?, concurrency?, budget?,
+                                         require_final_approval?, web?, search?}  (the browser's run options:
+                                         request.FIELDS) -> 201 {"run_id"}, or 202 {"queued", "position"}
                                                                         when every slot is taken (launcher.py)
     GET  /api/runs[?status=S]           -> {"runs": [...]}
     GET  /api/runs/{run_id}             -> the run: status, reason, gate, plan (and its hash) or draft (and its sha256)
@@ -11,7 +12,8 @@
     POST /api/runs/{run_id}/resume      {"budget"?: {"llm_calls"?: N, ...}} -> 202
     GET  /api/runs/{run_id}/export/FMT  -> the completed run's report as pdf, docx, html or md (`research export`)
     POST /api/runs/{run_id}/ask         {"question"} -> 201 {"run_id", "parent"} (or 202 queued): a follow-up
-    GET  /api/meta                      -> statuses, corpus roots, engines, the request fields
+    GET  /api/meta                      -> statuses, corpus roots, engines, the request fields and the new-run
+                                           form's (`form`: each with its flag, help, input kind and bounds)
 
 Decisions go through `approvals.record_decision`, the code path of `research approve`
 (so an edited plan is validated before anything is written, and a stale final hash is
@@ -48,6 +50,7 @@ from harness.surfaces.serve.request import (
     budget_flags,
     check_budget_request,
     field_of,
+    form_fields,
     run_flags,
 )
 from harness.surfaces.serve.security import login_name
@@ -148,6 +151,7 @@ class Api:
                 "resumable": sorted(RESUMABLE),
                 "engines": list(ENGINES),
                 "fields": list(FIELDS),
+                "form": form_fields(),
                 "corpus_roots": self.settings.corpus_roots.describe(),
                 "corpora": self.settings.corpus_roots.listing(),
                 "runs_dir": str(self.settings.runs_dir),
@@ -196,7 +200,7 @@ class Api:
             raise ApiError(exc.status, str(exc), exc.field) from None
         try:
             started = await self.launcher.start(flags, question=flags[-1])
-        except LaunchError as exc:
+        except LaunchError as exc:  # the run's own process refused it: its message came as text, on its stderr
             message = str(exc)
             raise ApiError(400, message, field_of(message)) from None
         if isinstance(started, Queued):  # every slot is taken: it starts when one frees, in order

@@ -1,78 +1,85 @@
-"""A new-run request: the LangGraph Server request's fields, checked as `research run` checks its flags.
+"""A new-run request: the run options a browser may set, checked as `research run` checks its flags.
 
-`POST /api/runs` takes the fields of `ResearchRequest` (surfaces/langgraph_server.py)
-that a browser may set: not `runs_dir` (the server's), not `agents` (a spec path or a
-Python class is code, not a form field) and never `yes` (the plan gate waits for the
-browser). The values are checked by the same functions `research run` calls
-(`build_config`, `check_budget_fits`, `preflight`), so a bad value gets the same one-line
-message, and a corpus folder must lie under one of the server's `--corpus-root`s.
-What passes becomes the command line of the run's own `research run` process.
+`POST /api/runs` takes the `RunOptions` fields (contract/options.py) whose metadata lets a browser set them
+(`browser_fields`): not `runs_dir` (the server's), not `agents` (a spec path or a Python class is code, not a form
+field) and never `yes` (the plan gate waits for the browser). Their flags and JSON types are the metadata's too.
+The values are checked by the same functions `research run` calls (`build_config`, `check_budget_fits`,
+`preflight`), so a bad value gets the same one-line message, carrying its field (`UsageError.field`), and a corpus
+folder must lie under one of the server's `--corpus-root`s. What passes becomes the command line of the run's own
+`research run` process (`option_flags`, from the same metadata).
 """
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from harness.contract.options import (
+    BUDGET_FLAGS,
+    Option,
+    RunOptions,
+    browser_fields,
+    field_of_flag,
+    flag_of,
+    option_of,
+    options,
+    python_type,
+)
 from harness.errors import UsageError
 from harness.orchestrator.agents import preflight
-from harness.orchestrator.config import BUDGET_FLAGS, DEFAULT_CORPUS, build_config, check_limits
+from harness.orchestrator.config import DEFAULT_CORPUS, build_config, check_limits
 from harness.orchestrator.lifecycle import check_budget_fits
 from harness.runtime.budget import DIMENSIONS
-from harness.surfaces.langgraph_server import ResearchRequest
 
-SERVER_ONLY = ("runs_dir", "agents", "yes")
 MAX_LISTED = 500  # corpus folders the new-run form offers
-# `research run` options a request may also set once build_config takes them (the web search provider);
-# never the web fetcher's --web-allow-private: a browser must not open the private network to a run.
-OPTIONAL = tuple(k for k in ("search",) if k in inspect.signature(build_config).parameters)
-FIELDS = tuple(k for k in ResearchRequest.__annotations__ if k not in SERVER_ONLY) + tuple(
-    k for k in OPTIONAL if k not in ResearchRequest.__annotations__
-)
+# The fields a browser may set: the run options whose metadata says so (contract/options.py `RunOptions`), never
+# runs_dir (the server's), agents (a spec path or a Python class is code), yes (the plan gate waits for the
+# browser), an endpoint or the web fetcher's --web-allow-private (a browser must not open the private network).
+FIELDS = browser_fields()
 # The flag each field stands for: messages name the flag (as on the CLI), the page shows them beside the field.
-FLAGS = {
-    "question": "QUESTION",
-    "corpus": "--corpus",
-    "engine": "--engine",
-    "model": "--model",
-    "web": "--web",
-    "search": "--search",
-    "max_revisions": "--max-revisions",
-    "concurrency": "--concurrency",
-    "require_final_approval": "--require-final-approval",
-    **{f"budget.{dim}": flag for dim, flag in BUDGET_FLAGS.items()},
-}
-_TYPES: dict[str, tuple[type, ...]] = {
-    "question": (str,),
-    "corpus": (str,),
-    "engine": (str,),
-    "model": (str,),
-    "search": (str,),
-    "web": (bool,),
-    "require_final_approval": (bool,),
-    "max_revisions": (int,),
-    "concurrency": (int,),
-    "budget": (dict,),
-}
+FLAGS = {name: flag_of(name) for name in (*FIELDS, *(f"budget.{dim}" for dim in BUDGET_FLAGS))}
+_TYPES = {name: python_type(name) for name in FIELDS}
+_KINDS = {str: "a string", bool: "true or false", int: "an integer", dict: "an object"}
 
 
 class RequestError(UsageError):
     """A bad field: one line naming the flag, and the field it came from (for the page to show it beside)."""
 
     def __init__(self, message: str, field: str | None = None, status: int = 400):
-        super().__init__(message)
-        self.field = field if field is not None else field_of(message)
+        super().__init__(message, field=field)
         self.status = status
 
 
+def form_fields() -> list[dict[str, Any]]:
+    """The new-run form's fields, drawn by the page from the run options' metadata (as open_deep_research's UI reads
+    its configuration's): each option a browser may set, an object's parts by dotted name (`budget.usd`), in the
+    options' order, with its label, flag, help, input kind and bounds."""
+    return [_form_field(name, o) for name, o in options() if (o.browser or "." in name) and not o.parts]
+
+
+def _form_field(name: str, o: Option) -> dict[str, Any]:
+    head, _, part = name.partition(".")
+    label = f"{head} {part}" if part else name
+    out: dict[str, Any] = {"name": name, "label": label.replace("_", " ").capitalize(), "flag": o.flag, "help": o.help}
+    schema, kind = o.schema or {}, python_type(name)
+    if "enum" in schema and not o.many:
+        out.update(input="select", choices=schema["enum"])
+    elif kind is bool:
+        out["input"] = "checkbox"
+    elif kind is int or isinstance(kind, tuple):
+        out.update(input="number", min=schema.get("minimum"), max=schema.get("maximum"))
+        out["step"] = 1 if kind is int else "any"
+    else:
+        out.update(input="text", example=o.example)
+    return out
+
+
 def field_of(message: str) -> str | None:
-    """The request field a CLI-style message names (by its flag), if any."""
-    for field, flag in sorted(FLAGS.items(), key=lambda kv: -len(kv[1])):
-        if message.startswith((f"{flag}:", f"{flag} ")):
-            return field
-    return None
+    """The field a CLI-style message names by its flag, for a message that reaches the server only as text (the last
+    stderr line of a launched `research run`); an error raised in this process carries its field (`UsageError.field`)."""
+    name = field_of_flag(message.split(" ", 1)[0].removesuffix(":"))
+    return name if name in FLAGS else None
 
 
 @dataclass(frozen=True)
@@ -98,17 +105,19 @@ class CorpusRoots:
     def check(self, corpus: str, cwd: Path) -> str:
         """The corpus to pass to `research run`: python-docs, or an absolute folder under an allowed root."""
         if "\0" in corpus:
-            raise RequestError(f"--corpus: {corpus!r} holds a NUL byte, which no path can")
+            raise RequestError(f"--corpus: {corpus!r} holds a NUL byte, which no path can", field="corpus")
         if corpus == DEFAULT_CORPUS:
             if not self.builtin:
-                raise RequestError(f"--corpus {corpus}: not among the allowed corpus roots", status=403)
+                raise RequestError(f"--corpus {corpus}: not among the allowed corpus roots", field="corpus", status=403)
             return corpus
         path = self.resolve(corpus, cwd)
         if not any(path == root or root in path.parents for root in self.folders):
             roots = ", ".join([str(r) for r in self.folders] + ([DEFAULT_CORPUS] if self.builtin else []))
-            raise RequestError(f"--corpus {corpus}: outside the allowed corpus roots ({roots})", status=403)
+            raise RequestError(
+                f"--corpus {corpus}: outside the allowed corpus roots ({roots})", field="corpus", status=403
+            )
         if not path.is_dir():
-            raise RequestError(f"--corpus {corpus}: no such folder")
+            raise RequestError(f"--corpus {corpus}: no such folder", field="corpus")
         return str(path)
 
     def resolve(self, corpus: str, cwd: Path) -> Path:
@@ -154,18 +163,18 @@ def _typed(body: dict[str, Any]) -> dict[str, Any]:
         expected = _TYPES.get(key)
         if value is None or expected is None:
             continue
-        if not isinstance(value, expected) or (bool in (type(value),) and bool not in expected):
-            kind = {str: "a string", bool: "true or false", int: "an integer", dict: "an object"}[expected[0]]
-            raise RequestError(f"{FLAGS.get(key, key)}: expected {kind}, got {_short(value)}", field=key)
+        if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
+            kind = _KINDS[expected if isinstance(expected, type) else expected[0]]
+            raise RequestError(f"{FLAGS[key]}: expected {kind}, got {_short(value)}", field=key)
         if isinstance(value, str) and "\0" in value:
-            raise RequestError(f"{FLAGS.get(key, key)}: must not contain a NUL byte", field=key)
+            raise RequestError(f"{FLAGS[key]}: must not contain a NUL byte", field=key)
     budget = body.get("budget") or {}
     for dim, value in budget.items():
         if dim not in DIMENSIONS:
             name = f"budget.{dim if len(dim) <= 40 else dim[:37] + '...'}"
             raise RequestError(f"{name}: not a budget (budgets: {', '.join(DIMENSIONS)})", field=name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise RequestError(f"{BUDGET_FLAGS[dim]}: expected a number, got {_short(value)}")
+            raise RequestError(f"{BUDGET_FLAGS[dim]}: expected a number, got {_short(value)}", field=f"budget.{dim}")
     return body
 
 
@@ -194,7 +203,7 @@ def check_budget_request(budget: Any) -> dict[str, Any]:
     try:
         check_limits(budget)
     except UsageError as exc:
-        raise RequestError(str(exc)) from None
+        raise RequestError(str(exc), field=exc.field) from None
     return budget
 
 
@@ -206,37 +215,32 @@ def run_flags(body: Any, roots: CorpusRoots, cwd: Path, runs_dir: Path) -> list[
     question = body.get("question")
     if not isinstance(question, str) or not question.strip():
         raise RequestError("QUESTION: must not be empty", field="question")
-    budget = body.get("budget") or {}
-    options: dict[str, Any] = {k: body.get(k) or None for k in OPTIONAL}
+    # an empty text box is an option not given
+    options = RunOptions.from_mapping({k: v for k, v in body.items() if v != ""}, allowed=FIELDS)
+    options = replace(
+        options, corpus=options.corpus or DEFAULT_CORPUS, runs_dir=str(runs_dir), budget=options.budget or {}
+    )
     try:
-        cfg = build_config(
-            question,
-            corpus=body.get("corpus") or DEFAULT_CORPUS,
-            runs_dir=str(runs_dir),
-            engine=body.get("engine") or None,
-            model=body.get("model") or None,
-            max_revisions=body.get("max_revisions"),
-            concurrency=body.get("concurrency"),
-            budget=budget,
-            require_final_approval=body.get("require_final_approval"),
-            web=body.get("web"),
-            **options,
-        )
+        cfg = build_config(options)
         check_budget_fits(cfg)
         preflight(cfg)
     except RequestError:
         raise
     except UsageError as exc:
-        raise RequestError(str(exc)) from None
-    flags = ["--corpus", roots.check(body.get("corpus") or DEFAULT_CORPUS, cwd)]
-    for key in ("engine", "model", "search"):
-        if body.get(key):
-            flags += [FLAGS[key], body[key]]
-    for key in ("max_revisions", "concurrency"):
-        if body.get(key) is not None:
-            flags += [FLAGS[key], str(body[key])]
-    if body.get("web") is not None:
-        flags.append("--web" if body["web"] else "--no-web")
-    if body.get("require_final_approval") is not None:
-        flags.append("--require-final-approval" if body["require_final_approval"] else "--no-final-approval")
-    return [*flags, *budget_flags(budget), "--", question]
+        raise RequestError(str(exc), field=exc.field) from None
+    flags = ["--corpus", roots.check(options.corpus or DEFAULT_CORPUS, cwd)]
+    for name in FIELDS:
+        if name not in ("question", "corpus", "budget"):
+            flags += option_flags(name, getattr(options, name))
+    return [*flags, *budget_flags(options.budget), "--", question]
+
+
+def option_flags(name: str, value: Any) -> list[str]:
+    """The `research run` flags that give option `name` this value (none for None)."""
+    o = option_of(name)
+    if value is None or o.flag is None:
+        return []
+    if isinstance(value, bool):
+        on = value != o.negated
+        return [str(o.flag)] if on else [str(o.off)] if o.off else []
+    return [o.flag, str(value)]

@@ -128,25 +128,48 @@ function field(label, name, input, note) {
     h("label", { for: "f-" + name }, label), input, h("span", { class: "field-error", "data-error-for": name }), note ? h("div", { class: "muted" }, note) : null);
 }
 
+// One option's input, drawn from its metadata (GET /api/meta `form`: the run options a browser may set, request.py
+// form_fields): a choice, a checkbox, a bounded number or text; its flag and help line are the label's title.
+function optionField(f) {
+  const attrs = { id: "f-" + f.name, name: f.name };
+  const input = f.input === "select" ? h("select", attrs, h("option", { value: "" }, "default"), f.choices.map((c) => h("option", { value: c }, c)))
+    : f.input === "checkbox" ? h("input", { ...attrs, type: "checkbox" })
+    : f.input === "number" ? h("input", { ...attrs, type: "number", min: f.min, max: f.max, step: f.step })
+    : h("input", { ...attrs, type: "text", placeholder: f.example });
+  return titled(field(f.label, f.name, input), f);
+}
+
+function titled(el, f) {
+  if (f) el.querySelector("label").title = `${f.flag}: ${f.help}`;
+  return el;
+}
+
+// The request body the form's options make: an empty box is an option not given; a checkbox is always sent.
+function optionValues(form) {
+  const body = {}, budget = {};
+  for (const f of meta.form) {
+    const el = form.elements[f.name];
+    if (!el) continue;
+    const raw = f.input === "checkbox" ? el.checked : el.value.trim();
+    if (raw === "") continue;
+    const value = f.input === "number" ? Number(raw) : raw;
+    if (f.name.startsWith("budget.")) budget[f.name.slice("budget.".length)] = value;
+    else body[f.name] = value;
+  }
+  if (Object.keys(budget).length) body.budget = budget;
+  return body;
+}
+
 function newRunPage() {
   const roots = meta.corpus_roots;
-  const budgetInputs = BUDGET_DIMS.map((d) => field("budget " + d.replace(/_/g, " "), "budget." + d,
-    h("input", { type: "number", id: "f-budget." + d, name: "budget." + d, min: 0, step: d === "wall_seconds" || d === "usd" ? "any" : 1 })));
+  const own = (name) => meta.form.find((f) => f.name === name);
+  const rest = meta.form.filter((f) => f.name !== "question" && f.name !== "corpus");
   const form = h("form", { class: "new panel", id: "new-run", novalidate: true },
-    field("Question", "question", h("textarea", { id: "f-question", name: "question", rows: 3, required: true })),
-    field("Corpus", "corpus", h("input", { type: "text", id: "f-corpus", name: "corpus", class: "wide", value: roots.includes("python-docs") ? "python-docs" : "", list: "corpus-roots" }),
-      "python-docs, or a folder under an allowed root, by its name there or its full path: " + roots.join(", ")),
+    titled(field("Question", "question", h("textarea", { id: "f-question", name: "question", rows: 3, required: true })), own("question")),
+    titled(field("Corpus", "corpus", h("input", { type: "text", id: "f-corpus", name: "corpus", class: "wide", value: roots.includes("python-docs") ? "python-docs" : "", list: "corpus-roots" }),
+      "python-docs, or a folder under an allowed root, by its name there or its full path: " + roots.join(", ")), own("corpus")),
     h("datalist", { id: "corpus-roots" }, (meta.corpora || []).map((c) => h("option", { value: c.name, label: c.path }))),
-    h("div", { class: "grid" },
-      field("Engine", "engine", h("select", { id: "f-engine", name: "engine" }, h("option", { value: "" }, "default"), meta.engines.map((e) => h("option", { value: e }, e)))),
-      field("Model", "model", h("input", { type: "text", id: "f-model", name: "model", placeholder: "PROVIDER:NAME" }))),
-    h("div", { class: "grid" },
-      field("Web", "web", h("input", { type: "checkbox", id: "f-web", name: "web" })),
-      meta.fields.includes("search") ? field("Search provider", "search", h("input", { type: "text", id: "f-search", name: "search" })) : h("div")),
-    h("div", { class: "grid" }, budgetInputs),
-    h("div", { class: "grid" },
-      field("Max revisions", "max_revisions", h("input", { type: "number", id: "f-max_revisions", name: "max_revisions", min: 0, step: 1 })),
-      field("Require final approval", "require_final_approval", h("input", { type: "checkbox", id: "f-require_final_approval", name: "require_final_approval" }))),
+    h("div", { class: "grid" }, rest.map(optionField)),
     h("p", { class: "error", id: "form-error" }),
     h("button", { type: "submit", id: "start" }, "Start run"));
   form.addEventListener("submit", async (ev) => {
@@ -154,15 +177,9 @@ function newRunPage() {
     form.querySelectorAll(".field-error").forEach((e) => (e.textContent = ""));
     form.querySelector("#form-error").textContent = "";
     const v = (n) => form.elements[n] && form.elements[n].value.trim();
-    const body = { question: v("question"), corpus: v("corpus") || undefined, engine: v("engine") || undefined, model: v("model") || undefined,
-      web: form.elements.web.checked, require_final_approval: form.elements.require_final_approval.checked };
+    const body = { question: v("question"), corpus: v("corpus") || undefined, ...optionValues(form) };
     const short = tooShort(body.question);
     if (short) { form.querySelector('[data-error-for="question"]').textContent = short; return; }
-    if (form.elements.search && v("search")) body.search = v("search");
-    if (v("max_revisions")) body.max_revisions = Number(v("max_revisions"));
-    const budget = {};
-    for (const d of BUDGET_DIMS) if (v("budget." + d)) budget[d] = Number(v("budget." + d));
-    if (Object.keys(budget).length) body.budget = budget;
     const button = form.querySelector("#start");
     button.disabled = true;
     button.textContent = "Starting…";
