@@ -8,12 +8,13 @@ from typing import Any
 
 from harness.contract.options import flag_of
 from harness.errors import UsageError
-from harness.orchestrator.config import RoleChoice, RunConfig, role_prices
+from harness.orchestrator.config import RunConfig, role_prices
+from harness.orchestrator.role_choice import RoleChoice
 from harness.runtime.interface import Agent
 
 
 def _load_custom(choice: RoleChoice) -> Agent:
-    assert choice.target is not None  # a custom role names its python:module:Class (config._choose)
+    assert choice.target is not None  # a custom role names its python:module:Class (role_choice._choose)
     _, module_name, class_name = choice.target.split(":")
     where = f"{flag_of('agents')} {choice.role}={choice.target}"
     try:
@@ -42,7 +43,7 @@ def preflight(cfg: RunConfig) -> None:
         if choice.engine == "llm":
             from harness.engines.llm.models import preflight as model_preflight
 
-            assert choice.model is not None  # an llm role always names its model (config._choose)
+            assert choice.model is not None  # an llm role always names its model (role_choice._choose)
             model_preflight(choice.model, choice.base_url, choice.base_url_from)
 
 
@@ -65,7 +66,7 @@ def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None) ->
             if model is None:
                 from harness.engines.llm.models import resolve_model
 
-                assert choice.model is not None  # an llm role always names its model (config._choose)
+                assert choice.model is not None  # an llm role always names its model (role_choice._choose)
                 model = resolve_model(choice.model, choice.base_url)
             mcp_tools = mcp.tools() if mcp is not None and "mcp" in choice.spec.tools else ()
             agents[role] = DeepAgentRole(choice.spec, model, mcp_tools=mcp_tools, price=prices[role])

@@ -26,8 +26,8 @@ from harness.contract.statuses import (
     OutcomeStatus,
 )
 from harness.errors import BudgetExhausted, HarnessError, ProviderUnavailable, StorageError
-from harness.orchestrator.config import RoleChoice
 from harness.orchestrator.live_run import LiveRun
+from harness.orchestrator.role_choice import RoleChoice
 from harness.runtime.budget import DelegationBudget, DelegationTimeout
 from harness.runtime.context import AgentContext, open_context
 from harness.runtime.interface import AgentResult, Brief
