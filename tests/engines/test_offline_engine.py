@@ -330,7 +330,7 @@ def test_a_spent_role_search_budget_leaves_the_branch_its_cards(tmp_path):
     (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
     question = "How does fastq.retry treat a failed job?"
     assert len(make_plan(question)["questions"][0]["search_terms"]) == 2  # plus the topic words: 3 searches
-    run_dir = run(corpus, tmp_path / "runs", question, config_file=tmp_path / "research.yaml", concurrency=1)
+    run_dir = run(corpus, tmp_path / "runs", question, config=tmp_path / "research.yaml", concurrency=1)
     manifest = json.loads((run_dir / "run.json").read_text())
     assert manifest["budget"]["roles"]["researcher"]["spent"]["searches"] == 2
     assert manifest["branches"]["Q1"]["status"] == "completed"
@@ -347,7 +347,7 @@ def test_with_a_role_budget_of_two_searches_the_branches_that_searched_still_pro
     goes on to a report."""
     corpus = write_docs(tmp_path / "corpus", COMPARE_DOCS)
     (tmp_path / "research.yaml").write_text("role_budgets:\n  researcher:\n    searches: 2\n")
-    run_dir = run(corpus, tmp_path / "runs", COMPARE_QUESTION, config_file=tmp_path / "research.yaml", concurrency=1)
+    run_dir = run(corpus, tmp_path / "runs", COMPARE_QUESTION, config=tmp_path / "research.yaml", concurrency=1)
     manifest = json.loads((run_dir / "run.json").read_text())
     branches = manifest["branches"]
     done = [q for q, b in branches.items() if b["status"] == "completed"]
