@@ -42,10 +42,11 @@ from harness.contract.citations import format_citation, parse_citations
 from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
-from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, FAILED, TIMEOUT
+from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, COMPLETED, FAILED, TIMEOUT
 from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
 from harness.evidence.checks import answer_gap
 from harness.evidence.lexical import content_words
+from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.sentences import split_sentences
 
@@ -543,7 +544,7 @@ class OfflineWriter:
     def __init__(self, spec=None):
         self.spec = spec
 
-    def run(self, brief: Brief, ctx) -> AgentResult:
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         plan = ctx.read_json(PLAN)
         claims = ctx.read_json(CLAIMS)["claims"]
         needed = {
@@ -556,4 +557,4 @@ class OfflineWriter:
             plan, claims, cards, branches, lambda t: ctx.services.check_draft(draft, branches, text=t), ctx.run_id
         )
         ctx.write(draft, text)
-        return AgentResult("completed", draft)
+        return AgentResult(COMPLETED, draft)
