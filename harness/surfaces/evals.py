@@ -16,7 +16,7 @@ import json
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -411,86 +411,96 @@ def _one_of(actual: Any, expected: Any) -> bool:
     return actual in expected if isinstance(expected, list) else actual == expected
 
 
-def check_expectations(root: Path, expect: dict[str, Any]) -> list[Check]:  # noqa: C901  not split yet (issue 41 item 3): one of the complex functions found when C90 was enabled
-    """One Check per expectation, judged from the workspace files alone."""
-    reader = RunReader(root, cache=True)
-    run = reader.run()
-    summary = summarize(reader)
-    reviews = [reader.read_json(rel) or {} for rel in reader.reviews()]
+def _judged(name: str, expected: Any, actual: Any, judge: Callable[[Any, Any], bool]) -> Check:
+    """A Check of `actual` against `expected` by `judge`: `compare` for a number, `_one_of` for a status."""
+    return Check(name, expected, actual, bool(judge(actual, expected)))
+
+
+def _each(expect: dict[str, Any], section: str, actual_of: Callable[[str], Any], judge=compare) -> list[Check]:
+    """One Check per entry (name -> expected) of a section of expectations, named `section.name`."""
+    return [_judged(f"{section}.{k}", spec, actual_of(k), judge) for k, spec in (expect.get(section) or {}).items()]
+
+
+def _defect_checks(reviews: list[dict], expect: dict[str, Any]) -> list[Check]:
+    """The defect codes expected present in (or absent from) the first review, the final one or any: a run with no
+    review fails each, as nothing was checked."""
     codes = [sorted({d.get("code") for d in r.get("defects", [])}) for r in reviews]
-    branches = run.get("branches") or {}
-    report = _report(reader)
-    checks: list[Check] = []
-
-    def add(name: str, expected: Any, actual: Any, ok: bool) -> None:
-        checks.append(Check(name, expected, actual, bool(ok)))
-
-    if "status" in expect:
-        add("status", expect["status"], run.get("status"), _one_of(run.get("status"), expect["status"]))
-    for status, spec in (expect.get("claims") or {}).items():
-        n = summary["claims"].get(status, 0)
-        add(f"claims.{status}", spec, n, compare(n, spec))
-    for qid, spec in (expect.get("branches") or {}).items():
-        actual = (branches.get(qid) or {}).get("status")
-        add(f"branches.{qid}", spec, actual, _one_of(actual, spec))
-    if "reviews" in expect:
-        add("reviews", expect["reviews"], len(reviews), compare(len(reviews), expect["reviews"]))
-    for which, verdict in (expect.get("verdicts") or {}).items():
-        review = _pick(reviews, which)
-        actual = review.get("verdict") if review else None
-        add(f"verdicts.{which}", verdict, actual, _one_of(actual, verdict))
     first, last = (codes[0], codes[-1]) if codes else ([], [])
     seen_any = sorted(set().union(*codes)) if codes else []
-    for key, pool, present in (
-        ("defects_first", first, True),
-        ("defects_final", last, True),
-        ("defects_any", seen_any, True),
-        ("defects_absent_final", last, False),
-        ("defects_absent_any", seen_any, False),
+    checks: list[Check] = []
+    for key, pool, want in (
+        ("defects_first", first, "present"),
+        ("defects_final", last, "present"),
+        ("defects_any", seen_any, "present"),
+        ("defects_absent_final", last, "absent"),
+        ("defects_absent_any", seen_any, "absent"),
     ):
         for code in expect.get(key) or []:
-            add(
-                f"{key}: {code}",
-                "present" if present else "absent",
-                "present" if code in pool else "absent",
-                (code in pool) == present and bool(reviews),
-            )
-    ratios = _ratios(reader.read_json(METRICS))
-    for name, spec in (expect.get("metrics") or {}).items():
-        add(f"metrics.{name}", spec, ratios.get(name), compare(ratios.get(name), spec))
+            found = "present" if code in pool else "absent"
+            checks.append(Check(f"{key}: {code}", want, found, found == want and bool(reviews)))
+    return checks
+
+
+def _metric_checks(reader: RunReader, branches: dict, expect: dict[str, Any]) -> list[Check]:
+    """The final report's ratios (metrics.json), then a chosen draft's, computed from it as the report's are."""
+    checks = _each(expect, "metrics", _ratios(reader.read_json(METRICS)).get)
     drafts = reader.drafts()
     for which, thresholds in (expect.get("draft_metrics") or {}).items():
         draft = _pick(drafts, which)
         values = _ratios(compute_metrics(reader, draft, branches)) if draft else {}
-        for name, spec in thresholds.items():
-            add(f"draft_metrics.{which}.{name}", spec, values.get(name), compare(values.get(name), spec))
-    text = _norm(report)
-    for s in expect.get("report_contains") or []:
-        add(f"report_contains: {s}", "present", "present" if _norm(s) in text else "absent", _norm(s) in text)
-    for s in expect.get("report_not_contains") or []:
-        add(f"report_not_contains: {s}", "absent", "present" if _norm(s) in text else "absent", _norm(s) not in text)
-    limits = _norm(_limitations(report))
-    for s in expect.get("limitations_contain") or []:
-        add(f"limitations_contain: {s}", "present", "present" if _norm(s) in limits else "absent", _norm(s) in limits)
-    for kind, spec in (expect.get("sources") or {}).items():
-        n = summary["sources"].get(kind, 0)
-        add(f"sources.{kind}", spec, n, compare(n, spec))
-    if expect.get("refused_writes"):
-        refused: dict[str | None, int] = {}  # by the delegation's agent, as the trace names it
-        for event in reader.events():
-            if event.get("event") == "delegation":
-                refused[event.get("agent")] = refused.get(event.get("agent"), 0) + int(event.get("retries") or 0)
-        for role, spec in expect["refused_writes"].items():
-            add(f"refused_writes.{role}", spec, refused.get(role, 0), compare(refused.get(role, 0), spec))
+        checks += [
+            _judged(f"draft_metrics.{which}.{k}", spec, values.get(k), compare) for k, spec in thresholds.items()
+        ]
+    return checks
+
+
+def _report_checks(report: str, expect: dict[str, Any]) -> list[Check]:
+    """Phrases the report must (or must not) contain, and those its Limitations section must; whitespace and case
+    are normalized (`_norm`), so a line break in the report does not fail a case."""
+    text, limits = _norm(report), _norm(_limitations(report))
+    checks: list[Check] = []
+    for key, where, want in (
+        ("report_contains", text, "present"),
+        ("report_not_contains", text, "absent"),
+        ("limitations_contain", limits, "present"),
+    ):
+        for s in expect.get(key) or []:
+            found = "present" if _norm(s) in where else "absent"
+            checks.append(Check(f"{key}: {s}", want, found, found == want))
+    return checks
+
+
+def _refused_write_checks(reader: RunReader, expect: dict[str, Any]) -> list[Check]:
+    """Writes refused per role (the retries of its delegations in the trace); the trace is read only when asked."""
+    if not expect.get("refused_writes"):
+        return []
+    refused: dict[str | None, int] = {}  # by the delegation's agent, as the trace names it
+    for event in reader.events():
+        if event.get("event") == "delegation":
+            refused[event.get("agent")] = refused.get(event.get("agent"), 0) + int(event.get("retries") or 0)
+    return _each(expect, "refused_writes", lambda role: refused.get(role, 0))
+
+
+def check_expectations(root: Path, expect: dict[str, Any]) -> list[Check]:
+    """One Check per expectation, judged from the workspace files alone, kind by kind in this order."""
+    reader = RunReader(root, cache=True)
+    run = reader.run()
+    summary = summarize(reader)
+    reviews = [reader.read_json(rel) or {} for rel in reader.reviews()]
+    branches = run.get("branches") or {}
+    checks = [_judged("status", expect["status"], run.get("status"), _one_of)] if "status" in expect else []
+    checks += _each(expect, "claims", lambda status: summary["claims"].get(status, 0))
+    checks += _each(expect, "branches", lambda qid: (branches.get(qid) or {}).get("status"), _one_of)
+    checks += [_judged("reviews", expect["reviews"], len(reviews), compare)] if "reviews" in expect else []
+    checks += _each(expect, "verdicts", lambda which: (_pick(reviews, which) or {}).get("verdict"), _one_of)
+    checks += _defect_checks(reviews, expect) + _metric_checks(reader, branches, expect)
+    checks += _report_checks(_report(reader), expect)
+    checks += _each(expect, "sources", lambda kind: summary["sources"].get(kind, 0))
+    checks += _refused_write_checks(reader, expect)
     want_valid = expect.get("valid", True)
     problems = validate_run(root)
-    add(
-        "valid",
-        "clean" if want_valid else "problems",
-        "clean" if not problems else f"{len(problems)} problem(s), first: {problems[0]}",
-        (not problems) == want_valid,
-    )
-    return checks
+    found = "clean" if not problems else f"{len(problems)} problem(s), first: {problems[0]}"
+    return [*checks, Check("valid", "clean" if want_valid else "problems", found, (not problems) == want_valid)]
 
 
 # ---- the command ---------------------------------------------------------------------

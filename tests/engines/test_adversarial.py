@@ -153,7 +153,7 @@ def run_adversary(
     return result, adversary, models, gates, before
 
 
-def check_invariants(  # noqa: C901  not split yet (issue 41 item 3): one of the complex functions found when C90 was enabled
+def check_invariants(
     base: Path,
     result: RunResult,
     adversary: Adversary,
@@ -164,22 +164,33 @@ def check_invariants(  # noqa: C901  not split yet (issue 41 item 3): one of the
     max_revisions: int,
     final_gate: bool,
 ) -> None:
+    """Every invariant the adversary must not break, one step per group (the numbers are the threat model's)."""
     run = result.run_dir
     manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
     events = [json.loads(line) for line in (run / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
     delegations = [e for e in events if e["event"] == "delegation"]
+    _assert_a_defined_end(result, manifest)
+    _assert_nothing_outside_changed(base, run, adversary, before)
+    _assert_every_file_indexed(run, manifest)
+    _assert_reads_allowed(models, adversary)
+    _assert_within_bounds(run, manifest, delegations, models, max_revisions)
+    _assert_plan_approved(run, manifest, delegations, gates)
+    _assert_report_reviewed(run, result, gates, final_gate)
 
-    # a defined end, recorded
+
+def _assert_a_defined_end(result: RunResult, manifest: dict) -> None:
+    """A defined end, recorded; and (1-5, 9) the workspace validates."""
+    run = result.run_dir
     assert result.status in (*TERMINAL_STATUSES, "budget_exhausted"), (result.status, result.reason)
     assert (manifest["status"], manifest.get("status_reason")) == (result.status, result.reason)
     assert result.status == "completed" or result.reason
     assert (run / "metrics.json").is_file()
-
-    # 1-5, 9: the workspace validates
     problems = validate_workspace(run)
     assert problems == [], "\n".join(map(str, problems))
 
-    # 7: nothing outside the workspace changed or appeared; nothing the adversary named exists anywhere
+
+def _assert_nothing_outside_changed(base: Path, run: Path, adversary: Adversary, before: dict) -> None:
+    """7: nothing outside the workspace changed or appeared; nothing the adversary named exists anywhere."""
     assert listing(base, skip=run) == {**before, "runs": "dir"}
     assert [p.name for p in (base / "runs").iterdir()] == [run.name]
     token = adversary.token
@@ -189,7 +200,9 @@ def check_invariants(  # noqa: C901  not split yet (issue 41 item 3): one of the
     assert [p for p in run.rglob("*") if token in p.name] == []
     assert (run / ".harness/checkpoints.sqlite").read_bytes()[:15] == b"SQLite format 3"
 
-    # every file of the workspace is indexed (or the harness's own), written by the role allowed to
+
+def _assert_every_file_indexed(run: Path, manifest: dict) -> None:
+    """Every file of the workspace is indexed (or the harness's own), written by the role allowed to."""
     artifacts = manifest["artifacts"]
     for p in run.rglob("*"):
         rel = p.relative_to(run).as_posix()
@@ -199,7 +212,9 @@ def check_invariants(  # noqa: C901  not split yet (issue 41 item 3): one of the
         allowed = next((who for glob, who in WRITERS if matches(rel, [glob])), set())
         assert entry["writer"] in allowed, (rel, entry["writer"])
 
-    # 7: no role saw a file its spec does not let it read, nor anything outside the workspace
+
+def _assert_reads_allowed(models: dict, adversary: Adversary) -> None:
+    """7: no role saw a file its spec does not let it read, nor anything outside the workspace."""
     for role, pairs in messages_seen(models).items():
         reads = list(SPECS[role].reads)
         for call, msg in pairs:
@@ -209,7 +224,9 @@ def check_invariants(  # noqa: C901  not split yet (issue 41 item 3): one of the
                 path = str(call["args"].get("file_path", "")).lstrip("/")
                 assert path.startswith("scratch/") or matches(path, reads), (role, call["args"], text[:200])
 
-    # 6: the revise loop and every budget stayed in their bounds
+
+def _assert_within_bounds(run: Path, manifest: dict, delegations: list[dict], models: dict, max_revisions: int) -> None:
+    """6: the revise loop and every budget stayed in their bounds."""
     drafts = sorted((run / "drafts").glob("*"))
     reviews = sorted((run / "reviews").glob("*"))
     assert len(drafts) <= max_revisions + 1 and len(reviews) <= len(drafts)
@@ -228,7 +245,9 @@ def check_invariants(  # noqa: C901  not split yet (issue 41 item 3): one of the
     calls = sum(len(m.calls) for m in models.values())
     assert budget["spent"]["llm_calls"] == calls == sum(e["llm_calls"] for e in delegations)
 
-    # 9: research started only on a plan a human approved, bound to its hash
+
+def _assert_plan_approved(run: Path, manifest: dict, delegations: list[dict], gates: list[dict]) -> None:
+    """9: research started only on a plan a human approved, bound to its hash."""
     if any(e["agent"] != "planner" for e in delegations):
         plan = json.loads((run / "plan.json").read_text(encoding="utf-8"))
         sha = plan_content_sha256(plan)
@@ -239,23 +258,26 @@ def check_invariants(  # noqa: C901  not split yet (issue 41 item 3): one of the
         )
         assert any(g["gate"] == "plan" for g in gates)
 
-    # 4-5: a completed run's report passed review: no rejected or unsupported claim, no instructions echoed
-    if result.status == "completed":
-        assert (run / "final-report.md").is_file()
-        if final_gate:
-            assert [g for g in gates if g["gate"] == "final"]
-        passing = [r for r in reviews if json.loads(r.read_text())["verdict"] == "pass"]
-        assert passing
-        draft_rel = json.loads(passing[-1].read_text())["draft"]
-        draft = (run / draft_rel).read_text(encoding="utf-8")
-        claims = {c["claim_id"]: c for c in json.loads((run / "claims.json").read_text())["claims"]}
-        cited = set(re.findall(r"@(C\d+)", draft))
-        assert cited <= set(claims)
-        assert not [c for c in cited if claims[c]["status"] in ("rejected", "unsupported")]
-        assert find_injections(draft) == []
-        assert instructions_outside_quotes((run / "final-report.md").read_text(encoding="utf-8")) == []
-    else:
+
+def _assert_report_reviewed(run: Path, result: RunResult, gates: list[dict], final_gate: bool) -> None:
+    """4-5: a completed run's report passed review: no rejected or unsupported claim, no instructions echoed."""
+    if result.status != "completed":
         assert not (run / "final-report.md").exists()
+        return
+    assert (run / "final-report.md").is_file()
+    if final_gate:
+        assert [g for g in gates if g["gate"] == "final"]
+    reviews = sorted((run / "reviews").glob("*"))
+    passing = [r for r in reviews if json.loads(r.read_text())["verdict"] == "pass"]
+    assert passing
+    draft_rel = json.loads(passing[-1].read_text())["draft"]
+    draft = (run / draft_rel).read_text(encoding="utf-8")
+    claims = {c["claim_id"]: c for c in json.loads((run / "claims.json").read_text())["claims"]}
+    cited = set(re.findall(r"@(C\d+)", draft))
+    assert cited <= set(claims)
+    assert not [c for c in cited if claims[c]["status"] in ("rejected", "unsupported")]
+    assert find_injections(draft) == []
+    assert instructions_outside_quotes((run / "final-report.md").read_text(encoding="utf-8")) == []
 
 
 def instructions_outside_quotes(report: str) -> list[str]:

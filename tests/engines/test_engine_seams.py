@@ -13,11 +13,11 @@ from harness.engines.offline.analyst import OfflineAnalyst
 from harness.engines.offline.planner import OfflinePlanner
 from harness.engines.offline.researcher import OfflineResearcher
 from harness.engines.offline.reviewer import OfflineReviewer
+from harness.engines.offline.writer import OfflineWriter
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 
-# The offline Writer is typed the same way once its module is free to edit (render_draft is being changed).
-ENGINES = [OfflinePlanner, OfflineResearcher, OfflineAnalyst, OfflineReviewer, DeepAgentRole]
+ENGINES = [OfflinePlanner, OfflineResearcher, OfflineAnalyst, OfflineWriter, OfflineReviewer, DeepAgentRole]
 
 
 @pytest.mark.parametrize("engine", ENGINES, ids=lambda e: e.__name__)

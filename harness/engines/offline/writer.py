@@ -42,10 +42,11 @@ from harness.contract.citations import format_citation, parse_citations
 from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
-from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, FAILED, TIMEOUT
+from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, COMPLETED, FAILED, TIMEOUT
 from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
 from harness.evidence.checks import answer_gap
 from harness.evidence.lexical import content_words
+from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.sentences import split_sentences
 
@@ -282,7 +283,108 @@ def carried_over(claims: list[dict], cards: dict[str, dict], run_id: str | None)
     return out
 
 
-def render_draft(  # noqa: C901  not split yet: render_draft is on issue 41 item 6's list of functions over 80 lines
+class _Draft:
+    """One rendering of the draft: what its sections share (the usable claims by question, the drops of the checks,
+    the claims cited so far, which a later section does not cite again), so each section is a step of its own."""
+
+    def __init__(self, plan: dict, claims: list[dict], cards: dict[str, dict], drop, extra, run_id: str | None):
+        self.plan, self.claims, self.cards, self.drop, self.extra = plan, claims, cards, drop, extra
+        self.research = [q for q in plan["questions"] if q["kind"] == "research"]
+        self.cl = _Claims(claims, cards)
+        self.by_q = {q["id"]: self.cl.usable(q["id"]) for q in self.research}
+        self.candidates = candidates_of(plan)
+        self.carried = carried_over(claims, cards, run_id)
+        self.cited: set[str] = set()
+
+    def skip(self, place: str) -> set[str]:
+        """The claims the checks rejected in `place` or everywhere (every claim, when the place was rejected whole)."""
+        out = {cid for where, cid in self.drop if where in (place, EVERYWHERE)}
+        return out | {c["claim_id"] for c in self.claims} if ANY in out else out
+
+    def added(self, q: dict, place: str) -> list[dict]:
+        """The claims added to `place` for question `q` because they give what its answer lacked."""
+        extra = self.extra.get(q["id"], ())
+        return [c for c in self.by_q[q["id"]] if c["claim_id"] in extra and c["claim_id"] not in self.skip(place)]
+
+    def head(self) -> list[str]:
+        """The title (the question, or a neutral one when the checks read the question as an instruction) and how
+        the draft was written, so a reader knows every factual sentence quotes its evidence."""
+        title = "Research note on the question in plan.json" if (TITLE, ANY) in self.drop else self.plan["question"]
+        return [
+            f"# {title}",
+            "",
+            "*Written by the offline Writer from claims.json: every factual sentence quotes the evidence of the claim "
+            "it cites, and only the claims that carry the answer are cited.*",
+            "",
+        ]
+
+    def _summary_claims(self) -> list[tuple[dict, str]]:
+        """(claim, prefix) of the Summary, in order: a comparison names each candidate with its best claim; otherwise
+        each question's best claim first, then each one's second best... (a follow-up: the new evidence first)."""
+        if self.candidates:
+            return [
+                (c, f"For {self.candidates[q['id']]}: ")
+                for q in self.research[:SUMMARY_MAX]
+                for c in answer_claims(self.by_q[q["id"]], self.cl, self.skip("Summary"))[:1] + self.added(q, "Summary")
+            ]
+        order = [q["id"] for q in self.research]
+        pool = [c for q in self.research for c in self.by_q[q["id"]]]
+        pool = [c for c in pool if c["claim_id"] not in self.carried] or pool
+        pool.sort(key=lambda c: (self.by_q[c["question_id"]].index(c), order.index(c["question_id"])))
+        more = [c for q in self.research[:1] if len(self.research) == 1 for c in self.added(q, "Summary")]
+        return [(c, "") for c in answer_claims(pool, self.cl, self.skip("Summary")) + more]
+
+    def summary(self) -> list[str]:
+        """The Summary: its claims, each cited once, then their limitations, said once per source."""
+        lines: list[str] = []
+        stated: list[dict] = []
+        for c, prefix in self._summary_claims():
+            if c["claim_id"] not in self.cited:
+                lines += _claim_lines(c, prefix)
+                stated.append(c)
+                self.cited.add(c["claim_id"])
+        lines += _limit_lines(stated, self.cl)
+        return ["## Summary", "", *(lines or ["*No usable evidence answers the question; see Limitations.*"]), ""]
+
+    def disagreements(self) -> list[str]:
+        """Every conflicted claim the checks left in, with both sides: the conflict is itself a finding."""
+        disagree = self.skip("Where the sources disagree")
+        conflicted = [
+            c
+            for q in self.research
+            for c in self.by_q[q["id"]]
+            if c["status"] == "conflicted" and c["claim_id"] not in disagree
+        ]
+        lines = ["## Where the sources disagree", ""] if conflicted else []
+        for c in conflicted:
+            lines += [_conflict_line(c, self.cards), ""]
+            self.cited.add(c["claim_id"])
+        return lines
+
+    def question_sections(self) -> list[str]:
+        """A plain plan of several questions: a section per question its best claim answers that the Summary does
+        not already cite, so no question's answer is left out (a comparison's table does this for its own)."""
+        if self.candidates or len(self.research) <= 1:
+            return []
+        return [line for q in self.research for line in self._section(q)]
+
+    def _section(self, q: dict) -> list[str]:
+        """One question's section: its best claim and those added for it, not yet cited; a parent's question in a
+        follow-up says it was carried over, so its evidence is not read as this run's."""
+        own = answer_claims(self.by_q[q["id"]], self.cl, self.skip(topic(q)))[:1] + self.added(q, topic(q))
+        own = [c for c in dict((c["claim_id"], c) for c in own).values() if c["claim_id"] not in self.cited]
+        if not own:
+            return []
+        lines = [f"## {topic(q)}", ""]
+        if parents := {self.carried[c["claim_id"]] for c in own if c["claim_id"] in self.carried}:
+            lines += [f"*Carried over from run {', '.join(sorted(parents))}, which this run follows up.*", ""]
+        for c in own:
+            lines += _claim_lines(c)
+            self.cited.add(c["claim_id"])
+        return lines + _limit_lines(own, self.cl) + [""]
+
+
+def render_draft(
     plan: dict,
     claims: list[dict],
     cards: dict[str, dict],
@@ -297,84 +399,14 @@ def render_draft(  # noqa: C901  not split yet: render_draft is on issue 41 item
     `open_questions` the questions it still finds open (the harness states them under Limitations, so the draft
     never says there is nothing to state). In a follow-up (`run_id` given, some claims carried over from the
     parent) the Summary answers the new question from the new evidence, and a parent's question keeps its section,
-    marked as carried over."""
-    extra = extra or {}
-
-    def skip(place: str) -> set[str]:
-        out = {cid for where, cid in drop if where in (place, EVERYWHERE)}
-        return out | {c["claim_id"] for c in claims} if ANY in out else out
-
-    research = [q for q in plan["questions"] if q["kind"] == "research"]
-    cl = _Claims(claims, cards)
-    by_q = {q["id"]: cl.usable(q["id"]) for q in research}
-    candidates = candidates_of(plan)
-    carried = carried_over(claims, cards, run_id)
-    cited: set[str] = set()
-    lines = [
-        f"# {'Research note on the question in plan.json' if (TITLE, ANY) in drop else plan['question']}",
-        "",
-        "*Written by the offline Writer from claims.json: every factual sentence quotes the evidence of the claim it "
-        "cites, and only the claims that carry the answer are cited.*",
-        "",
-        "## Summary",
-        "",
-    ]
-    summary: list[str] = []
-    stated: list[dict] = []
-
-    def added(q: dict, place: str) -> list[dict]:
-        """The claims added to `place` for question `q` because they give what its answer lacked."""
-        return [
-            c for c in by_q[q["id"]] if c["claim_id"] in extra.get(q["id"], ()) and c["claim_id"] not in skip(place)
-        ]
-
-    if candidates:
-        for q in research[:SUMMARY_MAX]:
-            best = answer_claims(by_q[q["id"]], cl, skip("Summary"))[:1]
-            for c in best + added(q, "Summary"):
-                if c["claim_id"] not in cited:
-                    summary += _claim_lines(c, prefix=f"For {candidates[q['id']]}: ")
-                    stated.append(c)
-                    cited.add(c["claim_id"])
-    else:
-        # Across questions: each question's best claim first, then each one's second best, and so on.
-        pool = [c for q in research for c in by_q[q["id"]]]
-        pool = [c for c in pool if c["claim_id"] not in carried] or pool  # a follow-up: the new answer first
-        pool.sort(key=lambda c: (by_q[c["question_id"]].index(c), [q["id"] for q in research].index(c["question_id"])))
-        more = [c for q in research[:1] if len(research) == 1 for c in added(q, "Summary")]
-        for c in answer_claims(pool, cl, skip("Summary")) + more:
-            if c["claim_id"] not in cited:
-                summary += _claim_lines(c)
-                stated.append(c)
-                cited.add(c["claim_id"])
-    summary += _limit_lines(stated, cl)
-    lines += summary or ["*No usable evidence answers the question; see Limitations.*"]
-    lines.append("")
-    if candidates:
-        lines += _comparison(plan, research, candidates, by_q, cited, skip)
-    disagree = skip("Where the sources disagree")
-    conflicted = [
-        c for q in research for c in by_q[q["id"]] if c["status"] == "conflicted" and c["claim_id"] not in disagree
-    ]
-    if conflicted:
-        lines += ["## Where the sources disagree", ""]
-        for c in conflicted:
-            lines += [_conflict_line(c, cards), ""]
-            cited.add(c["claim_id"])
-    if not candidates and len(research) > 1:
-        for q in research:
-            own = answer_claims(by_q[q["id"]], cl, skip(topic(q)))[:1] + added(q, topic(q))
-            own = [c for c in dict((c["claim_id"], c) for c in own).values() if c["claim_id"] not in cited]
-            if own:
-                lines += [f"## {topic(q)}", ""]
-                if parents := {carried[c["claim_id"]] for c in own if c["claim_id"] in carried}:
-                    lines += [f"*Carried over from run {', '.join(sorted(parents))}, which this run follows up.*", ""]
-                for c in own:
-                    lines += _claim_lines(c)
-                    cited.add(c["claim_id"])
-                lines += _limit_lines(own, cl)
-                lines.append("")
-    lines += _limitations(research, by_q, claims, cited, branches, cl, bool(open_questions))
+    marked as carried over. Sections in this order, as each cites only what the ones before it did not."""
+    d = _Draft(plan, claims, cards, drop, extra or {}, run_id)
+    lines = d.head() + d.summary()
+    if d.candidates:
+        lines += _comparison(plan, d.research, d.candidates, d.by_q, d.cited, d.skip)
+    lines += d.disagreements()
+    lines += d.question_sections()
+    lines += _limitations(d.research, d.by_q, claims, d.cited, branches, d.cl, bool(open_questions))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -543,7 +575,7 @@ class OfflineWriter:
     def __init__(self, spec=None):
         self.spec = spec
 
-    def run(self, brief: Brief, ctx) -> AgentResult:
+    def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         plan = ctx.read_json(PLAN)
         claims = ctx.read_json(CLAIMS)["claims"]
         needed = {
@@ -556,4 +588,4 @@ class OfflineWriter:
             plan, claims, cards, branches, lambda t: ctx.services.check_draft(draft, branches, text=t), ctx.run_id
         )
         ctx.write(draft, text)
-        return AgentResult("completed", draft)
+        return AgentResult(COMPLETED, draft)

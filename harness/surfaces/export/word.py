@@ -58,8 +58,18 @@ class _Walker(HTMLParser):
         para = self.doc.add_paragraph(style="Quote" if self.quote else None)
         return para
 
-    def handle_starttag(self, tag, attrs):  # noqa: C901  not split yet (issue 41 item 3): an HTMLParser handler branching on the tag
-        a = dict(attrs)
+    def handle_starttag(self, tag, attrs):
+        """A tag opens a container (a list, quote, table or row), a block of text, or inline markup."""
+        if tag in ("ul", "ol", "blockquote", "table", "tr"):
+            self._open_container(tag)
+        elif tag in _BLOCKS:
+            self._open_block(tag)
+        else:
+            self._open_inline(tag, dict(attrs))
+
+    def _open_container(self, tag: str) -> None:
+        """A list or quote sets how the blocks inside it are styled; a table is added at its first row, so one
+        without rows adds nothing (a row outside a table is ignored)."""
         if tag in ("ul", "ol"):
             self.lists.append(tag)
         elif tag == "blockquote":
@@ -67,21 +77,28 @@ class _Walker(HTMLParser):
         elif tag == "table":
             self.table = "pending"
             self.rows: list[list[str]] = []
-        elif tag == "tr" and self.table is not None:
+        elif self.table is not None:  # a row
             if self.table == "pending":
                 self.table = self.doc.add_table(rows=0, cols=self._columns)
                 self.table.style = "Table Grid"
             self.row = self.table.add_row()
             self.cells = []
-        elif tag in _BLOCKS:
-            if tag == "li" and self.para is not None:
-                self.para = None
-            self.para = self._new_para(tag)
-            if tag == "th":
-                self.fmt["b"] += 1
-            if tag == "pre":
-                self.fmt["code"] += 1
-        elif tag in ("strong", "b"):
+
+    def _open_block(self, tag: str) -> None:
+        """A block starts a paragraph (`_new_para`); a header cell's text is bold and a code block's monospaced
+        until it ends."""
+        if tag == "li" and self.para is not None:
+            self.para = None
+        self.para = self._new_para(tag)
+        if tag == "th":
+            self.fmt["b"] += 1
+        if tag == "pre":
+            self.fmt["code"] += 1
+
+    def _open_inline(self, tag: str, a: dict) -> None:
+        """Emphasis and code style the runs until they end; a rule and a line break are written; an anchor becomes a
+        bookmark and a link makes its runs a hyperlink (`_link_text`)."""
+        if tag in ("strong", "b"):
             self.fmt["b"] += 1
         elif tag in ("em", "i"):
             self.fmt["i"] += 1
