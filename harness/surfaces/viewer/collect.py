@@ -1,4 +1,4 @@
-"""Everything the viewer shows, read from a workspace into one JSON-ready dict.
+"""Everything the viewer shows, read from a workspace into one JSON-ready dict and its typed view (`model`).
 
 Read-only and tolerant like `summarize` (a half-finished or hand-edited run still
 shows), and deterministic: the same workspace gives the same dict. The viewer's own
@@ -30,6 +30,7 @@ from harness.contract.layout import (
 )
 from harness.orchestrator.followup import children_of
 from harness.surfaces.summary import summarize
+from harness.surfaces.viewer.model import RunView
 from harness.workspace.reader import RunReader
 
 
@@ -111,8 +112,8 @@ def _run_details(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def collect(root: Path | str) -> dict[str, Any]:
-    """The viewer's data for the workspace at `root`."""
+def collect(root: Path | str) -> RunView:
+    """The viewer's view of the workspace at `root`."""
     reader = RunReader(Path(root).resolve(), cache=True)
     run = reader.run()
     sources = _sources(reader)
@@ -126,7 +127,7 @@ def collect(root: Path | str) -> dict[str, Any]:
         for rel in reader.drafts()
     ]
     reviews = [{"path": rel, "number": numbered(rel), "review": reader.read_json(rel)} for rel in reader.reviews()]
-    return {
+    data = {
         "summary": summarize(reader),
         "run": _run_details(run),
         "artifacts": _artifact_index(run),
@@ -143,6 +144,7 @@ def collect(root: Path | str) -> dict[str, Any]:
         "readme": reader.read_text(README),
         "lineage": _lineage(Path(root), run),
     }
+    return RunView.read(data, run)
 
 
 def _lineage(root: Path, run: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The viewer page: one self-contained HTML file built from `collect()`'s data.
+"""The viewer page: one self-contained HTML file built from `collect()`'s view of a run (`model.RunView`).
 
 The page is readable without JavaScript: every section is rendered here, with every
 piece of text escaped (see `markup`). The same data is embedded as JSON in a
@@ -10,9 +10,8 @@ A Content-Security-Policy allows only the page's own script and style (by hash).
 
 from __future__ import annotations
 
-from typing import Any
-
 from harness.surfaces.viewer.markup import Markup, el, join
+from harness.surfaces.viewer.model import RunView
 from harness.surfaces.viewer.page.common import (
     _asset,
     _csp_hash,
@@ -31,7 +30,8 @@ __all__ = ["embed_json", "render_page"]
 # ---- the page ----------------------------------------------------------------------------------
 
 
-def render_page(data: dict[str, Any]) -> str:
+def render_page(view: RunView) -> str:
+    data = view.data
     css, js = _asset("viewer.css"), _asset("viewer.js")
     csp = (
         f"default-src 'none'; script-src {_csp_hash(js)}; style-src {_csp_hash(css)}; img-src data:; "
@@ -69,7 +69,7 @@ def render_page(data: dict[str, Any]) -> str:
                 report_section(data),
                 evidence_section(data),
                 drafts_section(data),
-                plan_section(data),
+                plan_section(view),
                 timeline_section(data),
                 metrics_section(data),
                 files_section(data),

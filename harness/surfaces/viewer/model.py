@@ -1,0 +1,224 @@
+"""The viewer's view models: one typed record per thing the page shows, read from a workspace by `collect()`.
+
+A run folder can be half-written or hand-edited, and the viewer shows it anyway, so every record
+is parsed defensively: a field that is missing or of the wrong type reads as None (or an empty
+list), a record that is not a JSON object is skipped where the page always skipped it, and each
+record keeps `raw`, the JSON object as read, for what the page does not type (a trace event's
+free-form detail). Statuses are the `Literal` types of `harness.contract` (a value outside the
+set reads as None), never string sets of their own.
+
+`RunView.data` is the JSON-ready dict the page embeds for `viewer.js` (unchanged by the view
+models, so the script reads what it always read); `as_json()` is the typed view serialized, for
+the app's API.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, cast, get_args
+
+from harness.contract.statuses import BranchStatus, QuestionKind, RunStatus
+
+# ---- lenient readers: a value of the wrong type reads as None ----------------------------------
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def number(value: Any) -> int | float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def texts(value: Any) -> list[str]:
+    """The strings of a JSON list (anything else in it, or a non-list, is dropped)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def literal(value: Any, kind: Any) -> Any:
+    """`value` if it is one of the `Literal` type `kind`'s values, else None."""
+    return value if isinstance(value, str) and value in get_args(kind) else None
+
+
+def objects(value: Any) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON list."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+# ---- the plan -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Question:
+    """One question of plan.json, with how its research branch ended (run.json `branches`)."""
+
+    id: str | None
+    kind: QuestionKind | None
+    text: str | None
+    tag: str | None
+    critical: bool
+    criteria: list[str]
+    allowed_sources: list[str]
+    search_terms: list[str]
+    branch: BranchStatus | None
+    raw: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def read(cls, q: dict[str, Any], branches: dict[str, Any]) -> Question:
+        qid = text(q.get("id"))
+        return cls(
+            id=qid,
+            kind=literal(q.get("kind"), QuestionKind),
+            text=text(q.get("text")),
+            tag=text(q.get("tag")),
+            critical=bool(q.get("critical")),
+            criteria=texts(q.get("criteria")),
+            allowed_sources=texts(q.get("allowed_sources")),
+            search_terms=texts(q.get("search_terms")),
+            branch=literal(obj(branches.get(qid)).get("status"), BranchStatus) if qid else None,
+            raw=q,
+        )
+
+
+@dataclass
+class Approval:
+    decision: str | None
+    by: str | None
+    at: str | None
+    edited: bool
+    plan_sha256: str | None
+    feedback: str | None
+
+    @classmethod
+    def read(cls, a: dict[str, Any]) -> Approval:
+        return cls(
+            decision=text(a.get("decision")),
+            by=text(a.get("by")),
+            at=text(a.get("at")),
+            edited=bool(a.get("edited")),
+            plan_sha256=text(a.get("plan_sha256")),
+            feedback=text(a.get("feedback")),
+        )
+
+
+@dataclass
+class Change:
+    """One question the refinement changed."""
+
+    question_id: str | None
+    tag: str | None
+    note: str | None
+
+
+@dataclass
+class Refinement:
+    feedback: str | None
+    changes: list[Change]
+
+
+@dataclass
+class Plan:
+    revision: int | None
+    deliverable: str | None
+    in_scope: list[str]
+    out_of_scope: list[str]
+    criteria: list[str]
+    stop_conditions: list[str]
+    approval: Approval | None
+    refinement: Refinement | None
+    questions: list[Question]  # every question that is a JSON object, in the plan's order
+    raw: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def read(cls, plan: dict[str, Any], branches: dict[str, Any]) -> Plan:
+        scope, refinement = obj(plan.get("scope")), plan.get("refinement")
+        approval = plan.get("approval")
+        return cls(
+            revision=integer(plan.get("revision")),
+            deliverable=text(plan.get("deliverable")),
+            in_scope=texts(scope.get("in_scope")),
+            out_of_scope=texts(scope.get("out_of_scope")),
+            criteria=texts(plan.get("criteria")),
+            stop_conditions=texts(plan.get("stop_conditions")),
+            approval=Approval.read(approval) if isinstance(approval, dict) else None,
+            refinement=Refinement(
+                feedback=text(refinement.get("feedback")),
+                changes=[
+                    Change(text(c.get("question_id")), text(c.get("tag")), text(c.get("note")))
+                    for c in objects(refinement.get("changes"))
+                ],
+            )
+            if isinstance(refinement, dict)
+            else None,
+            questions=[Question.read(q, branches) for q in objects(plan.get("questions"))],
+            raw=plan,
+        )
+
+
+@dataclass
+class Decision:
+    """One decision at a gate (run.json `decisions`), bound to the hash of what was decided."""
+
+    gate: str | None
+    decision: str | None
+    by: str | None
+    at: str | None
+    feedback: str | None
+    sha256: str | None
+
+    @classmethod
+    def read(cls, d: dict[str, Any]) -> Decision:
+        return cls(*(text(d.get(k)) for k in ("gate", "decision", "by", "at", "feedback", "sha256")))
+
+
+# ---- the view of a run ----------------------------------------------------------------------------
+
+
+@dataclass
+class RunView:
+    """Everything the viewer page shows of one run."""
+
+    data: dict[str, Any] = field(repr=False)  # the JSON-ready dict the page embeds for viewer.js
+    status: RunStatus | None
+    plan: Plan | None
+    decisions: list[Decision]
+    app_link: str | None = None
+
+    @classmethod
+    def read(cls, data: dict[str, Any], run: dict[str, Any]) -> RunView:
+        """The view of `data` (collect()'s dict) and `run` (run.json as read)."""
+        plan = data.get("plan")
+        return cls(
+            data=data,
+            status=literal(run.get("status"), RunStatus),
+            plan=Plan.read(plan, obj(run.get("branches"))) if isinstance(plan, dict) else None,
+            decisions=[Decision.read(d) for d in objects(run.get("decisions"))],
+        )
+
+    def linked(self, app_link: str | None) -> RunView:
+        """This view with a link back to the app serving it (embedded for viewer.js too)."""
+        if not app_link:
+            return self
+        return dataclasses.replace(self, data={**self.data, "app_link": app_link}, app_link=app_link)
+
+    def as_json(self) -> dict[str, Any]:
+        """The typed view as JSON-ready data (each record's `raw` left out: `data` holds the records as read)."""
+        return cast(dict[str, Any], _without_raw(dataclasses.asdict(self)))
+
+
+def _without_raw(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_raw(v) for k, v in value.items() if k not in ("raw", "data")}
+    if isinstance(value, list):
+        return [_without_raw(v) for v in value]
+    return value
