@@ -156,28 +156,6 @@ def _lineage(root: Path, run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def claims_by_card(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """card id -> the claims that use it (supporting or contradicting)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for claim in claim_list(data):
-        for card_id in (claim.get("supporting_cards") or []) + (claim.get("contradicting_cards") or []):
-            out.setdefault(card_id, []).append(claim)
-    return out
-
-
-def claim_list(data: dict[str, Any]) -> list[dict[str, Any]]:
-    doc = data.get("claims")
-    claims = doc.get("claims") if isinstance(doc, dict) else None
-    return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
-
-
-def question_ids(data: dict[str, Any]) -> list[str]:
-    plan = data.get("plan")
-    qs = plan.get("questions") if isinstance(plan, dict) else None
-    ids = [q["id"] for q in qs if isinstance(q, dict) and isinstance(q.get("id"), str)] if isinstance(qs, list) else []
-    return sorted(set(ids), key=lambda q: (len(q), q))
-
-
 def draft_number_of(path: Any) -> int | None:
     """N of a review's `draft` field (drafts/draft-N.md), tolerating junk."""
     return draft_number(path)

@@ -67,7 +67,7 @@ def render_page(view: RunView) -> str:
             el(
                 "main",
                 report_section(data),
-                evidence_section(data),
+                evidence_section(view),
                 drafts_section(data),
                 plan_section(view),
                 timeline_section(data),
