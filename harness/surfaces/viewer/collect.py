@@ -22,7 +22,6 @@ from harness.contract.layout import (
     README,
     VIEWER,
     by_number,
-    draft_number,
     id_of,
     kind_for_path,
     numbered,
@@ -154,8 +153,3 @@ def _lineage(root: Path, run: dict[str, Any]) -> dict[str, Any]:
         "parent": {"run_id": parent.get("run_id"), "question": parent.get("question")} if parent else None,
         "children": [{"run_id": c["run_id"], "question": c["question"]} for c in children_of(root)],
     }
-
-
-def draft_number_of(path: Any) -> int | None:
-    """N of a review's `draft` field (drafts/draft-N.md), tolerating junk."""
-    return draft_number(path)

@@ -20,7 +20,8 @@ from typing import Any, cast, get_args
 
 from harness.contract.cards import Confidence
 from harness.contract.claims import ClaimStatus
-from harness.contract.statuses import BranchStatus, QuestionKind, RunStatus
+from harness.contract.layout import draft_number
+from harness.contract.statuses import BranchStatus, QuestionKind, RunStatus, Verdict
 
 # ---- lenient readers: a value of the wrong type reads as None ----------------------------------
 
@@ -304,6 +305,93 @@ class Claim:
         )
 
 
+# ---- drafts and reviews ---------------------------------------------------------------------
+
+
+@dataclass
+class Draft:
+    path: str
+    number: int | None
+    text: str | None
+    sha256: str
+
+
+@dataclass
+class Diff:
+    """What changed from one draft to the next, as unified diff lines."""
+
+    from_path: str
+    to_path: str
+    lines: list[str]
+    added: int
+    removed: int
+
+
+@dataclass
+class Defect:
+    """One defect a review found, at its position among the review's defects."""
+
+    index: int
+    code: str | None
+    severity: str | None
+    message: str | None
+    route: str | None
+    origin: str | None
+    line: int | None  # the draft line it points at
+    excerpt: str | None
+    claims: list[str]
+    cards: list[str]
+    sources: list[str]
+    questions: list[str]
+
+    @classmethod
+    def read(cls, index: int, d: dict[str, Any]) -> Defect:
+        loc, refs = obj(d.get("location")), obj(d.get("refs"))
+        return cls(
+            index=index,
+            code=text(d.get("code")),
+            severity=text(d.get("severity")),
+            message=text(d.get("message")),
+            route=text(d.get("route")),
+            origin=text(d.get("origin")),
+            line=integer(loc.get("line")),
+            excerpt=text(loc.get("excerpt")),
+            claims=texts(refs.get("claims")),
+            cards=texts(refs.get("cards")),
+            sources=texts(refs.get("sources")),
+            questions=texts(refs.get("questions")),
+        )
+
+
+@dataclass
+class Review:
+    """reviews/review-N.json (its fields None when the file is no JSON object)."""
+
+    path: str
+    number: int | None
+    draft: str | None
+    draft_number: int | None  # N of the draft it reviews (drafts/draft-N.md)
+    verdict: Verdict | None
+    reviewed_by: dict[str, Any]  # role, engine, model
+    defects: list[Defect]
+
+    @classmethod
+    def read(cls, entry: dict[str, Any]) -> Review:
+        r = obj(entry["review"])
+        defects, draft = r.get("defects"), text(r.get("draft"))
+        return cls(
+            path=entry["path"],
+            number=entry["number"],
+            draft=draft,
+            draft_number=draft_number(draft) if draft else None,
+            verdict=literal(r.get("verdict"), Verdict),
+            reviewed_by=obj(r.get("reviewed_by")),
+            defects=[Defect.read(i, d) for i, d in enumerate(defects) if isinstance(d, dict)]
+            if isinstance(defects, list)
+            else [],
+        )
+
+
 # ---- the view of a run ----------------------------------------------------------------------------
 
 
@@ -318,6 +406,9 @@ class RunView:
     sources: list[Source]  # by id
     cards: list[Card]  # by id
     claims: list[Claim]  # in claims.json's order
+    drafts: list[Draft]  # in numeric order
+    diffs: list[Diff]  # each draft after the first from the one before
+    reviews: list[Review]  # in numeric order
     app_link: str | None = None
 
     @classmethod
@@ -335,6 +426,9 @@ class RunView:
             ],
             cards=[Card.read(card_id, entry) for card_id, entry in data["cards"].items()],
             claims=[Claim.read(c) for c in objects(obj(data.get("claims")).get("claims"))],
+            drafts=[Draft(d["path"], d["number"], d["text"], d["sha256"]) for d in data["drafts"]],
+            diffs=[Diff(d["from"], d["to"], d["lines"], d["added"], d["removed"]) for d in data["diffs"]],
+            reviews=[Review.read(r) for r in data["reviews"]],
         )
 
     def question_ids(self) -> list[str]:

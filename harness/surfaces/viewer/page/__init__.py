@@ -68,7 +68,7 @@ def render_page(view: RunView) -> str:
                 "main",
                 report_section(data),
                 evidence_section(view),
-                drafts_section(data),
+                drafts_section(view),
                 plan_section(view),
                 timeline_section(data),
                 metrics_section(data),
