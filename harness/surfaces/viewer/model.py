@@ -21,7 +21,7 @@ from typing import Any, cast, get_args
 from harness.contract.cards import Confidence
 from harness.contract.claims import ClaimStatus
 from harness.contract.layout import draft_number
-from harness.contract.statuses import BranchStatus, QuestionKind, RunStatus, Verdict
+from harness.contract.statuses import BranchStatus, OutcomeStatus, QuestionKind, RunStatus, Verdict
 
 # ---- lenient readers: a value of the wrong type reads as None ----------------------------------
 
@@ -392,6 +392,63 @@ class Review:
         )
 
 
+# ---- the timeline ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Event:
+    """One trace event (trace.jsonl): a delegation, a write, a decision, a status change, ..."""
+
+    seq: int | None
+    event: str | None  # its kind
+    ts: str | None
+    started_at: str | None
+    ended_at: str | None
+    agent: str | None
+    question_id: str | None
+    engine: str | None
+    model: str | None
+    tokens: int | None
+    llm_calls: int | None
+    stop_reason: OutcomeStatus | None
+    retries: int | None
+    errors: list[str]
+    brief: str | None
+    path: str | None
+    decision: str | None
+    status: RunStatus | None
+    outputs: list[str] | None  # the paths a delegation wrote; None when the event lists none
+    detail: Any  # free-form JSON, by the event's kind
+    budget: Any  # free-form JSON: a delegation's limits, or a budget event's figures
+
+    @classmethod
+    def read(cls, e: dict[str, Any]) -> Event:
+        outputs = e.get("outputs")
+        return cls(
+            seq=integer(e.get("seq")),
+            event=text(e.get("event")),
+            ts=text(e.get("ts")),
+            started_at=text(e.get("started_at")),
+            ended_at=text(e.get("ended_at")),
+            agent=text(e.get("agent")),
+            question_id=text(e.get("question_id")),
+            engine=text(e.get("engine")),
+            model=text(e.get("model")),
+            tokens=integer(e.get("tokens")),
+            llm_calls=integer(e.get("llm_calls")),
+            retries=integer(e.get("retries")),
+            brief=text(e.get("brief")),
+            path=text(e.get("path")),
+            decision=text(e.get("decision")),
+            stop_reason=literal(e.get("stop_reason"), OutcomeStatus),
+            status=literal(e.get("status"), RunStatus),
+            errors=texts(e.get("errors")),
+            outputs=[text(o.get("path")) or "" for o in objects(outputs)] if outputs else None,
+            detail=e.get("detail"),
+            budget=e.get("budget"),
+        )
+
+
 # ---- the view of a run ----------------------------------------------------------------------------
 
 
@@ -409,6 +466,7 @@ class RunView:
     drafts: list[Draft]  # in numeric order
     diffs: list[Diff]  # each draft after the first from the one before
     reviews: list[Review]  # in numeric order
+    timeline: list[Event]  # the trace, without the viewer's own writes
     app_link: str | None = None
 
     @classmethod
@@ -429,6 +487,7 @@ class RunView:
             drafts=[Draft(d["path"], d["number"], d["text"], d["sha256"]) for d in data["drafts"]],
             diffs=[Diff(d["from"], d["to"], d["lines"], d["added"], d["removed"]) for d in data["diffs"]],
             reviews=[Review.read(r) for r in data["reviews"]],
+            timeline=[Event.read(e) for e in data["timeline"]],
         )
 
     def question_ids(self) -> list[str]:

@@ -70,7 +70,7 @@ def render_page(view: RunView) -> str:
                 evidence_section(view),
                 drafts_section(view),
                 plan_section(view),
-                timeline_section(data),
+                timeline_section(view),
                 metrics_section(data),
                 files_section(data),
             ),
