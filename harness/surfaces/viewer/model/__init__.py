@@ -8,7 +8,8 @@ Free-form JSON (a trace event's detail) is kept as read. Statuses are the `Liter
 `harness.contract` (a value outside the set reads as None), never string sets of their own.
 
 One module per part of the run: `plan`, `evidence` (sources, cards, claims), `drafts` (drafts,
-diffs, reviews), `timeline` (trace events); `RunView` here holds them all.
+diffs, reviews), `timeline` (trace events), `metrics` (budget, ratios, cost per role, answers,
+artifact index); `RunView` here holds them all.
 
 `RunView.data` is the JSON-ready dict the page embeds for `viewer.js` (unchanged by the view
 models, so the script reads what it always read); `as_json()` is the typed view serialized, for
@@ -25,11 +26,15 @@ from harness.contract.statuses import RunStatus
 from harness.surfaces.viewer.model.drafts import Defect, Diff, Draft, Review
 from harness.surfaces.viewer.model.evidence import Card, Claim, Flag, Source, SourceRecord
 from harness.surfaces.viewer.model.fields import literal, obj, objects
+from harness.surfaces.viewer.model.metrics import Answer, Artifact, BudgetLine, Metrics, Ratio, RoleCost
 from harness.surfaces.viewer.model.plan import Approval, Change, Decision, Plan, Question, Refinement
 from harness.surfaces.viewer.model.timeline import Event
 
 __all__ = [
+    "Answer",
     "Approval",
+    "Artifact",
+    "BudgetLine",
     "Card",
     "Change",
     "Claim",
@@ -39,10 +44,13 @@ __all__ = [
     "Draft",
     "Event",
     "Flag",
+    "Metrics",
     "Plan",
     "Question",
+    "Ratio",
     "Refinement",
     "Review",
+    "RoleCost",
     "RunView",
     "Source",
     "SourceRecord",
@@ -67,12 +75,17 @@ class RunView:
     diffs: list[Diff]  # each draft after the first from the one before
     reviews: list[Review]  # in numeric order
     timeline: list[Event]  # the trace, without the viewer's own writes
+    budget: list[BudgetLine]
+    metrics: Metrics | None  # None before metrics.json
+    answers: list[Answer]
+    cost: dict[str, Any] | None  # the summary's cost so far (`summary.run_costs`), for `summary.cost_text`
+    artifacts: list[Artifact]  # run.json's index, without the viewer's own file
     app_link: str | None = None
 
     @classmethod
     def read(cls, data: dict[str, Any], run: dict[str, Any]) -> RunView:
         """The view of `data` (collect()'s dict) and `run` (run.json as read)."""
-        plan = data.get("plan")
+        plan, summary = data.get("plan"), data["summary"]
         return cls(
             data=data,
             status=literal(run.get("status"), RunStatus),
@@ -88,6 +101,11 @@ class RunView:
             diffs=[Diff(d["from"], d["to"], d["lines"], d["added"], d["removed"]) for d in data["diffs"]],
             reviews=[Review.read(r) for r in data["reviews"]],
             timeline=[Event.read(e) for e in data["timeline"]],
+            budget=BudgetLine.read_all(summary["budget"]),
+            metrics=Metrics.read(metrics) if isinstance(metrics := data.get("metrics"), dict) else None,
+            answers=Answer.read_all(summary.get("answers")),
+            cost=summary.get("cost") or None,
+            artifacts=[Artifact.read(a) for a in data["artifacts"]],
         )
 
     def question_ids(self) -> list[str]:

@@ -71,8 +71,8 @@ def render_page(view: RunView) -> str:
                 drafts_section(view),
                 plan_section(view),
                 timeline_section(view),
-                metrics_section(data),
-                files_section(data),
+                metrics_section(view),
+                files_section(view),
             ),
             panel,
             el(
