@@ -9,7 +9,7 @@ Free-form JSON (a trace event's detail) is kept as read. Statuses are the `Liter
 
 One module per part of the run: `plan`, `evidence` (sources, cards, claims), `drafts` (drafts,
 diffs, reviews), `timeline` (trace events), `metrics` (budget, ratios, cost per role, answers,
-artifact index); `RunView` here holds them all.
+artifact index), `header` (the run's facts and lineage); `RunView` here holds them all.
 
 `RunView.data` is the JSON-ready dict the page embeds for `viewer.js` (unchanged by the view
 models, so the script reads what it always read); `as_json()` is the typed view serialized, for
@@ -22,10 +22,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.contract.statuses import RunStatus
 from harness.surfaces.viewer.model.drafts import Defect, Diff, Draft, Review
 from harness.surfaces.viewer.model.evidence import Card, Claim, Flag, Source, SourceRecord
-from harness.surfaces.viewer.model.fields import literal, obj, objects
+from harness.surfaces.viewer.model.fields import obj, objects, text
+from harness.surfaces.viewer.model.header import Lineage, RunFacts, RunLink, SourceCounts
 from harness.surfaces.viewer.model.metrics import Answer, Artifact, BudgetLine, Metrics, Ratio, RoleCost
 from harness.surfaces.viewer.model.plan import Approval, Change, Decision, Plan, Question, Refinement
 from harness.surfaces.viewer.model.timeline import Event
@@ -44,6 +44,7 @@ __all__ = [
     "Draft",
     "Event",
     "Flag",
+    "Lineage",
     "Metrics",
     "Plan",
     "Question",
@@ -51,8 +52,11 @@ __all__ = [
     "Refinement",
     "Review",
     "RoleCost",
+    "RunFacts",
+    "RunLink",
     "RunView",
     "Source",
+    "SourceCounts",
     "SourceRecord",
 ]
 
@@ -65,7 +69,9 @@ class RunView:
     """Everything the viewer page shows of one run."""
 
     data: dict[str, Any] = field(repr=False)  # the JSON-ready dict the page embeds for viewer.js
-    status: RunStatus | None
+    facts: RunFacts
+    lineage: Lineage
+    final_report: str | None  # final-report.md's text
     plan: Plan | None
     decisions: list[Decision]
     sources: list[Source]  # by id
@@ -88,7 +94,9 @@ class RunView:
         plan, summary = data.get("plan"), data["summary"]
         return cls(
             data=data,
-            status=literal(run.get("status"), RunStatus),
+            facts=RunFacts.read(summary, data["run"]),
+            lineage=Lineage.read(obj(data.get("lineage"))),
+            final_report=text(data.get("final_report")),
             plan=Plan.read(plan, obj(run.get("branches"))) if isinstance(plan, dict) else None,
             decisions=[Decision.read(d) for d in objects(run.get("decisions"))],
             sources=[

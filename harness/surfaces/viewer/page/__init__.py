@@ -31,19 +31,18 @@ __all__ = ["embed_json", "render_page"]
 
 
 def render_page(view: RunView) -> str:
-    data = view.data
     css, js = _asset("viewer.css"), _asset("viewer.js")
     csp = (
         f"default-src 'none'; script-src {_csp_hash(js)}; style-src {_csp_hash(css)}; img-src data:; "
         "base-uri 'none'; form-action 'none'"
     )
-    s = data["summary"]
+    facts = view.facts
     head = join(
         [
             Markup('<meta charset="utf-8">'),
             el("meta", name="viewport", content="width=device-width, initial-scale=1"),
             Markup(f'<meta http-equiv="Content-Security-Policy" content="{csp}">'),  # built from hashes only
-            el("title", f"research run {s['run_id'] or ''} — {s['question'] or ''}"),
+            el("title", f"research run {facts.run_id or ''} — {facts.question or ''}"),
             Markup(f"<style>{css}</style>"),
         ],
         "\n",
@@ -63,10 +62,10 @@ def render_page(view: RunView) -> str:
     )
     body = join(
         [
-            header(data),
+            header(view),
             el(
                 "main",
-                report_section(data),
+                report_section(view),
                 evidence_section(view),
                 drafts_section(view),
                 plan_section(view),
@@ -83,7 +82,7 @@ def render_page(view: RunView) -> str:
                     class_="hint",
                 ),
             ),
-            Markup(f'<script type="application/json" id="v-data">{embed_json(data)}</script>'),
+            Markup(f'<script type="application/json" id="v-data">{embed_json(view.data)}</script>'),
             Markup(f"<script>{js}</script>"),
         ],
         "\n",

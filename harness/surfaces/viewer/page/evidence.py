@@ -146,8 +146,8 @@ def _sources_table(view: RunView) -> Markup:
 
 
 def evidence_section(view: RunView) -> Markup:
-    s = view.data["summary"]  # the counts `research inspect` shows
-    n_claims, n_cards, n_sources = s["claims"]["total"], s["cards"], s["sources"]["total"]
+    f = view.facts  # the counts `research inspect` shows
+    n_claims, n_cards, n_sources = f.claims.get("total", 0), f.cards, f.sources.total
     return _section(
         "v-evidence",
         "Evidence",
