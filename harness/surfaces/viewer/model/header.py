@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from harness.contract.claims import CLAIM_STATUSES, ClaimStatus
 from harness.contract.statuses import RunStatus
 from harness.surfaces.viewer.model.fields import integer, literal, obj, objects, text
 
@@ -33,14 +34,15 @@ class RunFacts:
     plan_questions: int
     sources: SourceCounts
     cards: int
-    claims: dict[str, int]  # count by claim status, and the `total`
+    claims: dict[ClaimStatus, int]  # count by claim status
+    claims_total: int
     final_report: bool  # final-report.md exists
     engines: list[str]  # the engines the roles run on (run.json `config`)
 
     @classmethod
     def read(cls, summary: dict[str, Any], run_details: dict[str, Any]) -> RunFacts:
         """From `summarize`'s dict and collect's run.json details."""
-        plan, src = obj(summary.get("plan")), obj(summary.get("sources"))
+        plan, src, claims = obj(summary.get("plan")), obj(summary.get("sources")), obj(summary.get("claims"))
         return cls(
             run_id=text(summary.get("run_id")),
             status=literal(summary.get("status"), RunStatus),
@@ -58,7 +60,8 @@ class RunFacts:
                 duplicates=integer(src.get("duplicates")),
             ),
             cards=integer(summary.get("cards")) or 0,
-            claims={k: v for k, v in obj(summary.get("claims")).items() if isinstance(v, int)},
+            claims={k: integer(claims.get(k)) or 0 for k in CLAIM_STATUSES},
+            claims_total=integer(claims.get("total")) or 0,
             final_report=bool(summary.get("final_report")),
             engines=sorted({e for e in obj(run_details.get("engines")).values() if isinstance(e, str) and e}),
         )

@@ -147,7 +147,7 @@ def _sources_table(view: RunView) -> Markup:
 
 def evidence_section(view: RunView) -> Markup:
     f = view.facts  # the counts `research inspect` shows
-    n_claims, n_cards, n_sources = f.claims.get("total", 0), f.cards, f.sources.total
+    n_claims, n_cards, n_sources = f.claims_total, f.cards, f.sources.total
     return _section(
         "v-evidence",
         "Evidence",

@@ -48,7 +48,7 @@ def _lineage(lineage: Lineage) -> Markup | None:
 def _tiles(view: RunView) -> list[Markup]:
     f = view.facts
     src = f.sources
-    claim_note = " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in f.claims.items() if k != "total" and v)
+    claim_note = " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in f.claims.items() if v)
     reviews = [f"{r.path.split('/')[-1].removesuffix('.json')}: {r.verdict}" for r in view.reviews]
     budget = [
         f"{b.dimension.replace('_', ' ')} {budget_amount(b.dimension, b.spent)} / {budget_amount(b.dimension, b.limit)}"
@@ -69,7 +69,7 @@ def _tiles(view: RunView) -> list[Markup]:
             f"{src.flagged} flagged ({src.flagged_sentences} sentences) · {src.duplicates} duplicate hits",
         ),
         _tile("Cards", f.cards),
-        _tile("Claims", f.claims.get("total", 0), claim_note),
+        _tile("Claims", f.claims_total, claim_note),
         _tile("Drafts", len(view.drafts), " · ".join(reviews)),
         _tile("Budget", budget[0] if budget else "—", *budget[1:]),
         *([_tile("Cost", dollars(cost["usd"]), cost_text(cost).removeprefix("cost: "))] if cost else []),
