@@ -30,6 +30,7 @@ from harness.surfaces.serve.app import ServeSettings, create_app
 from harness.surfaces.serve.events import run_events
 from harness.surfaces.serve.request import CorpusRoots
 from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE, STATUSES, TERMINAL
+from harness.surfaces.viewer.collect import collect
 
 BASE = "http://127.0.0.1:8000"
 CHANGE = {"X-Research-Request": "1"}
@@ -84,6 +85,14 @@ def test_get_run_shows_the_plan_with_its_hash_and_404s_otherwise(client, built_w
     for bad in ("20990101T000000Z-abcdef", "nope", "..", "%2e%2e"):
         r = client.get(f"/api/runs/{bad}")
         assert r.status_code == 404 and "error" in r.json()
+
+
+def test_get_run_carries_the_viewers_typed_view_of_the_run(client, built_ws):
+    view = client.get(f"/api/runs/{built_ws.run_id}").json()["view"]
+    assert view == json.loads(json.dumps(collect(built_ws.root).as_json()))  # the viewer's own view, serialized
+    assert [c["claim_id"] for c in view["claims"]] == ["C1"] and view["cards"][0]["id"] == CARD_ID
+    assert [(q["id"], q["kind"]) for q in view["plan"]["questions"]] == [("Q1", "research"), ("Q2", "deliverable")]
+    assert view["reviews"][0]["verdict"] == "pass" and view["facts"]["run_id"] == built_ws.run_id
 
 
 def test_the_plan_gate_offers_the_sources_the_run_searches(client, built_ws):

@@ -5,7 +5,8 @@
                                          request.FIELDS) -> 201 {"run_id"}, or 202 {"queued", "position"}
                                                                         when every slot is taken (launcher.py)
     GET  /api/runs[?status=S]           -> {"runs": [...]}
-    GET  /api/runs/{run_id}             -> the run: status, reason, gate, plan (and its hash) or draft (and its sha256)
+    GET  /api/runs/{run_id}             -> the run: status, reason, gate, plan (and its hash) or draft (and its sha256),
+                                           and `view`: the audit viewer's typed view of it (`viewer.model.RunView`)
     GET  /api/runs/{run_id}/events      -> server-sent events (see events.py)
     POST /api/runs/{run_id}/plan        {"decision": "approve"|"reject"|"edit", "feedback"?, "plan"?} -> 202
     POST /api/runs/{run_id}/final       {"version": SHA256} -> 202
@@ -55,6 +56,7 @@ from harness.surfaces.serve.request import (
 )
 from harness.surfaces.serve.security import login_name
 from harness.surfaces.serve.states import GATES, RESUMABLE, STATUSES
+from harness.surfaces.viewer.collect import collect
 
 PLAN_DECISIONS = ("approve", "reject", "edit")
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a request is a form or an edited plan, never a corpus
@@ -172,7 +174,17 @@ class Api:
         return JSONResponse({"runs": rows})
 
     async def get_run(self, request: Request) -> JSONResponse:
-        return JSONResponse(self.detail(self._run_dir(request)))
+        run_dir = self._run_dir(request)
+        out = self.detail(run_dir)
+        out["view"] = self.view(run_dir)  # not in the events' snapshots: it holds every source's text
+        return JSONResponse(out)
+
+    def view(self, run_dir: Path) -> dict[str, Any]:
+        """What the audit viewer shows of the run, as its typed view models serialized."""
+        try:
+            return runs.json_ready(collect(run_dir).as_json())
+        except Exception as exc:  # noqa: BLE001 - whatever a broken folder raises, the server stays up
+            raise ApiError(409, f"run {run_dir.name}: its folder cannot be read as a run ({runs.why(exc)})") from None
 
     async def events(self, request: Request) -> EventSourceResponse:
         run_dir = self._run_dir(request)

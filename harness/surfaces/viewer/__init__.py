@@ -6,9 +6,10 @@ every draft with the diff to the previous one and its reviews' defects linked to
 lines they point at, and the final report, where a citation opens its claim, its cards
 and the quote highlighted in the source snapshot. All text is escaped.
 
-Modules, one concern each: `collect` (read the workspace), `markup` (escape-by-default HTML
-building, and Markdown rendered by markdown-it-py with raw HTML off), `page` (the page itself, with
-`viewer.css` and `viewer.js`), `server` (read-only serving on 127.0.0.1).
+Modules, one concern each: `collect` (read the workspace), `model` (the typed view of a run it
+reads), `markup` (escape-by-default HTML building, and Markdown rendered by markdown-it-py with raw
+HTML off), `page` (the page itself, with `viewer.css` and `viewer.js`), `server` (read-only serving
+on 127.0.0.1).
 """
 
 from __future__ import annotations
@@ -31,10 +32,7 @@ __all__ = ["build_viewer", "render_viewer", "serve", "view_command"]
 def render_viewer(run_dir: Path | str, app_link: str | None = None) -> str:
     """The viewer page for the workspace at `run_dir`, without writing it; `app_link`: the run's page in the app
     serving it (`research serve`), linked from the header (the page written into the run folder has none)."""
-    data = collect(run_dir)
-    if app_link:
-        data["app_link"] = app_link
-    return render_page(data)
+    return render_page(collect(run_dir).linked(app_link))
 
 
 def build_viewer(run_dir: Path | str) -> Path:

@@ -1,4 +1,4 @@
-"""Everything the viewer shows, read from a workspace into one JSON-ready dict.
+"""Everything the viewer shows, read from a workspace into one JSON-ready dict and its typed view (`model`).
 
 Read-only and tolerant like `summarize` (a half-finished or hand-edited run still
 shows), and deterministic: the same workspace gives the same dict. The viewer's own
@@ -22,7 +22,6 @@ from harness.contract.layout import (
     README,
     VIEWER,
     by_number,
-    draft_number,
     id_of,
     kind_for_path,
     numbered,
@@ -30,6 +29,7 @@ from harness.contract.layout import (
 )
 from harness.orchestrator.followup import children_of
 from harness.surfaces.summary import summarize
+from harness.surfaces.viewer.model import RunView
 from harness.workspace.reader import RunReader
 
 
@@ -111,8 +111,8 @@ def _run_details(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def collect(root: Path | str) -> dict[str, Any]:
-    """The viewer's data for the workspace at `root`."""
+def collect(root: Path | str) -> RunView:
+    """The viewer's view of the workspace at `root`."""
     reader = RunReader(Path(root).resolve(), cache=True)
     run = reader.run()
     sources = _sources(reader)
@@ -126,7 +126,7 @@ def collect(root: Path | str) -> dict[str, Any]:
         for rel in reader.drafts()
     ]
     reviews = [{"path": rel, "number": numbered(rel), "review": reader.read_json(rel)} for rel in reader.reviews()]
-    return {
+    data = {
         "summary": summarize(reader),
         "run": _run_details(run),
         "artifacts": _artifact_index(run),
@@ -143,6 +143,7 @@ def collect(root: Path | str) -> dict[str, Any]:
         "readme": reader.read_text(README),
         "lineage": _lineage(Path(root), run),
     }
+    return RunView.read(data, run)
 
 
 def _lineage(root: Path, run: dict[str, Any]) -> dict[str, Any]:
@@ -152,30 +153,3 @@ def _lineage(root: Path, run: dict[str, Any]) -> dict[str, Any]:
         "parent": {"run_id": parent.get("run_id"), "question": parent.get("question")} if parent else None,
         "children": [{"run_id": c["run_id"], "question": c["question"]} for c in children_of(root)],
     }
-
-
-def claims_by_card(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """card id -> the claims that use it (supporting or contradicting)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for claim in claim_list(data):
-        for card_id in (claim.get("supporting_cards") or []) + (claim.get("contradicting_cards") or []):
-            out.setdefault(card_id, []).append(claim)
-    return out
-
-
-def claim_list(data: dict[str, Any]) -> list[dict[str, Any]]:
-    doc = data.get("claims")
-    claims = doc.get("claims") if isinstance(doc, dict) else None
-    return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
-
-
-def question_ids(data: dict[str, Any]) -> list[str]:
-    plan = data.get("plan")
-    qs = plan.get("questions") if isinstance(plan, dict) else None
-    ids = [q["id"] for q in qs if isinstance(q, dict) and isinstance(q.get("id"), str)] if isinstance(qs, list) else []
-    return sorted(set(ids), key=lambda q: (len(q), q))
-
-
-def draft_number_of(path: Any) -> int | None:
-    """N of a review's `draft` field (drafts/draft-N.md), tolerating junk."""
-    return draft_number(path)

@@ -1,4 +1,4 @@
-"""The viewer page: one self-contained HTML file built from `collect()`'s data.
+"""The viewer page: one self-contained HTML file built from `collect()`'s view of a run (`model.RunView`).
 
 The page is readable without JavaScript: every section is rendered here, with every
 piece of text escaped (see `markup`). The same data is embedded as JSON in a
@@ -10,9 +10,8 @@ A Content-Security-Policy allows only the page's own script and style (by hash).
 
 from __future__ import annotations
 
-from typing import Any
-
 from harness.surfaces.viewer.markup import Markup, el, join
+from harness.surfaces.viewer.model import RunView
 from harness.surfaces.viewer.page.common import (
     _asset,
     _csp_hash,
@@ -31,19 +30,19 @@ __all__ = ["embed_json", "render_page"]
 # ---- the page ----------------------------------------------------------------------------------
 
 
-def render_page(data: dict[str, Any]) -> str:
+def render_page(view: RunView) -> str:
     css, js = _asset("viewer.css"), _asset("viewer.js")
     csp = (
         f"default-src 'none'; script-src {_csp_hash(js)}; style-src {_csp_hash(css)}; img-src data:; "
         "base-uri 'none'; form-action 'none'"
     )
-    s = data["summary"]
+    facts = view.facts
     head = join(
         [
             Markup('<meta charset="utf-8">'),
             el("meta", name="viewport", content="width=device-width, initial-scale=1"),
             Markup(f'<meta http-equiv="Content-Security-Policy" content="{csp}">'),  # built from hashes only
-            el("title", f"research run {s['run_id'] or ''} — {s['question'] or ''}"),
+            el("title", f"research run {facts.run_id or ''} — {facts.question or ''}"),
             Markup(f"<style>{css}</style>"),
         ],
         "\n",
@@ -63,16 +62,16 @@ def render_page(data: dict[str, Any]) -> str:
     )
     body = join(
         [
-            header(data),
+            header(view),
             el(
                 "main",
-                report_section(data),
-                evidence_section(data),
-                drafts_section(data),
-                plan_section(data),
-                timeline_section(data),
-                metrics_section(data),
-                files_section(data),
+                report_section(view),
+                evidence_section(view),
+                drafts_section(view),
+                plan_section(view),
+                timeline_section(view),
+                metrics_section(view),
+                files_section(view),
             ),
             panel,
             el(
@@ -83,7 +82,7 @@ def render_page(data: dict[str, Any]) -> str:
                     class_="hint",
                 ),
             ),
-            Markup(f'<script type="application/json" id="v-data">{embed_json(data)}</script>'),
+            Markup(f'<script type="application/json" id="v-data">{embed_json(view.data)}</script>'),
             Markup(f"<script>{js}</script>"),
         ],
         "\n",

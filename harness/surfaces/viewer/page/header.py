@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.contract.statuses import BUDGET_DIMENSIONS
 from harness.surfaces.summary import budget_amount, cost_text, dollars
 from harness.surfaces.viewer.markup import Markup, el, join
+from harness.surfaces.viewer.model import Lineage, RunLink, RunView
 from harness.surfaces.viewer.page.common import (
     badge,
 )
@@ -24,64 +24,65 @@ def _tile(label: str, value: Any, *notes: Any) -> Markup:
     )
 
 
-def _run_link(run: dict[str, Any]) -> Markup:
+def _run_link(run: RunLink) -> Markup:
     """A sibling run's viewer (runs live side by side in one runs folder), with its question."""
-    return join([el("a", el("code", run["run_id"]), href=f"../{run['run_id']}/index.html"), " ", run["question"] or ""])
+    return join([el("a", el("code", run.run_id), href=f"../{run.run_id}/index.html"), " ", run.question or ""])
 
 
-def _lineage(lineage: dict[str, Any]) -> Markup | None:
+def _lineage(lineage: Lineage) -> Markup | None:
     rows = []
-    if lineage.get("parent"):
-        rows.append(el("div", "Follows up: ", _run_link(lineage["parent"]), class_="lineage-parent"))
-    if lineage.get("children"):
+    if lineage.parent:
+        rows.append(el("div", "Follows up: ", _run_link(lineage.parent), class_="lineage-parent"))
+    if lineage.children:
         rows.append(
             el(
                 "div",
                 "Follow-ups: ",
-                join([_run_link(c) for c in lineage["children"]], " · "),
+                join([_run_link(c) for c in lineage.children], " · "),
                 class_="lineage-children",
             )
         )
     return el("div", rows, class_="lineage") if rows else None
 
 
-def header(data: dict[str, Any]) -> Markup:
-    s = data["summary"]
-    plan, src, claims = s["plan"], s["sources"], s["claims"]
-    claim_note = " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in claims.items() if k != "total" and v)
-    reviews = [f"{r['path'].split('/')[-1].removesuffix('.json')}: {r['verdict']}" for r in s["reviews"]]
-    spent, limits = s["budget"]["spent"], s["budget"]["limits"]
+def _tiles(view: RunView) -> list[Markup]:
+    f = view.facts
+    src = f.sources
+    claim_note = " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in f.claims.items() if v)
+    reviews = [f"{r.path.split('/')[-1].removesuffix('.json')}: {r.verdict}" for r in view.reviews]
     budget = [
-        f"{k.replace('_', ' ')} {budget_amount(k, spent.get(k, 0))} / {budget_amount(k, limits.get(k))}"
-        for k in BUDGET_DIMENSIONS
-        if k in spent or k in limits
+        f"{b.dimension.replace('_', ' ')} {budget_amount(b.dimension, b.spent)} / {budget_amount(b.dimension, b.limit)}"
+        for b in view.budget
     ]
-    cost = s.get("cost")
-    engines = sorted({e for e in ((data["run"].get("engines") or {}).values()) if e})
-    tiles = [
+    cost = view.cost
+    return [
         _tile(
             "Plan",
-            f"rev {plan['revision']}" if plan["revision"] else "none",
-            "approved" if plan["approved"] else "not approved",
-            f"{len(plan['questions'])} questions",
+            f"rev {f.plan_revision}" if f.plan_revision else "none",
+            "approved" if f.plan_approved else "not approved",
+            f"{f.plan_questions} questions",
         ),
         _tile(
             "Sources",
-            src["total"],
-            f"{src['primary']} primary · {src['secondary']} secondary",
-            f"{src['flagged']} flagged ({src.get('flagged_sentences', 0)} sentences) · {src['duplicates']} duplicate hits",
+            src.total,
+            f"{src.primary} primary · {src.secondary} secondary",
+            f"{src.flagged} flagged ({src.flagged_sentences} sentences) · {src.duplicates} duplicate hits",
         ),
-        _tile("Cards", s["cards"]),
-        _tile("Claims", claims["total"], claim_note),
-        _tile("Drafts", len(s["drafts"]), " · ".join(reviews)),
+        _tile("Cards", f.cards),
+        _tile("Claims", f.claims_total, claim_note),
+        _tile("Drafts", len(view.drafts), " · ".join(reviews)),
         _tile("Budget", budget[0] if budget else "—", *budget[1:]),
         *([_tile("Cost", dollars(cost["usd"]), cost_text(cost).removeprefix("cost: "))] if cost else []),
         _tile(
             "Final report",
-            "yes" if s["final_report"] else "not yet",
-            ("engine: " + ", ".join(engines)) if engines else None,
+            "yes" if f.final_report else "not yet",
+            ("engine: " + ", ".join(f.engines)) if f.engines else None,
         ),
     ]
+
+
+def header(view: RunView) -> Markup:
+    f = view.facts
     nav = el(
         "nav",
         [
@@ -97,21 +98,21 @@ def header(data: dict[str, Any]) -> Markup:
             )
         ],
     )
-    status = s["status"] or "unknown"
+    status = f.status or "unknown"
     return el(
         "header",
         el(
             "div",
             el("span", "research run", class_="brand"),
-            el("code", s["run_id"] or "?"),
+            el("code", f.run_id or "?"),
             badge(status),
-            el("span", s["status_reason"], class_="reason") if s["status_reason"] else None,
-            el("a", "← back to the app", href=data["app_link"], id="v-app") if data.get("app_link") else None,
+            el("span", f.status_reason, class_="reason") if f.status_reason else None,
+            el("a", "← back to the app", href=view.app_link, id="v-app") if view.app_link else None,
             class_="title-row",
         ),
-        el("h1", s["question"] or ""),
-        _lineage(data.get("lineage") or {}),
-        el("div", tiles, class_="tiles"),
+        el("h1", f.question or ""),
+        _lineage(view.lineage),
+        el("div", _tiles(view), class_="tiles"),
         nav,
         class_="top",
     )

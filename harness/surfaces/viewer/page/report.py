@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from harness.surfaces.viewer.markup import Markup, el, render_markdown
+from harness.surfaces.viewer.model import RunView
 from harness.surfaces.viewer.page.common import (
     _section,
 )
@@ -12,10 +11,10 @@ from harness.surfaces.viewer.page.common import (
 # ---- report ------------------------------------------------------------------------------
 
 
-def report_section(data: dict[str, Any]) -> Markup:
-    text = data.get("final_report")
-    if not isinstance(text, str):
-        status = data["summary"]["status"]
+def report_section(view: RunView) -> Markup:
+    text = view.final_report
+    if text is None:
+        status = view.facts.status
         return _section(
             "v-report",
             "Final report",

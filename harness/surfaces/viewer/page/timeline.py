@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from harness.surfaces.viewer.markup import Markup, el
+from harness.surfaces.viewer.model import Event, RunView
 from harness.surfaces.viewer.page.common import (
     _cls,
     _list,
@@ -29,36 +30,34 @@ def _bar(start: float, end: float, span: float) -> Markup:
     )
 
 
-def _event_detail(e: dict[str, Any]) -> Any:
+def _event_detail(e: Event) -> Any:
     """The detail cell of one trace event, by its kind."""
-    kind = str(e.get("event"))
+    kind = str(e.event)
     if kind == "delegation":
         return el(
             "div",
-            _plain((e.get("detail") or {}).get("summary") if isinstance(e.get("detail"), dict) else e.get("detail")),
-            el(
-                "div",
-                "wrote: " + ", ".join(o.get("path", "") for o in e.get("outputs") or [] if isinstance(o, dict)),
-                class_="sub",
-            )
-            if e.get("outputs")
-            else None,
-            title=e.get("brief"),
+            _plain(e.detail.get("summary") if isinstance(e.detail, dict) else e.detail),
+            el("div", "wrote: " + ", ".join(e.outputs), class_="sub") if e.outputs is not None else None,
+            title=e.brief,
         )
     if kind == "write" or kind == "delete":
-        return el("code", e.get("path"))
+        return el("code", e.path)
     if kind == "decision":
-        return el("div", el("strong", e.get("decision")), " ", _plain(e.get("detail")))
+        return el("div", el("strong", e.decision), " ", _plain(e.detail))
     if kind == "status":
-        return el("div", badge(e.get("status") or "?"), " ", _plain(e.get("detail")))
+        return el("div", badge(e.status or "?"), " ", _plain(e.detail))
     # run_created, error, resume, budget
-    return " · ".join(x for x in (_plain(e.get("detail")), _plain(e.get("budget"))) if x)
+    return " · ".join(x for x in (_plain(e.detail), _plain(e.budget)) if x)
 
 
-def _event_row(e: dict[str, Any], t0: datetime | None, span: float) -> Markup:
+def _figure(value: int | None) -> str:
+    return "" if value is None else str(value)
+
+
+def _event_row(e: Event, t0: datetime | None, span: float) -> Markup:
     """One trace event as a timeline row: when, who, how long (with its bar), figures and detail."""
-    kind = str(e.get("event"))
-    ts, started, ended = _ts(e.get("ts")), _ts(e.get("started_at")), _ts(e.get("ended_at"))
+    kind = str(e.event)
+    ts, started, ended = _ts(e.ts), _ts(e.started_at), _ts(e.ended_at)
     at = started or ts
     rel = f"+{(at - t0).total_seconds():.2f} s" if at and t0 else ""
     duration = (ended - started).total_seconds() if started and ended else None
@@ -67,38 +66,33 @@ def _event_row(e: dict[str, Any], t0: datetime | None, span: float) -> Markup:
         if at and t0
         else None
     )
-    engine = " / ".join(str(x) for x in (e.get("engine"), e.get("model")) if x)
-    errors = e.get("errors") or []
+    engine = " / ".join(x for x in (e.engine, e.model) if x)
     return el(
         "tr",
-        el("td", str(e.get("seq", "")), class_="num"),
+        el("td", _figure(e.seq), class_="num"),
         el("td", rel, class_="num"),
         el("td", kind),
-        el(
-            "td",
-            e.get("agent"),
-            el("span", f" {e['question_id']}", class_="sub") if e.get("question_id") else None,
-        ),
+        el("td", e.agent, el("span", f" {e.question_id}", class_="sub") if e.question_id else None),
         el("td", engine),
         el("td", _seconds(duration), class_="num"),
         el("td", bar, class_="bar-cell"),
-        el("td", str(e.get("tokens", "")), class_="num"),
-        el("td", str(e.get("llm_calls", "")), class_="num"),
-        el("td", badge(e["stop_reason"]) if e.get("stop_reason") else None),
-        el("td", str(e.get("retries", "")) if e.get("retries") else "", class_="num"),
-        el("td", _list(errors, "errors") if errors else None),
+        el("td", _figure(e.tokens), class_="num"),
+        el("td", _figure(e.llm_calls), class_="num"),
+        el("td", badge(e.stop_reason) if e.stop_reason else None),
+        el("td", str(e.retries) if e.retries else "", class_="num"),
+        el("td", _list(e.errors, "errors") if e.errors else None),
         el("td", _event_detail(e)),
-        class_=f"ev ev-{_cls(kind)}" + (" has-errors" if errors else ""),
+        class_=f"ev ev-{_cls(kind)}" + (" has-errors" if e.errors else ""),
     )
 
 
-def timeline_section(data: dict[str, Any]) -> Markup:
-    events = data["timeline"]
-    times = [t for e in events for t in (_ts(e.get("ts")), _ts(e.get("started_at")), _ts(e.get("ended_at"))) if t]
+def timeline_section(view: RunView) -> Markup:
+    events = view.timeline
+    times = [t for e in events for t in (_ts(e.ts), _ts(e.started_at), _ts(e.ended_at)) if t]
     t0 = min(times) if times else None
     span = max(((max(times) - min(times)).total_seconds() if times else 0), 0.001)
     rows = [_event_row(e, t0, span) for e in events]
-    writes = sum(1 for e in events if str(e.get("event")) == "write")
+    writes = sum(1 for e in events if e.event == "write")
     toggle = [
         el("input", type="checkbox", id="v-show-writes", class_="toggle"),
         el("label", f" show file writes ({writes})", for_="v-show-writes"),
