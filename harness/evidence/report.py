@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from harness.contract.citations import card_link, format_citation, parse_citations, replace_citations
@@ -25,9 +26,10 @@ from harness.contract.layout import card_path, snapshot_path, source_record_path
 from harness.contract.quotes import normalize_ws
 from harness.contract.works import DEFAULT_CITATION_STYLE
 from harness.errors import HarnessError
-from harness.evidence.answers import gap_notes
+from harness.evidence.answers import answer_records, gap_notes
 from harness.evidence.bibliography import STYLE_NAMES, escape_markdown, render_bibliography, works_of
 from harness.sources.injection import repeats_flagged
+from harness.workspace.reader import RunReader
 
 _LIMITATIONS = re.compile(r"^(#{1,6})\s*(?:\d+[.)]?\s*)?limitations\b", re.I | re.M)
 _HEADING = re.compile(r"^(#{1,6})\s", re.M)
@@ -238,3 +240,37 @@ def _source_entry(sid: str, src: dict[str, Any], href: Href | None) -> str:
         f"- {_anchor(record, href)}{record_link} {src['kind']}: {safe_title(src)} — `{_locator(src)}` "
         f"({snapshot_link}sha256 `{src['sha256'][:12]}…`){flag}"
     )
+
+
+@dataclass(frozen=True)
+class RunEvidence:
+    """What a run's report is rendered from, read from its folder (the sign-off's preview, the exports): its claims,
+    cards and sources, and the answer check's records for one draft."""
+
+    claims: dict[str, dict]
+    cards: dict[str, dict]
+    sources: dict[str, dict]
+    answers: list[dict[str, Any]]
+
+    @classmethod
+    def read(cls, reader: RunReader, draft_rel: str) -> RunEvidence:
+        return cls(
+            reader.claims() or {},
+            {cid: c for cid in reader.card_ids() if (c := reader.card(cid)) is not None},
+            {sid: s for sid in reader.source_ids() if (s := reader.source(sid)) is not None},
+            answer_records(reader, draft_rel),
+        )
+
+    def render(self, draft: str, draft_rel: str, draft_sha: str, citation_style: str, standalone: bool = False) -> str:
+        """`render_report` of `draft` over this evidence."""
+        return render_report(
+            draft,
+            draft_rel,
+            draft_sha,
+            self.claims,
+            self.cards,
+            self.sources,
+            standalone=standalone,
+            answers=self.answers,
+            citation_style=citation_style,
+        )

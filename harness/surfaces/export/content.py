@@ -20,9 +20,8 @@ from harness.contract.language import DEFAULT_LANGUAGE, run_language
 from harness.contract.layout import FINAL_REPORT
 from harness.contract.works import CitationStyle, run_citation_style
 from harness.errors import UsageError, WorkspaceError
-from harness.evidence.answers import answer_records
 from harness.evidence.bibliography import works_of
-from harness.evidence.report import cited_source_ids, render_report, rendered_from
+from harness.evidence.report import RunEvidence, cited_source_ids, rendered_from
 from harness.surfaces.viewer.markup import escape, render_markdown
 from harness.workspace.reader import RunReader
 
@@ -93,29 +92,12 @@ def export_content(run_dir: Path | str, citation_style: CitationStyle | None = N
     draft = reader.read_text(draft_rel)
     if draft is None or sha256_text(draft) != draft_sha:
         raise WorkspaceError(f"{run_dir}/{draft_rel}: missing or changed since the final report was rendered")
-    claims = reader.claims() or {}
-    cards = {cid: c for cid in reader.card_ids() if (c := reader.card(cid)) is not None}
-    sources = {sid: s for sid in reader.source_ids() if (s := reader.source(sid)) is not None}
-    answers = answer_records(reader, draft_rel)
-    style = run_citation_style(run)
-    if (
-        render_report(draft, draft_rel, draft_sha, claims, cards, sources, answers=answers, citation_style=style)
-        != report
-    ):
+    evidence = RunEvidence.read(reader, draft_rel)
+    if evidence.render(draft, draft_rel, draft_sha, run_citation_style(run)) != report:
         raise WorkspaceError(
             f"{run_dir}/{FINAL_REPORT}: is not what its draft renders to today (see research validate)"
         )
-    standalone = render_report(
-        draft,
-        draft_rel,
-        draft_sha,
-        claims,
-        cards,
-        sources,
-        standalone=True,
-        answers=answers,
-        citation_style=citation_style or style,
-    )
+    standalone = evidence.render(draft, draft_rel, draft_sha, citation_style or run_citation_style(run), True)
     provenance = Provenance(run["run_id"], run.get("question", ""), draft_rel, draft_sha, run_language(run))
-    references = tuple(works_of(sources, cited_source_ids(draft, claims, cards)))
+    references = tuple(works_of(evidence.sources, cited_source_ids(draft, evidence.claims, evidence.cards)))
     return ExportContent(provenance, standalone, references)

@@ -16,8 +16,7 @@ from harness.contract.citations import CARD_LINK
 from harness.contract.layout import id_of
 from harness.contract.works import run_citation_style
 from harness.errors import HarnessError
-from harness.evidence.answers import answer_records
-from harness.evidence.report import render_report, safe_title
+from harness.evidence.report import RunEvidence, safe_title
 from harness.workspace.reader import RunReader
 
 CONTEXT = 240  # characters of the snapshot shown on each side of a quote
@@ -51,26 +50,15 @@ def _quote(reader: RunReader, card_id: str, card: dict[str, Any]) -> dict[str, A
 def final_preview(reader: RunReader, draft_rel: str, draft_sha: str) -> dict[str, Any]:
     """`report`: the Markdown final-report.md will hold once `draft_rel` is signed (None, and `report_error`, when
     it cannot be rendered); `quotes`: card id -> the card's quote in its source, for each card the report cites."""
-    run = reader.run()
+    style = run_citation_style(reader.run())
     draft = reader.read_text(draft_rel)
-    claims = reader.claims() or {}
-    cards = {cid: c for cid in reader.card_ids() if (c := reader.card(cid)) is not None}
-    sources = {sid: s for sid in reader.source_ids() if (s := reader.source(sid)) is not None}
     if draft is None:
         return {"report": None, "report_error": f"{draft_rel}: cannot be read", "quotes": {}}
     try:
-        report = render_report(
-            draft,
-            draft_rel,
-            draft_sha,
-            claims,
-            cards,
-            sources,
-            answers=answer_records(reader, draft_rel),
-            citation_style=run_citation_style(run),
-        )
+        evidence = RunEvidence.read(reader, draft_rel)
+        report = evidence.render(draft, draft_rel, draft_sha, style)
     except HarnessError as exc:
         return {"report": None, "report_error": " ".join(str(exc).split()), "quotes": {}}
     cited = dict.fromkeys(id_of(m.group(2)) for m in CARD_LINK.finditer(report))
-    quotes = {cid: _quote(reader, cid, cards[cid]) for cid in cited if cid in cards}
+    quotes = {cid: _quote(reader, cid, evidence.cards[cid]) for cid in cited if cid in evidence.cards}
     return {"report": report, "report_error": None, "quotes": quotes}
