@@ -10,6 +10,7 @@ and tests/contract/test_config_schema.py holds it equal to `render()`, so a fiel
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from typing import Any
@@ -280,16 +281,18 @@ def config_schema() -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {dim: part.schema for dim, part in option_of("budget").parts},
     }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://research-harness.dev/schemas/config.schema.json",
-        "title": "Run configuration file (research.yaml)",
-        "description": "Defaults for `research run`; command-line flags override them.",
-        "type": "object",
-        "additionalProperties": False,
-        "properties": properties,
-        "$defs": {"mcp_server": _MCP_SERVER, "limits": limits},
-    }
+    return copy.deepcopy(  # the caller's own: the options' metadata stays as declared
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://research-harness.dev/schemas/config.schema.json",
+            "title": "Run configuration file (research.yaml)",
+            "description": "Defaults for `research run`; command-line flags override them.",
+            "type": "object",
+            "additionalProperties": False,
+            "properties": properties,
+            "$defs": {"mcp_server": _MCP_SERVER, "limits": limits},
+        }
+    )
 
 
 # ---- the file's text -------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ def test_each_options_entry_is_its_metadatas_at_its_key():
         if o.key:
             section, _, key = o.key.rpartition(".")
             node = doc["properties"][section]["properties"] if section else doc["properties"]
-            assert node[key] is o.schema, name
+            assert node[key] == o.schema, name
     assert doc["$defs"]["limits"]["properties"] == {dim: p.schema for dim, p in option_of("budget").parts}
 
 

@@ -409,7 +409,7 @@ def test_the_page_is_plain_html_with_a_strict_content_security_policy(client):
     assert js.headers["content-type"].startswith("text/javascript")
     assert ".innerHTML" not in js.text and "insertAdjacentHTML" not in js.text and "eval(" not in js.text
     # the server's fragments (rendered and escaped by the viewer's sections) are parsed in one place, apart from the page
-    assert js.text.count("DOMParser") == 1 and "createContextualFragment" not in js.text
+    assert js.text.count("new DOMParser(") == 1 and "createContextualFragment" not in js.text
 
 
 def test_the_event_stream_is_the_trace_and_run_json_and_two_watchers_see_the_same(built_ws):
