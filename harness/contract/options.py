@@ -9,7 +9,8 @@ Modelled on open_deep_research's `Configuration` (one model; a request's mapping
   `negated`: the flag sets the field to False, as --web-ignore-robots sets `web_robots`);
 - `help`: its `--help` line and `panel`, the `--help` panel it is listed in;
 - `key`: where it sits in research.yaml (dotted below the top level: `fetch.allow_private`), and `schema`: its
-  entry in schemas/config.schema.json there (a test holds the file equal to these entries);
+  entry in schemas/config.schema.json there (the file is generated from these entries by contract/config_schema.py:
+  `python -m harness.contract.config_schema --write`);
 - `request`: whether the LangGraph server's request (`ResearchRequest`) may carry it, and `browser`: whether
   `research serve`'s new-run form may set it (never `runs_dir`, `agents`, `yes`, an endpoint or the private network);
   `example` is what a value looks like, for the form's empty box, and `many` says it takes several of its schema's
@@ -137,8 +138,8 @@ BUDGET_PARTS: tuple[tuple[str, Option], ...] = (
 assert tuple(k for k, _ in BUDGET_PARTS) == BUDGET_DIMENSIONS, "one budget flag per budget dimension"
 BUDGET_FLAGS = {dim: str(o.flag) for dim, o in BUDGET_PARTS}
 
-_MODEL_PATTERN = "^[A-Za-z0-9_-]+:.+$"
-_ROLE_NAMES = {"$ref": "common.schema.json#/$defs/agent_role"}
+MODEL_PATTERN = "^[A-Za-z0-9_-]+:.+$"
+ROLE_NAMES = {"$ref": "common.schema.json#/$defs/agent_role"}
 
 
 @dataclass
@@ -185,7 +186,7 @@ class RunOptions:
         schema={
             "description": "Model for llm roles (provider:name), e.g. google_genai:gemini-3.5-flash.",
             "type": "string",
-            "pattern": _MODEL_PATTERN,
+            "pattern": MODEL_PATTERN,
         },
         example="PROVIDER:NAME",
         panel=MODEL,
@@ -205,7 +206,7 @@ class RunOptions:
                 {"type": "string", "pattern": "^https?://", "description": "One endpoint for every llm role."},
                 {
                     "type": "object",
-                    "propertyNames": _ROLE_NAMES,
+                    "propertyNames": ROLE_NAMES,
                     "additionalProperties": {
                         "type": "string",
                         "pattern": "^https?://",
@@ -224,7 +225,7 @@ class RunOptions:
         schema={
             "description": "Swap a role: 'offline', 'llm', a path to an agent spec (.md), or python:module:Class.",
             "type": "object",
-            "propertyNames": _ROLE_NAMES,
+            "propertyNames": ROLE_NAMES,
             "additionalProperties": {"type": "string", "minLength": 1, "description": "What runs the role."},
         },
         panel=MODEL,

@@ -372,7 +372,7 @@ def test_the_runs_list_shows_an_unreadable_run_folder_as_broken_and_answers_for_
             "{ torn",
         ]
     ):
-        run_id = built_ws.run_id[:-2] + f"9{n}"
+        run_id = built_ws.run_id[:-2] + (f"9{n}" if not built_ws.run_id.endswith(f"9{n}") else f"8{n}")  # never its own
         (runs_dir / run_id).mkdir()
         (runs_dir / run_id / "run.json").write_text(text, encoding="utf-8")
         ids.append(run_id)

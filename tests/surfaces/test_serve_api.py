@@ -28,9 +28,17 @@ from harness.evidence.report import rendered_from
 from harness.orchestrator.approvals import record_decision
 from harness.surfaces.serve.app import ServeSettings, create_app
 from harness.surfaces.serve.events import run_events
+from harness.surfaces.serve.fragments import trace_html
 from harness.surfaces.serve.request import CorpusRoots
 from harness.surfaces.serve.states import ACTIVE, GATES, RESUMABLE, STATUSES, TERMINAL
 from harness.surfaces.viewer.collect import collect
+from harness.surfaces.viewer.model import Event
+from harness.surfaces.viewer.page.common import badge
+from harness.surfaces.viewer.page.drafts import review_block
+from harness.surfaces.viewer.page.metrics import budget_meters
+from harness.surfaces.viewer.page.plan import branches_table
+from harness.surfaces.viewer.page.report import report_body
+from harness.surfaces.viewer.page.timeline import trace_line
 
 BASE = "http://127.0.0.1:8000"
 CHANGE = {"X-Research-Request": "1"}
@@ -95,6 +103,37 @@ def test_get_run_carries_the_viewers_typed_view_of_the_run(client, built_ws):
     assert view["reviews"][0]["verdict"] == "pass" and view["facts"]["run_id"] == built_ws.run_id
 
 
+def test_what_the_run_page_shows_is_rendered_by_the_viewers_sections(client, built_ws):
+    """serve.js draws none of a run's parts itself: the server sends them rendered by viewer/page (fragments.py)."""
+    d = client.get(f"/api/runs/{built_ws.run_id}").json()
+    view = collect(built_ws.root)
+    parts = d["fragments"]
+    assert parts["reviews"] == str(review_block(view.reviews[0])) and 'class="review"' in parts["reviews"]
+    assert parts["branches"] == str(branches_table(view)) and '<tr data-qid="Q1">' in parts["branches"]
+    assert "1 card(s)" in parts["branches"]
+    assert parts["budget"] == str(budget_meters(view)) and parts["budget"].startswith('<table id="budget">')
+    assert parts["status"] == str(badge(d["status"]))
+    listed = client.get("/api/runs").json()["runs"]
+    assert listed[0]["fragments"]["status"] == str(badge(listed[0]["status"]))
+
+
+def test_a_runs_text_reaches_the_page_escaped_by_the_viewers_sections(client, built_ws):
+    payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+    plan = json.loads((built_ws.root / "plan.json").read_text(encoding="utf-8"))
+    plan["questions"][0]["text"] = payload
+    (built_ws.root / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    review = json.loads((built_ws.root / "reviews/review-1.json").read_text(encoding="utf-8"))
+    review["defects"] = [{"code": payload, "severity": "error", "message": payload, "route": "writer"}]
+    (built_ws.root / "reviews/review-1.json").write_text(json.dumps(review), encoding="utf-8")
+    parts = client.get(f"/api/runs/{built_ws.run_id}").json()["fragments"]
+    shown = "".join(parts.values())
+    assert "<img" not in shown and "<script" not in shown and "onerror=" not in shown.replace("onerror=&quot;", "")
+    assert "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;" in parts["branches"]
+    assert "&lt;script&gt;window.__xss=2&lt;/script&gt;" in parts["reviews"]
+    line = trace_html({"seq": 1, "event": "write", "agent": payload, "path": payload, "ts": "x" * 20})
+    assert line.startswith('<li data-event="write">') and "<img" not in line and "<script" not in line
+
+
 def test_the_plan_gate_offers_the_sources_the_run_searches(client, built_ws):
     assert client.get(f"/api/runs/{built_ws.run_id}").json()["offered_sources"] == ["corpus"]
     set_status(built_ws, "awaiting_plan_approval", web=False, search={"provider": "arxiv", "also": ["pubmed"]})
@@ -121,6 +160,8 @@ def test_final_gate_shows_the_passing_draft_and_refuses_a_stale_hash(client, bui
         sha256_text(draft_text),
     )
     assert f"[C1](source-cards/{CARD_ID}.json)" in report
+    assert d["fragments"]["report"] == str(report_body(report))  # rendered as the viewer renders a report
+    assert f'href="source-cards/{CARD_ID}.json"' in d["fragments"]["report"]
     quote = d["draft"]["quotes"][CARD_ID]
     snapshot = (built_ws.root / f"sources/{quote['source_id']}.txt").read_text(encoding="utf-8")
     card = json.loads((built_ws.root / f"source-cards/{CARD_ID}.json").read_text(encoding="utf-8"))
@@ -367,6 +408,8 @@ def test_the_page_is_plain_html_with_a_strict_content_security_policy(client):
     js = client.get("/static/serve.js")
     assert js.headers["content-type"].startswith("text/javascript")
     assert ".innerHTML" not in js.text and "insertAdjacentHTML" not in js.text and "eval(" not in js.text
+    # the server's fragments (rendered and escaped by the viewer's sections) are parsed in one place, apart from the page
+    assert js.text.count("new DOMParser(") == 1 and "createContextualFragment" not in js.text
 
 
 def test_the_event_stream_is_the_trace_and_run_json_and_two_watchers_see_the_same(built_ws):
@@ -390,7 +433,10 @@ def test_the_event_stream_is_the_trace_and_run_json_and_two_watchers_see_the_sam
     first, second = asyncio.run(collect(0, 1)), asyncio.run(collect(0, 1))
     assert first == second
     trace = [e for e in first if e["event"] == "trace"]
-    assert [json.loads(e["data"]) for e in trace] == [json.loads(x) for x in lines]
+    assert [json.loads(e["data"])["event"] for e in trace] == [json.loads(x) for x in lines]
+    lines_shown = [json.loads(e["data"])["line"] for e in trace]  # each with its line, as the viewer renders it
+    assert lines_shown == [str(trace_line(Event.read(json.loads(x)))) for x in lines]
+    assert lines_shown[0].startswith('<li data-event="run_created">')
     assert [e["id"] for e in trace] == [str(i) for i in range(1, len(lines) + 1)]
     assert [e["event"] for e in first].count("run") == 1
     resumed = asyncio.run(collect(len(lines) - 2, 1))
@@ -398,7 +444,7 @@ def test_the_event_stream_is_the_trace_and_run_json_and_two_watchers_see_the_sam
     # a line being written (no newline yet) waits; a torn line is skipped
     with open(built_ws.root / "trace.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"broken\n{"event": "partial"')
-    again = [json.loads(e["data"]) for e in asyncio.run(collect(0, 1)) if e["event"] == "trace"]
+    again = [json.loads(e["data"])["event"] for e in asyncio.run(collect(0, 1)) if e["event"] == "trace"]
     assert len(again) == len(lines)
 
 

@@ -114,10 +114,11 @@ def test_a_whole_offline_run_in_the_browser(served, page):  # noqa: F811 - the f
     # it is signed from the report the sign-off prints: a citation there opens its card's quote in the source
     report = final.locator("#final-report")
     citations = report.locator("a.cite")
-    assert citations.count() >= 1 and report.locator("h4.md-h").first.inner_text().strip() != ""
+    assert citations.count() >= 1 and report.locator("h1, h2").first.inner_text().strip() != ""  # the viewer's render
     assert final.locator("#quote-panel").is_hidden()
     cited = citations.first
-    card_id = cited.get_attribute("data-card")
+    card_id = cited.get_attribute("data-href").removeprefix("source-cards/").removesuffix(".json")
+    assert cited.get_attribute("href") == f"/runs/{run_id}/source-cards/{card_id}.json"  # the run's file, if opened
     card = json.loads((run_dir / "source-cards" / f"{card_id}.json").read_text(encoding="utf-8"))
     cited.click()
     quote = final.locator("#quote-panel mark.quote")
@@ -141,6 +142,8 @@ def test_a_whole_offline_run_in_the_browser(served, page):  # noqa: F811 - the f
     assert page.locator("#budget meter").count() >= 2
     assert page.locator('#budget tr[data-dim="llm_calls"]').count() == 0  # an offline run shows no model meters
     assert page.locator("#reviews .review").count() >= 1
+    review_links = page.locator("#reviews a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert review_links and all(h.startswith(f"/runs/{run_id}/") for h in review_links)  # into the audit viewer
     assert page.locator('#events li[data-event="status"]').filter(has_text="completed").count() >= 1
     # the run folder is the record: the edit, the approval and the sign-off, bound to their hashes
     plan = json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))

@@ -38,7 +38,7 @@ def test_malformed_records_read_with_their_bad_fields_as_none(built_ws):
     (root / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
     (root / "reviews" / "review-1.json").write_text("{not json", encoding="utf-8")
     view = collect(root)
-    assert view.cards == [Card(CARD_ID, None, None, None, None, None, [], None)]
+    assert view.cards == [Card(CARD_ID, None, None, None, None, None, [], None, None, None, readable=False)]
     assert view.claims == [Claim(None, None, None, None, ["c-x"], [], [])]
     assert view.plan is not None
     assert view.plan.questions == [Question(None, None, None, None, True, [], [], [], None)]
@@ -50,7 +50,20 @@ def test_malformed_records_read_with_their_bad_fields_as_none(built_ws):
 def test_as_json_is_the_typed_view_as_json(built_ws):
     view = collect(built_ws.root).linked("/#/run/x")
     out = json.loads(json.dumps(view.as_json()))
-    assert "data" not in out and out["app_link"] == "/#/run/x"
+    assert out["app_link"] == "/#/run/x"
     assert out["claims"][0]["claim_id"] == "C1" and out["cards"][0]["id"] == CARD_ID
     assert out["plan"]["questions"][0]["id"] == "Q1" and out["facts"]["run_id"] == built_ws.root.name
-    assert view.data["app_link"] == "/#/run/x"  # embedded for viewer.js too
+    assert out["cards"][0]["start"] is not None and out["cards"][0]["readable"] is True
+
+
+def test_the_page_embeds_the_typed_view_the_app_returns(built_ws):
+    """viewer.js reads the same view as GET /api/runs/{id} returns (no second, untyped shape of the run)."""
+    import re
+
+    from harness.surfaces.viewer.page import embed_json
+
+    view = collect(built_ws.root)
+    html = render_viewer(built_ws.root)
+    embedded = re.search(r'<script type="application/json" id="v-data">(.*?)</script>', html, re.S)
+    assert embedded is not None and embedded.group(1) == embed_json(view.as_json())
+    assert not hasattr(view, "data")

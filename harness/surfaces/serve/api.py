@@ -6,8 +6,11 @@
                                                                         when every slot is taken (launcher.py)
     GET  /api/runs[?status=S]           -> {"runs": [...]}
     GET  /api/runs/{run_id}             -> the run: status, reason, gate, plan (and its hash) or draft (and its sha256),
-                                           and `view`: the audit viewer's typed view of it (`viewer.model.RunView`)
-    GET  /api/runs/{run_id}/events      -> server-sent events (see events.py)
+                                           `fragments`: what the run page shows of it as HTML, rendered by the audit
+                                           viewer's sections (fragments.py), and `view`: the audit viewer's typed
+                                           view of it (`viewer.model.RunView`)
+    GET  /api/runs/{run_id}/events      -> server-sent events (see events.py): `run` (the above without `view`)
+                                           and `trace` ({"event": a trace line, "line": it as the page shows it})
     POST /api/runs/{run_id}/plan        {"decision": "approve"|"reject"|"edit", "feedback"?, "plan"?} -> 202
     POST /api/runs/{run_id}/final       {"version": SHA256} -> 202
     POST /api/runs/{run_id}/resume      {"budget"?: {"llm_calls"?: N, ...}} -> 202
@@ -44,6 +47,7 @@ from harness.orchestrator.config import ENGINES, check_citation_style, check_que
 from harness.surfaces.export import export_bytes
 from harness.surfaces.serve import runs
 from harness.surfaces.serve.events import run_events
+from harness.surfaces.serve.fragments import row_fragments, run_fragments
 from harness.surfaces.serve.launcher import LaunchError, Queued
 from harness.surfaces.serve.request import (
     FIELDS,
@@ -139,6 +143,7 @@ class Api:
         """The run page's data; a folder that cannot be read as a run (half-copied, hand-broken) is a 409 saying so."""
         try:
             out = runs.json_ready(runs.detail(run_dir, self.launcher.live(run_dir)))
+            out["fragments"] = run_fragments(run_dir, out)  # what the page shows of it, rendered by the viewer
         except Exception as exc:  # noqa: BLE001 - whatever a broken folder raises, the server stays up
             raise ApiError(409, f"run {run_dir.name}: its folder cannot be read as a run ({runs.why(exc)})") from None
         out["error"] = self.launcher.error(run_dir.name)
@@ -171,6 +176,8 @@ class Api:
             row["queued"] = self.launcher.position(run_id)
             if not wanted or row["status"] == wanted:
                 rows.append(row)
+        for row in rows:
+            row["fragments"] = row_fragments(row)  # its status badge, as the viewer draws one
         return JSONResponse({"runs": rows})
 
     async def get_run(self, request: Request) -> JSONResponse:

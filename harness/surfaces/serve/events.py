@@ -1,7 +1,8 @@
 """The live event stream of one run, read from what the harness writes: `trace.jsonl` and `run.json`.
 
 Nothing is recorded twice. Each subscriber tails the run's own files: every new line
-of `trace.jsonl` goes out as a `trace` event (its id is its line number, so a browser
+of `trace.jsonl` goes out as a `trace` event, the line's event and the page's line for it (`fragments.trace_html`;
+its id is its line number, so a browser
 that reconnects with `Last-Event-ID` gets exactly the lines it missed), and whenever
 `run.json` changes (status, branches, budget), new trace lines arrive, or a process
 starts or stops working on the run, a `run` event carries the run page's detail read afresh. Two browsers watching
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract.layout import RUN, TRACE
+from harness.surfaces.serve.fragments import trace_html
 from harness.workspace.paths import servable
 
 POLL_S = 0.25
@@ -79,7 +81,8 @@ async def run_events(
     seen: tuple[Any, ...] | None = None
     while not await disconnected():
         for line_no, event in tail.read():
-            yield {"event": "trace", "id": str(line_no), "data": json.dumps(event, ensure_ascii=False)}
+            data = {"event": event, "line": trace_html(event)}
+            yield {"event": "trace", "id": str(line_no), "data": json.dumps(data, ensure_ascii=False)}
         state = (_stamp(run_dir / RUN), live(), tail.line_no)  # a new card is a trace line before run.json lists it
         if state != seen:
             seen = state

@@ -1,7 +1,7 @@
-"""Everything the viewer shows, read from a workspace into one JSON-ready dict and its typed view (`model`).
+"""Everything the viewer shows, read from a workspace into its typed view (`model.RunView`).
 
 Read-only and tolerant like `summarize` (a half-finished or hand-edited run still
-shows), and deterministic: the same workspace gives the same dict. The viewer's own
+shows), and deterministic: the same workspace gives the same view. The viewer's own
 file (index.html) is left out, and so are the trace events of writing it, so building
 the viewer twice gives the same page.
 """
@@ -19,7 +19,6 @@ from harness.contract.layout import (
     FINAL_REPORT,
     METRICS,
     PLAN,
-    README,
     VIEWER,
     by_number,
     id_of,
@@ -29,7 +28,27 @@ from harness.contract.layout import (
 )
 from harness.orchestrator.followup import children_of
 from harness.surfaces.summary import summarize
-from harness.surfaces.viewer.model import RunView
+from harness.surfaces.viewer.model import (
+    Answer,
+    Artifact,
+    BudgetLine,
+    Card,
+    Claim,
+    Decision,
+    Diff,
+    Draft,
+    Event,
+    Lineage,
+    Metrics,
+    Plan,
+    Review,
+    RunFacts,
+    RunLink,
+    RunView,
+    Source,
+    SourceRecord,
+)
+from harness.surfaces.viewer.model.fields import obj, objects, text
 from harness.workspace.reader import RunReader
 
 
@@ -44,71 +63,61 @@ def _utf16_offset(text: str, index: int) -> int:
     return len(prefix.encode("utf-16-le")) // 2
 
 
-def _sources(reader: RunReader) -> dict[str, dict[str, Any]]:
-    out = {}
+def _sources(reader: RunReader) -> list[Source]:
+    """Every source by id: its record (None when missing or no JSON object) and its snapshot's text."""
+    out: dict[str, Source] = {}
     for rel in _listing(reader, "sources/src-*.json"):
-        sid = id_of(rel)
-        out[sid] = {"record": reader.read_json(rel), "text": reader.read_text(snapshot_path(sid))}
+        sid, record = id_of(rel), reader.read_json(rel)
+        out[sid] = Source(
+            sid, SourceRecord.read(record) if isinstance(record, dict) else None, reader.read_text(snapshot_path(sid))
+        )
     # a snapshot without its record still shows (validate reports it)
     for rel in _listing(reader, "sources/src-*.txt"):
-        out.setdefault(id_of(rel), {"record": None, "text": reader.read_text(rel)})
-    return dict(sorted(out.items()))
+        out.setdefault(id_of(rel), Source(id_of(rel), None, reader.read_text(rel)))
+    return [out[sid] for sid in sorted(out)]
 
 
-def _cards(reader: RunReader, sources: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    out = {}
+def _highlight(card: dict[str, Any], texts: dict[str, str | None]) -> dict[str, int] | None:
+    """The card's span in its source's snapshot, in UTF-16 offsets (for viewer.js), if it lies inside it."""
+    sid = card.get("source_id")
+    text = texts.get(sid) if isinstance(sid, str) else None
+    span = found if isinstance(found := card.get("span"), dict) else {}
+    start, end = span.get("start"), span.get("end")
+    if isinstance(text, str) and isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
+        return {"start": _utf16_offset(text, start), "end": _utf16_offset(text, end)}
+    return None
+
+
+def _cards(reader: RunReader, sources: list[Source]) -> list[Card]:
+    texts = {s.id: s.text for s in sources}
+    out = []
     for rel in _listing(reader, CARDS):
         card = reader.read_json(rel)
-        entry: dict[str, Any] = {"card": card, "highlight": None}
-        if isinstance(card, dict):
-            sid = card.get("source_id")
-            text = (sources.get(sid) or {}).get("text") if isinstance(sid, str) else None
-            span = found if isinstance(found := card.get("span"), dict) else {}
-            start, end = span.get("start"), span.get("end")
-            if (
-                isinstance(text, str)
-                and isinstance(start, int)
-                and isinstance(end, int)
-                and 0 <= start < end <= len(text)
-            ):
-                entry["highlight"] = {"start": _utf16_offset(text, start), "end": _utf16_offset(text, end)}
-        out[id_of(rel)] = entry
+        out.append(Card.read(id_of(rel), card, _highlight(card, texts) if isinstance(card, dict) else None))
     return out
 
 
-def _diff(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    a = (old["text"] or "").splitlines()
-    b = (new["text"] or "").splitlines()
-    lines = list(difflib.unified_diff(a, b, fromfile=old["path"], tofile=new["path"], n=2, lineterm=""))
+def _diff(old: Draft, new: Draft) -> Diff:
+    a = (old.text or "").splitlines()
+    b = (new.text or "").splitlines()
+    lines = list(difflib.unified_diff(a, b, fromfile=old.path, tofile=new.path, n=2, lineterm=""))
     added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
     removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
-    return {"from": old["path"], "to": new["path"], "lines": lines, "added": added, "removed": removed}
+    return Diff(old.path, new.path, lines, added, removed)
 
 
-def _timeline(reader: RunReader) -> list[dict[str, Any]]:
+def _timeline(reader: RunReader) -> list[Event]:
     """The trace, without the viewer's own writes (so rebuilding gives the same page)."""
-    return [e for e in reader.events() if e.get("path") != VIEWER]
+    return [Event.read(e) for e in reader.events() if e.get("path") != VIEWER]
 
 
-def _artifact_index(run: dict[str, Any]) -> list[dict[str, Any]]:
+def _artifact_index(run: dict[str, Any]) -> list[Artifact]:
     index = found if isinstance(found := run.get("artifacts"), dict) else {}
-    return [{"path": rel, **entry} for rel, entry in sorted(index.items()) if rel != VIEWER and isinstance(entry, dict)]
-
-
-def _run_details(run: dict[str, Any]) -> dict[str, Any]:
-    """What the viewer shows of run.json beyond the summary (no local paths of agent specs)."""
-    config = found if isinstance(found := run.get("config"), dict) else {}
-    return {
-        "created_at": run.get("created_at"),
-        "harness_version": run.get("harness_version"),
-        "engines": config.get("engines"),
-        "models": config.get("models"),
-        "corpus": run.get("corpus"),
-        "decisions": run.get("decisions"),
-        "branches": run.get("branches"),
-        "final_approval": run.get("final_approval"),
-        "stats": run.get("stats"),
-    }
+    return [
+        Artifact.read({"path": rel, **entry})
+        for rel, entry in sorted(index.items())
+        if rel != VIEWER and isinstance(entry, dict)
+    ]
 
 
 def collect(root: Path | str) -> RunView:
@@ -117,39 +126,36 @@ def collect(root: Path | str) -> RunView:
     run = reader.run()
     sources = _sources(reader)
     drafts = [
-        {
-            "path": rel,
-            "number": numbered(rel),
-            "text": reader.read_text(rel),
-            "sha256": sha256_bytes(reader.read_bytes(rel) or b""),
-        }
+        Draft(rel, numbered(rel), reader.read_text(rel), sha256_bytes(reader.read_bytes(rel) or b""))
         for rel in reader.drafts()
     ]
-    reviews = [{"path": rel, "number": numbered(rel), "review": reader.read_json(rel)} for rel in reader.reviews()]
-    data = {
-        "summary": summarize(reader),
-        "run": _run_details(run),
-        "artifacts": _artifact_index(run),
-        "timeline": _timeline(reader),
-        "plan": reader.read_json(PLAN),
-        "sources": sources,
-        "cards": _cards(reader, sources),
-        "claims": reader.read_json(CLAIMS),
-        "drafts": drafts,
-        "diffs": [_diff(a, b) for a, b in zip(drafts, drafts[1:])],
-        "reviews": reviews,
-        "final_report": reader.read_text(FINAL_REPORT),
-        "metrics": reader.read_json(METRICS),
-        "readme": reader.read_text(README),
-        "lineage": _lineage(Path(root), run),
-    }
-    return RunView.read(data, run)
+    summary = summarize(reader)
+    plan, claims, metrics = reader.read_json(PLAN), reader.read_json(CLAIMS), reader.read_json(METRICS)
+    return RunView(
+        facts=RunFacts.read(summary, run),
+        lineage=_lineage(Path(root), run),
+        final_report=reader.read_text(FINAL_REPORT),
+        plan=Plan.read(plan, obj(run.get("branches"))) if isinstance(plan, dict) else None,
+        decisions=[Decision.read(d) for d in objects(run.get("decisions"))],
+        sources=sources,
+        cards=_cards(reader, sources),
+        claims=[Claim.read(c) for c in objects(obj(claims).get("claims"))],
+        drafts=drafts,
+        diffs=[_diff(a, b) for a, b in zip(drafts, drafts[1:])],
+        reviews=[Review.read(rel, numbered(rel), reader.read_json(rel)) for rel in reader.reviews()],
+        timeline=_timeline(reader),
+        budget=BudgetLine.read_all(summary["budget"]),
+        metrics=Metrics.read(metrics) if isinstance(metrics, dict) else None,
+        answers=Answer.read_all(summary.get("answers")),
+        cost=summary.get("cost") or None,
+        artifacts=_artifact_index(run),
+    )
 
 
-def _lineage(root: Path, run: dict[str, Any]) -> dict[str, Any]:
+def _lineage(root: Path, run: dict[str, Any]) -> Lineage:
     """The run this one follows up (run.json's `parent`) and its follow-ups (found next to it)."""
-    parent = run.get("parent") if isinstance(run.get("parent"), dict) else None
-    return {
-        "parent": {"run_id": parent.get("run_id"), "question": parent.get("question")} if parent else None,
-        "children": [{"run_id": c["run_id"], "question": c["question"]} for c in children_of(root)],
-    }
+    parent = obj(run.get("parent"))
+    return Lineage(
+        parent=RunLink(str(parent.get("run_id")), text(parent.get("question"))) if parent else None,
+        children=[RunLink(str(c["run_id"]), text(c["question"])) for c in children_of(root)],
+    )

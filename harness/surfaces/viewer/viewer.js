@@ -1,14 +1,17 @@
 /* The research run viewer: filters and the evidence panel.
  *
  * The page itself is rendered (and escaped) by the harness; this script only adds
- * behaviour. It reads the run's data from the JSON block #v-data and builds every
+ * behaviour. It reads the run's typed view (RunView.as_json(), the same the app's
+ * GET /api/runs/{id} returns as `view`) from the JSON block #v-data and builds every
  * node with createElement/textContent: text from sources and models is never parsed
  * as HTML here.
  */
 (function () {
   "use strict";
 
-  var data = JSON.parse(document.getElementById("v-data").textContent);
+  var view = JSON.parse(document.getElementById("v-data").textContent);
+  var cardsById = new Map(view.cards.map(function (c) { return [c.id, c]; }));
+  var sourcesById = new Map(view.sources.map(function (s) { return [s.id, s]; }));
   var panel = document.getElementById("v-panel");
   var panelBody = document.getElementById("v-panel-body");
   var CARD_ID = /^[a-z0-9][a-z0-9._-]*$/;
@@ -41,27 +44,14 @@
 
   // ---- looking things up ----------------------------------------------------------------
 
-  function claims() {
-    var doc = data.claims;
-    return doc && Array.isArray(doc.claims) ? doc.claims.filter(function (c) { return c && typeof c === "object"; }) : [];
-  }
-
   function claimById(id) {
-    return claims().filter(function (c) { return c.claim_id === id; })[0] || null;
+    return view.claims.filter(function (c) { return c.claim_id === id; })[0] || null;
   }
 
   function claimsOfCard(cardId) {
-    return claims().filter(function (c) {
-      return (c.supporting_cards || []).indexOf(cardId) >= 0 || (c.contradicting_cards || []).indexOf(cardId) >= 0;
+    return view.claims.filter(function (c) {
+      return c.supporting_cards.indexOf(cardId) >= 0 || c.contradicting_cards.indexOf(cardId) >= 0;
     });
-  }
-
-  function cardEntry(cardId) {
-    return Object.prototype.hasOwnProperty.call(data.cards, cardId) ? data.cards[cardId] : null;
-  }
-
-  function sourceEntry(sourceId) {
-    return Object.prototype.hasOwnProperty.call(data.sources, sourceId) ? data.sources[sourceId] : null;
   }
 
   // ---- the panel ------------------------------------------------------------------------
@@ -86,17 +76,17 @@
   }
 
   function sourceHeader(sourceId, record) {
-    record = record || {};
-    var flags = Array.isArray(record.flags) ? record.flags : [];
+    record = record || { flags: [] };
+    var flags = record.flags;
     var locator = record.url || [record.corpus, record.path].filter(Boolean).join(":");
     return h("div", { "class": "source-head" }, [
       h("div", null, [h("strong", null, [sourceId]), " ", record.kind ? badge(record.kind) : null, " ",
-        flags.length ? badge("⚠ flagged", "flagged") : null, " ",
+        record.flagged ? badge("⚠ flagged", "flagged") : null, " ",
         h("a", { href: "sources/" + sourceId + ".txt", "data-raw": true, target: "_blank", rel: "noopener" }, ["raw snapshot"])]),
       h("div", null, [record.title || ""]),
       locator ? h("div", { "class": "sub" }, [h("code", null, [locator])]) : null,
       flags.length ? h("ul", { "class": "flags" }, flags.map(function (f) {
-        return h("li", null, [(f && (f.reason || f.code)) + (f && typeof f.offset === "number" ? " at " + f.offset + (typeof f.end === "number" ? "–" + f.end : "") : "") + ": “" + (f && f.excerpt) + "”"]);
+        return h("li", null, [(f.reason || f.code) + (typeof f.offset === "number" ? " at " + f.offset + (typeof f.end === "number" ? "–" + f.end : "") : "") + ": “" + f.excerpt + "”"]);
       })) : null
     ]);
   }
@@ -110,8 +100,8 @@
       return pre;
     }
     var spans = [];
-    (Array.isArray(flags) ? flags : []).forEach(function (f) {
-      if (!f || typeof f.offset !== "number") return;
+    flags.forEach(function (f) {
+      if (typeof f.offset !== "number") return;
       var end = typeof f.end === "number" ? f.end : f.offset + String(f.excerpt || "").length;
       if (f.offset < end && end <= text.length) {
         spans.push({ start: f.offset, end: end, attrs: { "class": "flagged", title: "flagged: " + (f.reason || f.code) } });
@@ -134,20 +124,18 @@
   }
 
   function cardDetail(cardId) {
-    var entry = cardEntry(cardId);
-    var card = entry && entry.card && typeof entry.card === "object" ? entry.card : null;
-    if (!card) return h("p", { "class": "empty" }, ["Card " + cardId + " is not in source-cards/."]);
-    var source = sourceEntry(card.source_id) || {};
-    var span = card.span || {};
+    var card = cardsById.get(cardId);
+    if (!card || !card.readable) return h("p", { "class": "empty" }, ["Card " + cardId + " is not in source-cards/."]);
+    var source = sourcesById.get(card.source_id) || {};
     return h("div", { "class": "card-detail", "data-card": cardId }, [
       h("h4", null, ["Card ", cardLink(cardId), " ", card.confidence ? badge(card.confidence, "conf-" + card.confidence) : null]),
       card.evidence_summary ? h("p", null, [card.evidence_summary]) : null,
-      (card.limitations || []).length ? h("ul", { "class": "limits" }, card.limitations.map(function (l) { return h("li", null, [l]); })) : null,
+      card.limitations.length ? h("ul", { "class": "limits" }, card.limitations.map(function (l) { return h("li", null, [l]); })) : null,
       h("blockquote", { "class": "recorded-quote" }, ["“" + (card.quote || "") + "”"]),
-      h("p", { "class": "sub" }, ["question " + (card.question_id || "?") + " · characters " + span.start + "–" + span.end +
-        " of " + card.source_id + (entry.highlight ? "" : " (span not found in the snapshot)")]),
+      h("p", { "class": "sub" }, ["question " + (card.question_id || "?") + " · characters " + card.start + "–" + card.end +
+        " of " + card.source_id + (card.highlight ? "" : " (span not found in the snapshot)")]),
       sourceHeader(card.source_id, source.record),
-      sourceText(source.text, entry.highlight, (source.record || {}).flags)
+      sourceText(source.text, card.highlight, source.record ? source.record.flags : [])
     ]);
   }
 
@@ -157,8 +145,8 @@
       openPanel([h("p", { "class": "empty" }, ["Claim " + claimId + " is not in claims.json."])]);
       return;
     }
-    var cards = (claim.supporting_cards || []).map(function (c) { return [c, "supports"]; })
-      .concat((claim.contradicting_cards || []).map(function (c) { return [c, "contradicts"]; }));
+    var cards = claim.supporting_cards.map(function (c) { return [c, "supports"]; })
+      .concat(claim.contradicting_cards.map(function (c) { return [c, "contradicts"]; }));
     var focus = focusCard && cards.some(function (c) { return c[0] === focusCard; }) ? focusCard : (cards[0] || [null])[0];
     var list = h("ul", { "class": "card-list" }, cards.map(function (c) {
       var link = cardLink(c[0]);
@@ -169,7 +157,7 @@
       h("h3", null, ["Claim " + claim.claim_id + " ", badge(claim.status || "?"), " ",
         h("span", { "class": "sub" }, ["question " + (claim.question_id || "?")])]),
       h("p", { "class": "statement" }, [claim.statement || ""]),
-      (claim.limitations || []).length ? h("ul", { "class": "limits" }, claim.limitations.map(function (l) { return h("li", null, [l]); })) : null,
+      claim.limitations.length ? h("ul", { "class": "limits" }, claim.limitations.map(function (l) { return h("li", null, [l]); })) : null,
       cards.length ? list : h("p", { "class": "empty" }, ["No evidence cards."]),
       focus ? cardDetail(focus) : null
     ]);
@@ -183,20 +171,18 @@
   }
 
   function openSource(sourceId) {
-    var source = sourceEntry(sourceId);
+    var source = sourcesById.get(sourceId);
     if (!source) {
       openPanel([h("p", { "class": "empty" }, ["Source " + sourceId + " is not in sources/."])]);
       return;
     }
-    var cards = Object.keys(data.cards).filter(function (id) {
-      var card = data.cards[id].card;
-      return card && card.source_id === sourceId;
-    });
+    var cards = view.cards.filter(function (c) { return c.readable && c.source_id === sourceId; })
+      .map(function (c) { return c.id; });
     openPanel([
       h("h3", null, ["Source"]),
       sourceHeader(sourceId, source.record),
       cards.length ? h("p", null, ["Cards quoting it: "].concat(cards.map(function (c) { return cardLink(c); }))) : h("p", { "class": "sub" }, ["No card quotes this source."]),
-      sourceText(source.text, null, (source.record || {}).flags)
+      sourceText(source.text, null, source.record ? source.record.flags : [])
     ]);
   }
 

@@ -1,9 +1,10 @@
 // research serve: the runs list, the new-run form and the run page, on the JSON API (api.py).
-// Every text from a run (questions, sources, drafts, defects) is put in the page as a text node
-// (h() below, textContent): never as HTML.
+// What the page shows of a run as it is (its status, branches, budget, cost, answers, reviews, refinement, the final
+// gate's report, each trace line) comes rendered by the server with the audit viewer's own section functions
+// (fragments.py, every text escaped there) and is inserted by fragment() below; what this script draws itself (the
+// forms, the plan gate's editable rows) puts every text from a run in the page as a text node (h(), textContent).
 "use strict";
 
-const BUDGET_DIMS = ["llm_calls", "tokens", "searches", "wall_seconds", "usd"];
 const MIN_QUESTION_WORDS = 3;  // the form refuses a shorter question: a word or two gives the Planner nothing to plan
 
 // Why a question typed in a form is too short to start a run on, or null.
@@ -36,6 +37,21 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+// A fragment the server rendered (fragments.py) as nodes: parsed apart from the page (DOMParser runs no script),
+// with its links, the audit viewer's own, resolved against the run's viewer (/runs/RUN_ID/), where they point.
+function fragment(html, id) {
+  const doc = new DOMParser().parseFromString(`<!DOCTYPE html><body>${html || ""}</body>`, "text/html");
+  doc.querySelectorAll("script, iframe, object, embed, form").forEach((n) => n.remove());  // never rendered; never kept
+  for (const a of doc.querySelectorAll("a[href]")) {
+    const href = a.getAttribute("href");
+    a.dataset.href = href;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(href)) { a.target = "_blank"; a.rel = "noopener"; }
+    else a.setAttribute("href", `/runs/${encodeURIComponent(id)}/${href}`);
+  }
+  return [...doc.body.childNodes];
+}
+
+// A badge the plan gate's editable questions show (a tag, "added"), as the viewer's badge() draws one.
 function badge(text, kind) {
   const cls = String(kind || text || "none").toLowerCase().replace(/[^a-z0-9_-]/g, "");
   return h("span", { class: "badge b-" + cls }, String(text || "").replace(/_/g, " "));
@@ -105,7 +121,7 @@ function runsPage() {
     }
     count.textContent = `${data.runs.length} run(s)`;
     body.replaceChildren(...data.runs.map((r) => h("tr", { "data-run": r.run_id || r.ticket, "data-status": r.status },
-      h("td", {}, badge(r.status), r.live ? h("span", { class: "live" }, " ● live") : null,
+      h("td", {}, fragment(r.fragments.status, r.run_id), r.live ? h("span", { class: "live" }, " ● live") : null,
         r.position ? h("span", { class: "muted" }, ` #${r.position} in the queue`) : null,
         r.queued ? h("span", { class: "muted queued" }, ` queued to continue (#${r.queued})`) : null),
       h("td", {}, r.run_id ? h("a", { href: "#/run/" + r.run_id }, r.question || "(unreadable run)") : (r.question || ""),
@@ -284,10 +300,7 @@ function planGate(id, d, seen) {
     send(changed ? { decision: "edit", plan: next } : { decision: "approve" });
   } }, "Approve plan");
   const reject = h("button", { type: "button", class: "danger", id: "reject-plan", onclick: () => send({ decision: "reject", feedback: feedback.value }) }, "Reject with feedback");
-  const refinement = plan.refinement && h("div", { id: "refinement" },
-    h("h3", {}, `Refinement (revision ${plan.revision})`),
-    h("blockquote", {}, plan.refinement.feedback || ""),
-    h("table", {}, h("tbody", {}, (plan.refinement.changes || []).map((c) => h("tr", {}, h("td", {}, c.question_id), h("td", {}, badge(c.tag, c.tag)), h("td", {}, c.note || ""))))));
+  const refinement = d.fragments.refinement && h("div", { id: "refinement" }, fragment(d.fragments.refinement, id));
   const prev = seen[plan.revision - 1];
   const previous = prev && h("div", { class: "panel", id: "previous-revision" },
     h("h3", {}, `Previous revision (${prev.revision})`),
@@ -303,70 +316,6 @@ function planGate(id, d, seen) {
     refinement, err,
     h("p", {}, approve),
     h("p", {}, feedback), h("p", {}, reject));
-}
-
-// ---- the report a sign-off prints, drawn from its Markdown as text nodes (never as HTML) ---------
-
-const INLINE = /<a id="([a-z0-9_-]+)"><\/a>|\[([^\[\]\n]+)\]\(([^()\s]+)\)|\*\*([^*\n]+)\*\*|\*([^*\n]+)\*|`([^`\n]+)`/g;
-
-function inline(text, ctx) {
-  const out = [];
-  let last = 0;
-  for (const m of text.matchAll(INLINE)) {
-    if (m.index > last) out.push(text.slice(last, m.index));
-    last = m.index + m[0].length;
-    if (m[1]) out.push(h("span", { "data-anchor": m[1] }));
-    else if (m[2]) out.push(link(m[2], m[3], ctx));
-    else if (m[4]) out.push(h("strong", {}, inline(m[4], ctx)));
-    else if (m[5]) out.push(h("em", {}, inline(m[5], ctx)));
-    else out.push(h("code", {}, m[6]));
-  }
-  if (last < text.length) out.push(text.slice(last));
-  return out;
-}
-
-function link(label, target, ctx) {
-  const card = /^source-cards\/([a-z0-9][a-z0-9._-]*)\.json$/.exec(target);
-  if (card) return h("a", { href: `/runs/${ctx.id}/${target}`, class: "cite", "data-card": card[1], onclick: (ev) => { ev.preventDefault(); ctx.show(card[1], label); } }, label);
-  if (/^#[a-z0-9_-]+$/.test(target)) return h("a", { href: `/runs/${ctx.id}/`, class: "anchor", onclick: (ev) => {
-    ev.preventDefault();
-    const at = ctx.root.querySelector(`[data-anchor="${CSS.escape(target.slice(1))}"]`);
-    if (at) at.scrollIntoView({ block: "center" });
-  } }, label);
-  // a file of the run (a snapshot, a source record) opens from the run folder; nothing else is a link
-  if (/^(sources|source-cards)\/[a-z0-9][a-z0-9._-]*$/.test(target)) return h("a", { href: `/runs/${ctx.id}/${target}`, target: "_blank", rel: "noopener" }, label);
-  return label;
-}
-
-function markdown(text, ctx) {
-  const blocks = [];
-  let para = null, list = null, pre = null;
-  const close = () => { para = null; list = null; };
-  for (const line of text.split("\n")) {
-    if (pre) {
-      if (/^```/.test(line)) pre = null; else pre.append(line + "\n");
-      continue;
-    }
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    const item = /^\s{0,3}[-*+]\s+(.*)$/.exec(line);
-    if (/^```/.test(line)) { close(); pre = h("pre", { class: "md-code" }); blocks.push(pre); }
-    else if (!line.trim()) close();
-    else if (/^(-{3,}|\*{3,})\s*$/.test(line)) { close(); blocks.push(h("hr")); }
-    else if (heading) { close(); blocks.push(h("h" + Math.min(6, heading[1].length + 3), { class: "md-h" }, inline(heading[2], ctx))); }
-    else if (/^\s*\|/.test(line)) {  // a table: its first row the head, its |---| row skipped
-      const cells = line.trim().replace(/^\|/, "").replace(/\|$/, "").split(/(?<!\\)\|/).map((c) => c.trim());
-      if (!para || para.tagName !== "TABLE") { close(); para = h("table", { class: "md-table" }, h("thead"), h("tbody")); blocks.push(para); }
-      const head = !para.tHead.rows.length;
-      if (cells.every((c) => /^:?-{2,}:?$/.test(c))) continue;
-      (head ? para.tHead : para.tBodies[0]).append(h("tr", {}, cells.map((c) => h(head ? "th" : "td", {}, inline(c, ctx)))));
-    } else if (item) {
-      if (!list) { para = null; list = h("ul"); blocks.push(list); }
-      list.append(h("li", {}, inline(item[1], ctx)));
-    } else if (list && /^\s+/.test(line)) list.lastChild.append(h("br"), ...inline(line.trim(), ctx));
-    else if (para && para.tagName === "P") para.append(" ", ...inline(line.trim(), ctx));
-    else { list = null; para = h("p", {}, inline(line.trim(), ctx)); blocks.push(para); }
-  }
-  return blocks;
 }
 
 function quotePanel(q, label) {
@@ -385,14 +334,27 @@ function finalGate(id, d) {
   } }, "Sign off this report");
   const panel = h("aside", { class: "panel", id: "quote-panel", hidden: true });
   const report = h("article", { class: "report", id: "final-report" });
-  const ctx = { id, root: report, show: (cardId, label) => {
+  const show = (cardId, label) => {
     const q = (d.draft.quotes || {})[cardId];
     panel.replaceChildren(...(q ? quotePanel(q, label) : [h("p", { class: "error" }, `card ${cardId}: not found in this run`)]));
     panel.hidden = false;
     panel.scrollIntoView({ block: "nearest" });
-  } };
-  if (d.draft.report) report.append(...markdown(d.draft.report, ctx));
-  else report.append(h("p", { class: "error", id: "report-error" }, "This draft cannot be rendered as a report: ", d.draft.report_error || ""));
+  };
+  // a citation opens its card's quote beside the report; a link to an anchor of the report scrolls to it
+  report.addEventListener("click", (ev) => {
+    const a = ev.target.closest && ev.target.closest("a[data-href]");
+    const card = a && /^source-cards\/([a-z0-9][a-z0-9._-]*)\.json$/.exec(a.dataset.href);
+    if (card) { ev.preventDefault(); show(card[1], a.textContent); }
+    else if (a && a.dataset.href.startsWith("#")) {
+      ev.preventDefault();
+      const at = report.querySelector(`[id="${CSS.escape(a.dataset.href.slice(1))}"]`);
+      if (at) at.scrollIntoView({ block: "center" });
+    }
+  });
+  if (d.fragments.report) {
+    report.append(...fragment(d.fragments.report, id));
+    report.querySelectorAll('a[data-href^="source-cards/"]').forEach((a) => a.classList.add("cite"));
+  } else report.append(h("p", { class: "error", id: "report-error" }, "This draft cannot be rendered as a report: ", d.draft.report_error || ""));
   return h("section", { class: "panel gate", id: "final-gate" },
     h("h3", {}, "Final gate: ", d.draft.path),
     h("p", {}, "sha256 ", h("code", { class: "sha", id: "draft-sha" }, d.draft.sha256)),
@@ -403,6 +365,7 @@ function finalGate(id, d) {
 }
 
 function resumePanel(id, d) {
+  const BUDGET_DIMS = meta.form.filter((f) => f.name.startsWith("budget.")).map((f) => f.name.slice("budget.".length));
   const err = h("p", { class: "error", id: "resume-error" });
   const limits = (d.budget && d.budget.limits) || {};
   const inputs = {};
@@ -439,48 +402,6 @@ function askPanel(id) {
     h("p", {}, "A new run that starts from this run's sources and cards and researches only what is new."), input, " ", go, err);
 }
 
-const LLM_DIMS = ["llm_calls", "tokens"];
-
-function meters(budget, engines) {
-  // model calls and tokens only where a model runs: an offline run spends neither
-  const spent = (budget && budget.spent) || {};
-  const limits = (budget && budget.limits) || {};
-  // dollars appear as a meter only under a dollar limit; what was spent is in the cost panel (or price unknown)
-  const llm = !engines || engines.some((e) => e !== "offline");
-  const shown = BUDGET_DIMS.filter((dim) => (dim !== "usd" || (limits.usd !== null && limits.usd !== undefined)) && (llm || !LLM_DIMS.includes(dim)));
-  return h("table", { id: "budget" }, h("tbody", {}, shown.map((dim) => {
-    const s = Number(spent[dim] || 0);
-    const l = limits[dim];
-    return h("tr", { "data-dim": dim }, h("td", {}, dim.replace(/_/g, " ")),
-      h("td", {}, l ? h("meter", { min: 0, max: l, value: Math.min(s, l), high: l * 0.8 }) : null),
-      h("td", {}, `${amount(dim, s)} / ${l === null || l === undefined ? "∞" : amount(dim, l)}`));
-  })));
-}
-
-// A budget figure: seconds to a tenth, dollars as dollars (the server's cost line says when a price is unknown).
-function amount(dim, v) {
-  if (dim === "wall_seconds") return Number(v).toFixed(1);
-  if (dim === "usd") return "$" + Number(v).toFixed(v && v < 0.01 ? 4 : 2);
-  return v;
-}
-
-// The run's cost: its line (dollars in all and per verified claim, tokens) and dollars per role.
-function costPanel(cost) {
-  if (!cost) return null;
-  const rows = Object.entries(cost.roles || {}).filter(([, r]) => r.delegations).map(([role, r]) =>
-    h("tr", { "data-role": role }, h("td", {}, role), h("td", {}, String(r.llm_calls)), h("td", {}, String(r.tokens)),
-      h("td", {}, String(r.cached_tokens || 0)), h("td", {}, (cost.shown || {})[role] || "")));
-  return h("div", { id: "cost" }, h("p", {}, cost.line || ""),
-    h("table", {}, h("thead", {}, h("tr", {}, ["role", "model calls", "tokens", "cached", "dollars"].map((t) => h("th", {}, t)))),
-      h("tbody", {}, rows)));
-}
-
-function traceLine(e) {
-  const what = e.status || e.decision || e.path || e.delegation_id || "";
-  const extra = e.event === "delegation" ? ` ${e.stop_reason || ""}` : "";
-  return h("li", { "data-event": e.event }, `${(e.ts || "").slice(11, 19)} ${e.event} ${e.agent || ""} ${what}${extra}`);
-}
-
 function runPage(id) {
   const head = h("div", { id: "run-head" });
   const gate = h("div", { id: "gate" });
@@ -491,9 +412,10 @@ function runPage(id) {
 
   function render(d) {
     const seen = rememberPlan(id, d.plan);
+    const part = (name) => fragment((d.fragments || {})[name], id);  // rendered by the viewer's sections
     head.replaceChildren(...[
       h("h2", {}, d.question),
-      h("p", {}, "status ", badge(d.status), d.live ? h("span", { class: "live", id: "live" }, " ● working") : null,
+      h("p", {}, "status ", part("status"), d.live ? h("span", { class: "live", id: "live" }, " ● working") : null,
         d.queued ? h("span", { class: "muted", id: "queued" }, ` · queued to continue (#${d.queued} in the queue)`) : null,
         d.status_reason ? h("span", { class: "muted" }, " — " + d.status_reason) : null,
         " · ", h("a", { href: `/runs/${id}/`, id: "open-viewer" }, "audit viewer"),
@@ -516,22 +438,11 @@ function runPage(id) {
     }
     timeline.replaceChildren(
       h("div", { class: "grid" },
-        h("div", {}, h("h3", {}, "Stage"), h("p", { id: "stage" }, badge(d.status)),
-          h("h3", {}, "Branches"),
-          d.branches.length ? h("table", { id: "branches" }, h("tbody", {}, d.branches.map((b) => h("tr", { "data-qid": b.id },
-            h("td", {}, b.id), h("td", {}, b.text), h("td", {}, b.status ? badge(b.status) : h("span", { class: "muted" }, "pending")),
-            h("td", { class: "cards" }, `${b.cards} card(s)`))))) : h("p", { class: "muted" }, "no branches yet")),
-        h("div", {}, h("h3", {}, "Budget"), meters(d.budget, d.engines), h("h3", {}, "Cost"), costPanel(d.cost))),
-      h("div", { id: "answers" }, d.answers ? [
-        h("h3", {}, `Answers: ${d.answers.answered}/${d.answers.questions_total} answered (the answer check)`),
-        h("table", {}, h("tbody", {}, d.answers.questions.map((a) => h("tr", { "data-qid": a.question_id },
-          h("td", {}, a.question_id), h("td", {}, badge(a.verdict)), h("td", {}, a.reason),
-          h("td", { class: "muted" }, a.reviewer ? `model reviewer: ${a.reviewer.verdict}` : "")))))] : []),
+        h("div", {}, h("h3", {}, "Stage"), h("p", { id: "stage" }, part("status")), h("h3", {}, "Branches"), part("branches")),
+        h("div", {}, h("h3", {}, "Budget"), part("budget"), h("h3", {}, "Cost"), part("cost"))),
+      h("div", { id: "answers" }, part("answers")),
       h("h3", {}, "Review rounds"),
-      d.reviews.length ? h("div", { id: "reviews" }, d.reviews.map((r) => h("div", { class: "review" },
-        h("p", {}, h("strong", {}, r.path), " on ", r.draft || "?", " ", badge(r.verdict), ` ${r.defects.length} defect(s)`),
-        r.defects.length ? h("ul", { class: "defects" }, r.defects.map((x) => h("li", {}, badge(x.severity), " ", h("code", {}, x.code), " ", x.message || ""))) : null)))
-        : h("p", { class: "muted" }, "no review yet"));
+      d.fragments && d.fragments.reviews ? h("div", { id: "reviews" }, part("reviews")) : h("p", { class: "muted" }, "no review yet"));
   }
 
   const source = new EventSource(`/api/runs/${id}/events`);
@@ -547,7 +458,7 @@ function runPage(id) {
     }
   });
   source.addEventListener("trace", (ev) => {
-    events.append(traceLine(JSON.parse(ev.data)));
+    events.append(...fragment(JSON.parse(ev.data).line, id));
     while (events.children.length > 500) events.firstChild.remove();
     events.scrollTop = events.scrollHeight;
   });

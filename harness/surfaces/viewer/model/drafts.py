@@ -78,12 +78,12 @@ class Review:
     defects: list[Defect]
 
     @classmethod
-    def read(cls, entry: dict[str, Any]) -> Review:
-        r = obj(entry["review"])
+    def read(cls, path: str, number: int | None, review: Any) -> Review:
+        r = obj(review)
         defects, draft = r.get("defects"), text(r.get("draft"))
         return cls(
-            path=entry["path"],
-            number=entry["number"],
+            path=path,
+            number=number,
             draft=draft,
             draft_number=draft_number(draft) if draft else None,
             verdict=literal(r.get("verdict"), Verdict),

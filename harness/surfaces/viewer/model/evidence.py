@@ -87,19 +87,25 @@ class Card:
     evidence_summary: str | None
     limitations: list[str]
     highlight: dict[str, int] | None  # the quote's span in the snapshot, in UTF-16 offsets (for viewer.js)
+    start: int | None = None  # the span the card records, in the snapshot's characters
+    end: int | None = None
+    readable: bool = True  # False: the file is no JSON object
 
     @classmethod
-    def read(cls, card_id: str, entry: dict[str, Any]) -> Card:
-        card = obj(entry.get("card"))
+    def read(cls, card_id: str, card: Any, highlight: dict[str, int] | None) -> Card:
+        c, span = obj(card), obj(obj(card).get("span"))
         return cls(
             id=card_id,
-            question_id=text(card.get("question_id")),
-            source_id=text(card.get("source_id")),
-            confidence=literal(card.get("confidence"), Confidence),
-            quote=text(card.get("quote")),
-            evidence_summary=text(card.get("evidence_summary")),
-            limitations=texts(card.get("limitations")),
-            highlight=entry.get("highlight"),
+            question_id=text(c.get("question_id")),
+            source_id=text(c.get("source_id")),
+            confidence=literal(c.get("confidence"), Confidence),
+            quote=text(c.get("quote")),
+            evidence_summary=text(c.get("evidence_summary")),
+            limitations=texts(c.get("limitations")),
+            highlight=highlight,
+            start=integer(span.get("start")),
+            end=integer(span.get("end")),
+            readable=isinstance(card, dict),
         )
 
 

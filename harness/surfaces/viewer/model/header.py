@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.contract.claims import CLAIM_STATUSES, ClaimStatus
 from harness.contract.statuses import RunStatus
-from harness.surfaces.viewer.model.fields import integer, literal, obj, objects, text
+from harness.surfaces.viewer.model.fields import integer, literal, obj, text
 
 
 @dataclass
@@ -40,8 +40,8 @@ class RunFacts:
     engines: list[str]  # the engines the roles run on (run.json `config`)
 
     @classmethod
-    def read(cls, summary: dict[str, Any], run_details: dict[str, Any]) -> RunFacts:
-        """From `summarize`'s dict and collect's run.json details."""
+    def read(cls, summary: dict[str, Any], run: dict[str, Any]) -> RunFacts:
+        """From `summarize`'s dict and run.json (as read)."""
         plan, src, claims = obj(summary.get("plan")), obj(summary.get("sources")), obj(summary.get("claims"))
         return cls(
             run_id=text(summary.get("run_id")),
@@ -63,7 +63,9 @@ class RunFacts:
             claims={k: integer(claims.get(k)) or 0 for k in CLAIM_STATUSES},
             claims_total=integer(claims.get("total")) or 0,
             final_report=bool(summary.get("final_report")),
-            engines=sorted({e for e in obj(run_details.get("engines")).values() if isinstance(e, str) and e}),
+            engines=sorted(
+                {e for e in obj(obj(run.get("config")).get("engines")).values() if isinstance(e, str) and e}
+            ),
         )
 
 
@@ -79,11 +81,3 @@ class RunLink:
 class Lineage:
     parent: RunLink | None  # the run this one follows up (run.json `parent`)
     children: list[RunLink]  # its follow-ups, found next to it
-
-    @classmethod
-    def read(cls, lineage: dict[str, Any]) -> Lineage:
-        parent = obj(lineage.get("parent"))
-        return cls(
-            parent=RunLink(str(parent.get("run_id")), text(parent.get("question"))) if parent else None,
-            children=[RunLink(str(c.get("run_id")), text(c.get("question"))) for c in objects(lineage.get("children"))],
-        )

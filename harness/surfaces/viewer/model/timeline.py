@@ -34,6 +34,7 @@ class Event:
     outputs: list[str] | None  # the paths a delegation wrote; None when the event lists none
     detail: Any  # free-form JSON, by the event's kind
     budget: Any  # free-form JSON: a delegation's limits, or a budget event's figures
+    delegation_id: str | None = None
 
     @classmethod
     def read(cls, e: dict[str, Any]) -> Event:
@@ -60,4 +61,5 @@ class Event:
             outputs=[text(o.get("path")) or "" for o in objects(outputs)] if outputs else None,
             detail=e.get("detail"),
             budget=e.get("budget"),
+            delegation_id=text(e.get("delegation_id")),
         )

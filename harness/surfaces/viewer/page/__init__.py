@@ -82,7 +82,7 @@ def render_page(view: RunView) -> str:
                     class_="hint",
                 ),
             ),
-            Markup(f'<script type="application/json" id="v-data">{embed_json(view.data)}</script>'),
+            Markup(f'<script type="application/json" id="v-data">{embed_json(view.as_json())}</script>'),
             Markup(f"<script>{js}</script>"),
         ],
         "\n",

@@ -92,7 +92,7 @@ def _defect_row(review: Review, d: Defect) -> Markup:
     )
 
 
-def _review_block(review: Review) -> Markup:
+def review_block(review: Review) -> Markup:
     dn = review.draft_number
     head = el(
         "div",
@@ -140,10 +140,10 @@ def drafts_section(view: RunView) -> Markup:
         )
         body = [_diff_block(diffs[draft.path])] if draft.path in diffs else []
         body.append(_draft_lines(draft, marks))
-        body += [_review_block(rv) for rv in by_draft.get(n, [])]
+        body += [review_block(rv) for rv in by_draft.get(n, [])]
         blocks.append(el("details", summary, body, class_="draft", id=f"v-draft-{n}", open=idx == len(drafts) - 1))
     orphans = [rv for key, rvs in by_draft.items() if key not in {d.number for d in drafts} for rv in rvs]
-    blocks += [_review_block(rv) for rv in orphans]
+    blocks += [review_block(rv) for rv in orphans]
     hint = el(
         "p",
         "Each review's defects link to the draft lines they point at; each draft after the first shows what changed.",

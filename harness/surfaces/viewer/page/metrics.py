@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.contract.statuses import BUDGET_DIMENSIONS, LLM_CALLS, TOKENS, USD
 from harness.surfaces.summary import budget_amount, cost_text, dollars
 from harness.surfaces.viewer.markup import Markup, el
 from harness.surfaces.viewer.model import Metrics, RunView
@@ -53,7 +54,19 @@ def _metrics_parts(view: RunView, metrics: Metrics) -> list[Markup]:
         )
         for c in metrics.roles
     ]
-    answer_rows = [
+    return answers_part(view) + [
+        el("h3", "Quality (metrics.json)"),
+        _table(["ratio", "value", "of"], ratio_rows),
+        el("h3", "Cost per role"),
+        *([el("p", cost_text(view.cost))] if view.cost else []),
+        _table(["role", "delegations", "model calls", "tokens", "cached tokens", "seconds", "dollars"], role_rows),
+    ]
+
+
+def answers_part(view: RunView) -> list[Markup]:
+    """The answer check's verdict on each research question (none before metrics.json): the viewer's metrics and the
+    app's run page both show it."""
+    rows = [
         el(
             "tr",
             el("td", a.question_id),
@@ -64,19 +77,58 @@ def _metrics_parts(view: RunView, metrics: Metrics) -> list[Markup]:
         )
         for a in view.answers
     ]
-    parts = []
-    if answer_rows:
-        parts += [
-            el("h3", "Answers (the answer check, evidence/answers.py)"),
-            _table(["question", "text", "verdict", "reason", "model reviewer"], answer_rows),
-        ]
-    return parts + [
-        el("h3", "Quality (metrics.json)"),
-        _table(["ratio", "value", "of"], ratio_rows),
-        el("h3", "Cost per role"),
-        *([el("p", cost_text(view.cost))] if view.cost else []),
-        _table(["role", "delegations", "model calls", "tokens", "cached tokens", "seconds", "dollars"], role_rows),
+    if not rows:
+        return []
+    return [
+        el("h3", "Answers (the answer check, evidence/answers.py)"),
+        _table(["question", "text", "verdict", "reason", "model reviewer"], rows),
     ]
+
+
+def budget_meters(view: RunView) -> Markup:
+    """The budget as meters, spent against each limit (the app's run page, live): model calls and tokens only where
+    a model runs (an offline run spends neither), dollars only under a dollar limit (what was spent is the cost's)."""
+    lines = {b.dimension: b for b in view.budget}
+    llm = not view.facts.engines or any(e != "offline" for e in view.facts.engines)
+    rows = []
+    for dim in BUDGET_DIMENSIONS:
+        line = lines.get(dim)
+        spent, limit = (line.spent or 0, line.limit) if line else (0, None)
+        if (dim == USD and limit is None) or (not llm and dim in (LLM_CALLS, TOKENS)):
+            continue
+        meter = el("meter", min=0, max=limit, value=min(spent, limit), high=limit * 0.8) if limit else None
+        rows.append(
+            el(
+                "tr",
+                el("td", dim.replace("_", " ")),
+                el("td", meter),
+                el("td", f"{budget_amount(dim, spent)} / {budget_amount(dim, limit)}"),
+                data_dim=dim,
+            )
+        )
+    return el("table", el("tbody", rows), id="budget")
+
+
+def cost_part(view: RunView) -> Markup:
+    """The run's cost line and dollars per role that has run (the app's run page)."""
+    cost = view.cost
+    if not cost:
+        return Markup("")
+    rows = [
+        el(
+            "tr",
+            el("td", role),
+            el("td", str(r.get("llm_calls"))),
+            el("td", str(r.get("tokens"))),
+            el("td", str(r.get("cached_tokens") or 0)),
+            el("td", dollars(r.get("usd"))),
+            data_role=role,
+        )
+        for role, r in (cost.get("roles") or {}).items()
+        if isinstance(r, dict) and r.get("delegations")
+    ]
+    head = el("thead", el("tr", [el("th", t) for t in ("role", "model calls", "tokens", "cached", "dollars")]))
+    return el("div", el("p", cost_text(cost)), el("table", head, el("tbody", rows)), id="cost")
 
 
 def metrics_section(view: RunView) -> Markup:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.contract.statuses import DELIVERABLE
+from harness.contract.statuses import DELIVERABLE, RESEARCH
 from harness.surfaces.viewer.markup import Markup, el
 from harness.surfaces.viewer.model import Approval, Decision, Plan, Question, Refinement, RunView
 from harness.surfaces.viewer.page.common import (
@@ -51,7 +51,7 @@ def plan_section(view: RunView) -> Markup:
             rows,
             cls="questions",
         ),
-        _refinement(plan.refinement),
+        refinement_part(plan.refinement),
         el("h3", "Decisions"),
         _table(["gate", "decision", "by", "at", "feedback", "sha256"], _decision_rows(view.decisions)),
         extra=el("small", f" revision {plan.revision}"),
@@ -92,7 +92,30 @@ def _question_row(q: Question) -> Markup:
     )
 
 
-def _refinement(refinement: Refinement | None) -> Markup | None:
+def branches_table(view: RunView) -> Markup:
+    """Each research question's branch: its status (pending until it has one) and the cards it has written so far
+    (the app's run page, live)."""
+    cards: dict[str | None, int] = {}
+    for card in view.cards:
+        cards[card.question_id] = cards.get(card.question_id, 0) + 1
+    questions = [q for q in view.plan.questions if q.kind == RESEARCH and q.id] if view.plan else []
+    if not questions:
+        return el("p", "no branches yet", class_="muted")
+    rows = [
+        el(
+            "tr",
+            el("td", q.id),
+            el("td", q.text),
+            el("td", badge(q.branch) if q.branch else el("span", "pending", class_="muted")),
+            el("td", f"{cards.get(q.id, 0)} card(s)", class_="cards"),
+            data_qid=q.id,
+        )
+        for q in questions
+    ]
+    return el("table", el("tbody", rows), id="branches")
+
+
+def refinement_part(refinement: Refinement | None) -> Markup | None:
     """The feedback that refined the plan and what it changed, question by question; None when never refined."""
     if refinement is None:
         return None

@@ -11,6 +11,11 @@ from harness.surfaces.viewer.page.common import (
 # ---- report ------------------------------------------------------------------------------
 
 
+def report_body(text: str) -> Markup:
+    """A report's Markdown as the page shows it: the viewer's final report, and the app's final gate the draft's."""
+    return render_markdown(text, id_prefix="r-")
+
+
 def report_section(view: RunView) -> Markup:
     text = view.final_report
     if text is None:
@@ -25,6 +30,4 @@ def report_section(view: RunView) -> Markup:
         "Click a citation to open its claim, the evidence cards and the quote highlighted in its source.",
         class_="hint",
     )
-    return _section(
-        "v-report", "Final report", hint, el("article", render_markdown(text, id_prefix="r-"), class_="report markdown")
-    )
+    return _section("v-report", "Final report", hint, el("article", report_body(text), class_="report markdown"))

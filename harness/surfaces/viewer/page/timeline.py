@@ -86,6 +86,13 @@ def _event_row(e: Event, t0: datetime | None, span: float) -> Markup:
     )
 
 
+def trace_line(e: Event) -> Markup:
+    """One trace event as a line of the app's live trace: its time, kind, agent, and what it was about."""
+    what = e.status or e.decision or e.path or e.delegation_id or ""
+    extra = f" {e.stop_reason or ''}" if e.event == "delegation" else ""
+    return el("li", f"{(e.ts or '')[11:19]} {e.event} {e.agent or ''} {what}{extra}", data_event=e.event)
+
+
 def timeline_section(view: RunView) -> Markup:
     events = view.timeline
     times = [t for e in events for t in (_ts(e.ts), _ts(e.started_at), _ts(e.ended_at)) if t]
