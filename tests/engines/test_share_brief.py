@@ -14,8 +14,9 @@ import pytest
 
 from harness.contract.claims import CONFLICTED, CURRENT, SUPERSEDED
 from harness.engines.offline.analyst import OfflineAnalyst
+from harness.engines.offline.brief_parts import part_heading
 from harness.engines.offline.planner import brief_subject, make_plan, parts_plan
-from harness.engines.offline.writer import part_heading, render_draft
+from harness.engines.offline.writer import render_draft
 from harness.evidence.subject import subject_only
 from harness.evidence.vintage import period_of, same_measure, supersedes
 from harness.orchestrator.config import build_config

@@ -11,7 +11,8 @@
   (notes in italics, no recommendation).
 - **Where the sources disagree**: every conflicted claim, with both sides.
 - **Further questions** (plans with several non-comparison questions): a section per
-  question, headed by its topic, citing its best claim if the Summary does not already.
+  question, headed by its topic, citing its best claim if the Summary does not already. A brief in
+  parts gets a section per part, always, its best claims (`brief_parts`), and a Summary of each part's best.
 - **Limitations**: questions without usable evidence, blocked branches, questions whose
   evidence was not needed for the answer, limited and conflicted claims.
 
@@ -43,10 +44,10 @@ from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, COMPLETED, FAILED, TIMEOUT
+from harness.engines.offline.brief_parts import part_heading, series_note, superseded_only, unsaid
 from harness.engines.offline.drops import ANY, EVERYWHERE, TITLE, rejected
 from harness.engines.offline.planner import parts_plan
 from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
-from harness.engines.offline.vintage_notes import series_note, superseded_only
 from harness.evidence.checks import answer_gap
 from harness.evidence.lexical import content_words
 from harness.runtime.context import AgentContext
@@ -129,12 +130,6 @@ def topic(q: dict) -> str:
     return text[:1].upper() + text[1:] if text else q["id"]
 
 
-def part_heading(q: dict) -> str:
-    """A brief's part as its section's heading: the part as the brief words it."""
-    terms = q.get("search_terms") or []
-    return terms[0][:1].upper() + terms[0][1:] if terms else topic(q)
-
-
 def candidates_of(plan: dict) -> dict[str, str]:
     """question id -> the candidate it researches, when the plan compares candidates (two or more)."""
     scope = {s.lower() for s in plan.get("scope", {}).get("in_scope", [])}
@@ -203,7 +198,7 @@ def answer_claims(pool: list[dict], cl: _Claims, skip: AbstractSet[str] = frozen
 
 def _claim_lines(c: dict, prefix: str = "", cards: dict[str, dict] | None = None) -> list[str]:
     """A usable claim as sentences: verified or with limit as stated (the limitation follows once for the section,
-    `_limit_lines`), with its superseded figures in a note (`vintage_notes`); conflicted claims have their own
+    `_limit_lines`), with its superseded figures in a note (`brief_parts`); conflicted claims have their own
     section."""
     if c["status"] in STATABLE:
         return [prefix + _cite(c["statement"], c["claim_id"]) + series_note(c, cards or {})]
@@ -389,18 +384,18 @@ class _Draft:
         return [line for q in self.research for line in (self._part(q) if self.parts else self._section(q))]
 
     def _part(self, q: dict) -> list[str]:
-        """A brief's part: always a section, its best claims the Summary does not cite (at most PART_MAX), or a note
+        """A brief's part: always a section, its best claims not stated above (at most PART_MAX), or a note
         saying where its evidence is or that the corpus has none."""
         heading = part_heading(q)
-        pool = self.part_pool(q, heading)[:PART_MAX] + self.added(q, heading)
+        pool = self.part_pool(q, heading) + self.added(q, heading)
         own = [c for c in dict((c["claim_id"], c) for c in pool).values() if c["claim_id"] not in self.cited]
+        own = unsaid(own, [c for c in self.claims if c["claim_id"] in self.cited])[:PART_MAX]
         lines = [f"## {heading}", ""]
         for c in own:
             lines += _claim_lines(c, "", self.cards)
             self.cited.add(c["claim_id"])
-        if not own:
-            said = any(c["claim_id"] in self.cited for c in self.by_q[q["id"]])
-            lines.append("*Its evidence is the Summary's sentence on it.*" if said else f"*{NOT_FOUND[1:-1]}.*")
+        if not own:  # its claims are stated above (the Summary, or a part they came first in), or there are none
+            lines.append("*Its evidence is quoted above.*" if pool else f"*{NOT_FOUND[1:-1]}.*")
         return lines + _limit_lines(own, self.cl) + [""]
 
     def _section(self, q: dict) -> list[str]:

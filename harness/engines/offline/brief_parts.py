@@ -1,7 +1,12 @@
-"""How the offline Writer shows a claim's series (`contract/claims.py`: one measure's figures for several periods):
-the current figure is stated and cited, each older one follows in an italic note saying it is superseded and for
-which period, and a figure only an archived document gives is said to be superseded. So no superseded figure reads
-as current, and none reads as a conflict."""
+"""How the offline Writer writes a brief in parts over documents of several periods.
+
+- Each part is a section headed by the part as the brief words it (`part_heading`), quoting a statement once in the
+  whole report (`unsaid`: a sentence found for two parts is stated where it comes first).
+- A claim's series (`contract/claims.py`: one measure's figures for several periods): the current figure is stated
+  and cited, each older one follows in an italic note saying it is superseded and for which period, and a figure
+  only an archived document gives is said to be superseded. So no superseded figure reads as current, and none
+  reads as a conflict.
+"""
 
 from __future__ import annotations
 
@@ -42,3 +47,17 @@ def series_note(claim: dict, cards: dict[str, dict]) -> str:
         if e["vintage"] == SUPERSEDED and e["card_id"] in cards
     ]
     return f" *(Superseded figures: {'; '.join(older)})*." if older else ""
+
+
+def part_heading(q: dict) -> str:
+    """A brief's part as its section's heading: the part as the brief words it."""
+    terms = q.get("search_terms") or []
+    if terms:
+        return terms[0][:1].upper() + terms[0][1:]
+    return q["text"].rstrip("?. ")
+
+
+def unsaid(claims: list[dict], stated: list[dict]) -> list[dict]:
+    """The claims whose statement no claim in `stated` already makes (the same sentence found for two parts)."""
+    said = {normalize_ws(c["statement"]) for c in stated}
+    return [c for c in claims if normalize_ws(c["statement"]) not in said]
