@@ -36,5 +36,20 @@ CURRENT: Final = "current"
 SUPERSEDED: Final = "superseded"
 VINTAGES: Final[tuple[Vintage, ...]] = get_args(Vintage)
 
+
+def superseded_cards(claim: dict) -> list[str]:
+    """The cards of a claim's older figures (its series' superseded entries, not its own), which the report shows
+    beside it."""
+    own = claim.get("supporting_cards") or []
+    return [
+        e["card_id"] for e in claim.get("series") or [] if e.get("vintage") == SUPERSEDED and e["card_id"] not in own
+    ]
+
+
+def shown_cards(claim: dict) -> list[str]:
+    """Every card a report shows for a claim: supporting, contradicting, then superseded, each once."""
+    return list(dict.fromkeys(claim["supporting_cards"] + claim["contradicting_cards"] + superseded_cards(claim)))
+
+
 if set(USABLE) | set(NOT_REPORTABLE) != set(CLAIM_STATUSES) or set(USABLE) & set(NOT_REPORTABLE):
     raise RuntimeError("contract/claims.py: USABLE and NOT_REPORTABLE must partition the claim statuses")

@@ -139,3 +139,29 @@ def test_a_word_table_is_read_one_row_a_line(tmp_path: Path):
     with pytest.raises(Exception, match="Word document"):
         damaged = corpus / share.DAMAGED
         extract(damaged, damaged.read_bytes())
+
+
+def test_the_evidence_section_shows_a_superseded_figure_with_its_period():
+    from harness.contract.claims import shown_cards
+    from harness.evidence.report import _evidence_entry
+
+    span = {"start": 0, "end": 10}
+    cards = {
+        "c-new": {**_card("c-new", "src-b", "Halvard had 312 robots in service."), "span": span},
+        "c-old": {**_card("c-old", "src-a", "Halvard operates a fleet of 180 robots."), "span": span},
+    }
+    claim = {
+        "statement": "Halvard had 312 robots in service.",
+        "status": "verified",
+        "limitations": [],
+        "supporting_cards": ["c-new"],
+        "contradicting_cards": [],
+        "series": [
+            {"card_id": "c-new", "period": "2024", "vintage": CURRENT},
+            {"card_id": "c-old", "period": "2023", "vintage": SUPERSEDED},
+        ],
+    }
+    assert shown_cards(claim) == ["c-new", "c-old"]
+    entry = "\n".join(_evidence_entry("C1", claim, cards, None))
+    assert "c-new.json) supports:" in entry
+    assert "c-old.json) gives the superseded figure (2023): “Halvard operates a fleet of 180 robots.”" in entry
