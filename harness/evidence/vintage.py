@@ -18,7 +18,7 @@ from harness.evidence.lexical import content_words, jaccard, number_clauses, num
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _QUARTER = re.compile(r"\b(?:Q([1-4])|([1-4])Q|(first|second|third|fourth) quarter)\b", re.I)
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-_ARCHIVED = re.compile(r"(?:^|[/_.\s-])(?:archive[sd]?|old|older|superseded|outdated|deprecated)(?:$|[/_.\s-])", re.I)
+_ARCHIVED = re.compile(r"(?:^|[/_.\s-])(?:archive[sd]?|old|superseded)(?:$|[/_.\s-])", re.I)
 SAME_MEASURE = 0.3  # Jaccard of the content words of the clauses that carry the two figures
 
 

@@ -165,3 +165,15 @@ def test_the_evidence_section_shows_a_superseded_figure_with_its_period():
     entry = "\n".join(_evidence_entry("C1", claim, cards, None))
     assert "c-new.json) supports:" in entry
     assert "c-old.json) gives the superseded figure (2023): “Halvard operates a fleet of 180 robots.”" in entry
+
+
+def test_two_things_dated_by_their_titles_are_not_one_series():
+    q = {"id": "Q1", "text": "How much did the films gross?", "criteria": []}
+    cards = [
+        _card("c-a", "src-a", "Kiss and Tell grossed 5 million dollars at the box office."),
+        _card("c-b", "src-b", "Meet Corliss Archer grossed 9 million dollars at the box office."),
+    ]
+    titles = {"src-a": "Kiss and Tell (1945 film)", "src-b": "Meet Corliss Archer (1951 film)"}
+    periods = {c["card_id"]: period_of("", titles[c["source_id"]], c["quote"]) for c in cards}
+    claims = OfflineAnalyst()._question_claims(q, cards, {"src-a": "primary", "src-b": "primary"}, titles, periods)
+    assert len(claims) == 2 and not any("series" in c for c in claims)

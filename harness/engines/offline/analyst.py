@@ -179,22 +179,26 @@ def _rival(clusters: list[list[dict]], i: int, used: set[int]) -> int | None:
     )
 
 
+def _one_series(a: dict, b: dict, periods: dict[str, Period]) -> bool:
+    """Two cards giving one measure different figures for two periods (`evidence/vintage.py`), about one thing: they
+    name it both, or one is an archived document's (two films' box office, each dated by its title, are not one)."""
+    pa, pb = periods[a["card_id"]], periods[b["card_id"]]
+    return (
+        same_measure(a["quote"], b["quote"])
+        and differ(a["quote"], b["quote"])
+        and (supersedes(pa, pb) or supersedes(pb, pa))
+        and (pa.archived or pb.archived or bool(_names(a) & _names(b)))
+    )
+
+
 def _successors(clusters: list[list[dict]], i: int, used: set[int], periods: dict[str, Period]) -> list[int]:
-    """The later, unpaired clusters that give cluster `i`'s measure a different figure for another period, from
-    other sources: with `i` they are one series (`evidence/vintage.py`), never a conflict."""
-    head = clusters[i][0]
+    """The later, unpaired clusters, from other sources, that are one series with cluster `i`, never a conflict."""
     return [
         j
         for j in range(i + 1, len(clusters))
         if j not in used
         and not _sources(clusters[i]) & _sources(clusters[j])
-        and same_measure(head["quote"], clusters[j][0]["quote"])
-        and differ(head["quote"], clusters[j][0]["quote"])
-        and periods[head["card_id"]] != periods[clusters[j][0]["card_id"]]
-        and (
-            supersedes(periods[head["card_id"]], periods[clusters[j][0]["card_id"]])
-            or supersedes(periods[clusters[j][0]["card_id"]], periods[head["card_id"]])
-        )
+        and _one_series(clusters[i][0], clusters[j][0], periods)
     ]
 
 
