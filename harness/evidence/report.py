@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.contract.citations import card_link, format_citation, parse_citations, replace_citations
-from harness.contract.claims import NOT_REPORTABLE
+from harness.contract.claims import NOT_REPORTABLE, shown_cards, superseded_cards
 from harness.contract.layout import card_path, snapshot_path, source_record_path
 from harness.contract.quotes import normalize_ws
 from harness.contract.works import DEFAULT_CITATION_STYLE
@@ -124,7 +124,7 @@ def cited_source_ids(draft: str, claims: dict[str, dict], cards: dict[str, dict]
     out: list[str] = []
     cited = list(dict.fromkeys(key for cit in parse_citations(draft) for key in cit.keys if key in claims))
     for cid in cited:
-        for card_id in claims[cid]["supporting_cards"] + claims[cid]["contradicting_cards"]:
+        for card_id in shown_cards(claims[cid]):
             sid = (cards.get(card_id) or {}).get("source_id")
             if sid is not None and sid not in out:
                 out.append(sid)
@@ -198,7 +198,7 @@ def _resolved_citations(
                 raise ReportError(
                     f"{draft_rel} line {cit.line}: {format_citation([key])} is {claim['status']} and cannot be reported"
                 )
-            for card_id in claim["supporting_cards"] + claim["contradicting_cards"]:
+            for card_id in shown_cards(claim):
                 if card_id not in cards or cards[card_id]["source_id"] not in sources:
                     raise ReportError(
                         f"{draft_rel} line {cit.line}: {format_citation([key])} rests on card {card_id}, which does not resolve to a source"
@@ -216,13 +216,16 @@ def _evidence_entry(cid: str, claim: dict[str, Any], cards: dict[str, dict], hre
     ]
     if claim["limitations"]:
         lines.append(f"  *Limitations: {'; '.join(claim['limitations'])}*")
-    for side, ids in (("supports", claim["supporting_cards"]), ("contradicts", claim["contradicting_cards"])):
+    sides = (("supports", claim["supporting_cards"]), ("contradicts", claim["contradicting_cards"]))
+    periods = {e["card_id"]: e["period"] for e in claim.get("series") or []}
+    for side, ids in (*sides, ("gives the superseded figure", superseded_cards(claim))):
         for card_id in ids:
             card = cards[card_id]
             sid = card["source_id"]
             snap = snapshot_path(sid)
             lines.append(
-                f"- {_anchor(card_path(card_id), href)}{card_link(card_id, card_id, href)} {side}: "
+                f"- {_anchor(card_path(card_id), href)}{card_link(card_id, card_id, href)} {side}"
+                f"{f' ({periods[card_id]})' if side.startswith('gives') else ''}: "
                 f"“{normalize_ws(card['quote'])}” — "
                 f"[{sid}]({href(snap) if href else snap}) at {card['span']['start']}–{card['span']['end']}"
             )

@@ -156,8 +156,12 @@ def check_claims(rel: str, doc: dict[str, Any], reader: RunReader) -> list[Probl
                     f"question {claim.get('question_id')} is not in plan.json",
                 )
             )
-        for field in ("supporting_cards", "contradicting_cards"):
-            for j, card_id in enumerate(claim.get(field, [])):
+        series = [e.get("card_id") for e in claim.get("series", [])]  # an older figure's card, shown as superseded
+        for field, ids in (
+            *((f, claim.get(f, [])) for f in ("supporting_cards", "contradicting_cards")),
+            ("series", series),
+        ):
+            for j, card_id in enumerate(ids):
                 if not reader.exists(card_path(card_id)):
                     problems.append(
                         Problem(

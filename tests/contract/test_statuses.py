@@ -53,6 +53,12 @@ def test_claim_statuses_are_the_claims_schema_enum():
     assert list(claims.CLAIM_STATUSES) == enum
 
 
+def test_claim_vintages_are_the_claims_schema_series_enum():
+    series = schema("claims.schema.json")["properties"]["claims"]["items"]["properties"]["series"]
+    assert list(claims.VINTAGES) == series["items"]["properties"]["vintage"]["enum"]
+    assert (claims.CURRENT, claims.SUPERSEDED) == claims.VINTAGES
+
+
 @pytest.mark.parametrize(
     "subset, whole",
     [

@@ -9,6 +9,11 @@
 - Two claims of one question, from different sources, that talk about the same thing but
   disagree on a number or version, or where one negates the other, become one `conflicted`
   claim with both sides (one document stating a rule and its exception is not a conflict).
+- Two claims that give one measure different figures for different periods (`evidence/vintage.py`: an archived
+  document, an older year in the title, path or sentence) are a series, not a conflict: the newer leads and the
+  older goes in its `series` as superseded; a figure only an archived document gives is marked superseded itself.
+- In a brief's parts, a card whose sentence only names the brief's subject and states nothing of the part's
+  criteria is not evidence for it (`evidence/subject.py`), so "Acme is a company that..." answers no part.
 - `verified`: a primary source or two independent sources; `verified_with_limit`: only
   secondary (or only low-confidence) backing; `unsupported`: a question with no evidence.
 """
@@ -16,12 +21,24 @@
 from __future__ import annotations
 
 from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
-from harness.contract.claims import CONFLICTED, UNSUPPORTED, VERIFIED, VERIFIED_WITH_LIMIT, ClaimStatus
+from harness.contract.claims import (
+    CONFLICTED,
+    CURRENT,
+    SUPERSEDED,
+    UNSUPPORTED,
+    VERIFIED,
+    VERIFIED_WITH_LIMIT,
+    ClaimStatus,
+)
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import COMPLETED, RESEARCH
+from harness.engines.offline import semantic
+from harness.engines.offline.planner import brief_subject
 from harness.engines.offline.ranking import Ask, entities
 from harness.evidence.lexical import content_words, jaccard, negated, number_clauses, numbers
+from harness.evidence.subject import states, subject_only
+from harness.evidence.vintage import Period, differ, period_of, same_measure, supersedes
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 
@@ -102,18 +119,22 @@ CLAIM_KEYS = (
     "limitations",
     "status",
 )
+OPTIONAL_KEYS = ("series",)  # stored only when a claim has one
 
 
-def _source_facts(ctx: AgentContext, cards: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
-    """Each cited source's kind (primary or secondary) and title, read once per source: what a card ranks by."""
+def _source_facts(ctx: AgentContext, cards: list[dict]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """Each cited source's kind (primary or secondary), title and path (or URL), read once per source: what a card
+    ranks by, and what dates it (`evidence/vintage.py`)."""
     kinds: dict[str, str] = {}
     titles: dict[str, str] = {}
+    paths: dict[str, str] = {}
     for card in cards:
         sid = card["source_id"]
         if sid not in kinds:
             record = ctx.read_json(source_record_path(sid))
             kinds[sid], titles[sid] = record["kind"], record.get("title") or ""
-    return kinds, titles
+            paths[sid] = record.get("path") or record.get("url") or ""
+    return kinds, titles, paths
 
 
 def _unsupported(q: dict) -> dict:
@@ -158,6 +179,65 @@ def _rival(clusters: list[list[dict]], i: int, used: set[int]) -> int | None:
     )
 
 
+def _one_series(a: dict, b: dict, periods: dict[str, Period]) -> bool:
+    """Two cards giving one measure different figures for two periods (`evidence/vintage.py`), about one thing: they
+    name it both, or one is an archived document's (two films' box office, each dated by its title, are not one)."""
+    pa, pb = periods[a["card_id"]], periods[b["card_id"]]
+    return (
+        same_measure(a["quote"], b["quote"])
+        and differ(a["quote"], b["quote"])
+        and (supersedes(pa, pb) or supersedes(pb, pa))
+        and (pa.archived or pb.archived or bool(_names(a) & _names(b)))
+    )
+
+
+def _successors(clusters: list[list[dict]], i: int, used: set[int], periods: dict[str, Period]) -> list[int]:
+    """The later, unpaired clusters, from other sources, that are one series with cluster `i`, never a conflict."""
+    return [
+        j
+        for j in range(i + 1, len(clusters))
+        if j not in used
+        and not _sources(clusters[i]) & _sources(clusters[j])
+        and _one_series(clusters[i][0], clusters[j][0], periods)
+    ]
+
+
+def _entry(card: dict, periods: dict[str, Period], vintage) -> dict:
+    return {"card_id": card["card_id"], "period": periods[card["card_id"]].label(), "vintage": vintage}
+
+
+class _Screen:
+    """What a question's cards are judged by beyond ranking: the brief's subject (a sentence that only names it is
+    no evidence, `evidence/subject.py`) and each card's period (`evidence/vintage.py`)."""
+
+    def __init__(self, subject: str, titles: dict[str, str], paths: dict[str, str]):
+        self.subject, self.titles, self.paths = subject, titles, paths
+
+    @staticmethod
+    def criteria(q: dict) -> list[str]:
+        """What a part asks for: its criteria, else the part as the brief words it."""
+        return q.get("criteria") or (q.get("search_terms") or [q["text"]])[:1]
+
+    def home(self, questions: list[dict], cards: list[dict]) -> dict[str, list[dict]]:
+        """Each question's cards. In a brief's parts, a card found for one part that states only another part's
+        criteria is that part's evidence ("Revenue for 2024 was..." found while searching operations)."""
+        out: dict[str, list[dict]] = {q["id"]: [] for q in questions}
+        for c in cards:
+            fits = [q["id"] for q in questions if self.subject and states(c["quote"], self.criteria(q), self.subject)]
+            home = fits[0] if len(fits) == 1 and c["question_id"] not in fits else c["question_id"]
+            out.setdefault(home, []).append(c)
+        return out
+
+    def evidence(self, q: dict, qcards: list[dict]) -> list[dict]:
+        """The cards that are evidence for the question: not one whose sentence only names the brief's subject."""
+        return [c for c in qcards if not subject_only(c["quote"], self.subject, self.criteria(q), semantic.similarity)]
+
+    def periods(self, qcards: list[dict]) -> dict[str, Period]:
+        return {
+            c["card_id"]: period_of(self.paths[c["source_id"]], self.titles[c["source_id"]], c["quote"]) for c in qcards
+        }
+
+
 class OfflineAnalyst:
     def __init__(self, spec=None):
         self.spec = spec
@@ -165,24 +245,29 @@ class OfflineAnalyst:
     def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         plan = ctx.read_json(PLAN)
         cards = [ctx.read_json(p) for p in ctx.list(CARDS)]
-        kinds, titles = _source_facts(ctx, cards)
+        kinds, titles, paths = _source_facts(ctx, cards)
+        screen = _Screen(brief_subject(plan), titles, paths)
         claims = []
-        for q in plan["questions"]:
-            if q["kind"] != RESEARCH:
-                continue
-            claims += self._question_claims(q, [c for c in cards if c["question_id"] == q["id"]], kinds, titles)
+        research = [q for q in plan["questions"] if q["kind"] == RESEARCH]
+        homes = screen.home(research, cards)
+        for q in research:
+            qcards = screen.evidence(q, homes[q["id"]])
+            claims += self._question_claims(q, qcards, kinds, titles, screen.periods(qcards))
         for n, claim in enumerate(claims, start=1):
             claim["claim_id"] = f"C{n}"
-        ordered = [{k: c[k] for k in CLAIM_KEYS} for c in claims]
+        ordered = [{k: c[k] for k in (*CLAIM_KEYS, *OPTIONAL_KEYS) if k in c} for c in claims]
         ctx.write(CLAIMS, {"claims": ordered})
         counts: dict[str, int] = {}
         for c in ordered:
             counts[c["status"]] = counts.get(c["status"], 0) + 1
         return AgentResult(COMPLETED, ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
 
-    def _question_claims(self, q: dict, qcards: list[dict], kinds: dict[str, str], titles: dict[str, str]) -> list:
-        """One question's claims, best first: its cards ranked against it, near-duplicates clustered, and two
-        clusters that disagree on the same topic made one conflicted claim; unsupported when it has no card."""
+    def _question_claims(
+        self, q: dict, qcards: list[dict], kinds: dict[str, str], titles: dict[str, str], periods: dict[str, Period]
+    ) -> list:
+        """One question's claims, best first: its cards ranked against it, near-duplicates clustered, one measure's
+        figures for several periods made one series, and two clusters that disagree on the same topic made one
+        conflicted claim; unsupported when it has no card."""
         if not qcards:
             return [_unsupported(q)]
         ask = Ask.of(q["text"], " ".join(q.get("criteria", [])))
@@ -196,13 +281,34 @@ class OfflineAnalyst:
         for i, cluster in enumerate(clusters):
             if i in used:
                 continue
-            rival = _rival(clusters, i, used)
-            if rival is not None:
+            if later := _successors(clusters, i, used, periods):
+                used.update(later)
+                question_claims.append(self._series(q, [cluster] + [clusters[j] for j in later], kinds, periods))
+            elif (rival := _rival(clusters, i, used)) is not None:
                 used.add(rival)
                 question_claims.append(self._conflict(q, cluster, clusters[rival]))
             else:
-                question_claims.append(self._claim(q, cluster, kinds))
+                question_claims.append(self._dated(self._claim(q, cluster, kinds), cluster, periods))
         return question_claims
+
+    def _series(self, q: dict, sides: list[list[dict]], kinds: dict[str, str], periods: dict[str, Period]) -> dict:
+        """One measure's figures for several periods: the newest leads (the claim states it), the older are
+        superseded, newest first."""
+        sides = sorted(sides, key=lambda side: periods[side[0]["card_id"]].order(), reverse=True)
+        claim = self._claim(q, sides[0], kinds)
+        claim["series"] = [_entry(sides[0][0], periods, CURRENT)] + [
+            _entry(side[0], periods, SUPERSEDED) for side in sides[1:]
+        ]
+        return claim
+
+    @staticmethod
+    def _dated(claim: dict, cluster: list[dict], periods: dict[str, Period]) -> dict:
+        """A figure only archived documents give is marked superseded: a newer one may exist, so it is never
+        presented as current."""
+        if numbers(claim["statement"]) and all(periods[c["card_id"]].archived for c in cluster):
+            claim["series"] = [_entry(cluster[0], periods, SUPERSEDED)]
+            claim["limitations"] = [*claim["limitations"], "from an archived document: the figure may be superseded"]
+        return claim
 
     @staticmethod
     def _claim(q: dict, cluster: list[dict], kinds: dict[str, str]) -> dict:

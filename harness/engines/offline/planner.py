@@ -348,12 +348,29 @@ def make_plan(
     }
 
 
+PARTS_REPORT = "A report with one section per part of the brief"  # a parts plan's deliverable opens so
+
+
+def brief_subject(plan: dict) -> str:
+    """What a plan of a brief in parts is about (its scope, `subject_of` its lead-in), or "" for any other plan:
+    the Analyst screens out sentences that only name it (`evidence/subject.py`), the Writer gives each part a
+    section."""
+    deliverable = next((q["text"] for q in plan["questions"] if q["kind"] == "deliverable"), "")
+    scope = plan.get("scope", {}).get("in_scope") or [""]
+    return scope[0] if deliverable.startswith(PARTS_REPORT) and scope[0] != plan["question"].strip() else ""
+
+
+def parts_plan(plan: dict) -> bool:
+    """Is the plan a brief's parts, one research question each?"""
+    return any(q["kind"] == "deliverable" and q["text"].startswith(PARTS_REPORT) for q in plan["questions"])
+
+
 def _part_questions(lead: str, parts: list[str]) -> tuple[list[dict], str]:
     """A brief of listed parts: one research question per part (at most eight), and a report of one section each."""
     subject = subject_of(lead)
     questions = [_part_question(p, subject) for p in parts[:8]]
     listed = "; ".join(f"({i}) {p}" for i, p in enumerate(parts[:8], 1))
-    deliverable = f"A report with one section per part of the brief{f' on {subject}' if subject else ''}: {listed}."
+    deliverable = f"{PARTS_REPORT}{f' on {subject}' if subject else ''}: {listed}."
     return questions, deliverable
 
 

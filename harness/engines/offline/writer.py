@@ -11,7 +11,8 @@
   (notes in italics, no recommendation).
 - **Where the sources disagree**: every conflicted claim, with both sides.
 - **Further questions** (plans with several non-comparison questions): a section per
-  question, headed by its topic, citing its best claim if the Summary does not already.
+  question, headed by its topic, citing its best claim if the Summary does not already. A brief in
+  parts gets a section per part, always, its best claims (`brief_parts`), and a Summary of each part's best.
 - **Limitations**: questions without usable evidence, blocked branches, questions whose
   evidence was not needed for the answer, limited and conflicted claims.
 
@@ -43,6 +44,9 @@ from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, COMPLETED, FAILED, TIMEOUT
+from harness.engines.offline.brief_parts import part_heading, series_note, superseded_only, unsaid
+from harness.engines.offline.drops import ANY, EVERYWHERE, TITLE, rejected
+from harness.engines.offline.planner import parts_plan
 from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
 from harness.evidence.checks import answer_gap
 from harness.evidence.lexical import content_words
@@ -51,12 +55,10 @@ from harness.runtime.interface import AgentResult, Brief
 from harness.sources.sentences import split_sentences
 
 SUMMARY_MAX = 3
+PART_MAX = 4  # claims a brief's part's section may cite
 CHAIN_MAX = 7  # claims of the answer's chain (high-confidence cards) a Summary may cite
 CHECK_ROUNDS = 6  # render, check, drop what failed: at most this many times
 ANSWER_TRIES = 4  # uncited claims tried, per question the answer check finds open
-ANY = "*"  # in a drop set: every claim of that place
-TITLE = "# title"  # in a drop set: the report's title line
-EVERYWHERE = "*everywhere"  # in a drop set: a claim left out of every place (its defect names no line of the draft)
 NOT_FOUND = "*not found in the corpus*"
 _SCAFFOLD = re.compile(
     r"^(?:find what the sources say (?:about|to answer:?)|what do the sources say (?:about|on)|answer the question:?)\s+",
@@ -194,11 +196,12 @@ def answer_claims(pool: list[dict], cl: _Claims, skip: AbstractSet[str] = frozen
     return sorted(chosen, key=lambda c: (cl.hop(c), pool.index(c)))
 
 
-def _claim_lines(c: dict, prefix: str = "") -> list[str]:
+def _claim_lines(c: dict, prefix: str = "", cards: dict[str, dict] | None = None) -> list[str]:
     """A usable claim as sentences: verified or with limit as stated (the limitation follows once for the section,
-    `_limit_lines`); conflicted claims have their own section."""
+    `_limit_lines`), with its superseded figures in a note (`brief_parts`); conflicted claims have their own
+    section."""
     if c["status"] in STATABLE:
-        return [prefix + _cite(c["statement"], c["claim_id"])]
+        return [prefix + _cite(c["statement"], c["claim_id"]) + series_note(c, cards or {})]
     return []
 
 
@@ -294,7 +297,17 @@ class _Draft:
         self.by_q = {q["id"]: self.cl.usable(q["id"]) for q in self.research}
         self.candidates = candidates_of(plan)
         self.carried = carried_over(claims, cards, run_id)
+        self.parts = parts_plan(plan)
         self.cited: set[str] = set()
+
+    def part_pool(self, q: dict, place: str) -> list[dict]:
+        """A brief's part's statable claims, best first, current figures before superseded ones."""
+        pool = [
+            c
+            for c in self.by_q[q["id"]]
+            if c["status"] in STATABLE and c["claim_id"] not in self.skip(place) and stands_alone(c["statement"])
+        ]
+        return sorted(pool, key=superseded_only)
 
     def skip(self, place: str) -> set[str]:
         """The claims the checks rejected in `place` or everywhere (every claim, when the place was rejected whole)."""
@@ -327,6 +340,8 @@ class _Draft:
                 for q in self.research[:SUMMARY_MAX]
                 for c in answer_claims(self.by_q[q["id"]], self.cl, self.skip("Summary"))[:1] + self.added(q, "Summary")
             ]
+        if self.parts:  # a brief in parts: each part's best current claim, its section says the rest
+            return [(c, "") for q in self.research for c in self.part_pool(q, "Summary")[:1] if not superseded_only(c)]
         order = [q["id"] for q in self.research]
         pool = [c for q in self.research for c in self.by_q[q["id"]]]
         pool = [c for c in pool if c["claim_id"] not in self.carried] or pool
@@ -340,7 +355,7 @@ class _Draft:
         stated: list[dict] = []
         for c, prefix in self._summary_claims():
             if c["claim_id"] not in self.cited:
-                lines += _claim_lines(c, prefix)
+                lines += _claim_lines(c, prefix, self.cards)
                 stated.append(c)
                 self.cited.add(c["claim_id"])
         lines += _limit_lines(stated, self.cl)
@@ -364,9 +379,24 @@ class _Draft:
     def question_sections(self) -> list[str]:
         """A plain plan of several questions: a section per question its best claim answers that the Summary does
         not already cite, so no question's answer is left out (a comparison's table does this for its own)."""
-        if self.candidates or len(self.research) <= 1:
+        if self.candidates or (len(self.research) <= 1 and not self.parts):
             return []
-        return [line for q in self.research for line in self._section(q)]
+        return [line for q in self.research for line in (self._part(q) if self.parts else self._section(q))]
+
+    def _part(self, q: dict) -> list[str]:
+        """A brief's part: always a section, its best claims not stated above (at most PART_MAX), or a note
+        saying where its evidence is or that the corpus has none."""
+        heading = part_heading(q)
+        pool = self.part_pool(q, heading) + self.added(q, heading)
+        own = [c for c in dict((c["claim_id"], c) for c in pool).values() if c["claim_id"] not in self.cited]
+        own = unsaid(own, [c for c in self.claims if c["claim_id"] in self.cited])[:PART_MAX]
+        lines = [f"## {heading}", ""]
+        for c in own:
+            lines += _claim_lines(c, "", self.cards)
+            self.cited.add(c["claim_id"])
+        if not own:  # its claims are stated above (the Summary, or a part they came first in), or there are none
+            lines.append("*Its evidence is quoted above.*" if pool else f"*{NOT_FOUND[1:-1]}.*")
+        return lines + _limit_lines(own, self.cl) + [""]
 
     def _section(self, q: dict) -> list[str]:
         """One question's section: its best claim and those added for it, not yet cited; a parent's question in a
@@ -379,7 +409,7 @@ class _Draft:
         if parents := {self.carried[c["claim_id"]] for c in own if c["claim_id"] in self.carried}:
             lines += [f"*Carried over from run {', '.join(sorted(parents))}, which this run follows up.*", ""]
         for c in own:
-            lines += _claim_lines(c)
+            lines += _claim_lines(c, "", self.cards)
             self.cited.add(c["claim_id"])
         return lines + _limit_lines(own, self.cl) + [""]
 
@@ -394,7 +424,7 @@ def render_draft(
     open_questions: frozenset[str] = frozenset(),
     run_id: str | None = None,
 ) -> str:
-    """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`place_of`), left out there;
+    """The draft; `drop` holds (place, claim id) pairs its own checks rejected (`drops.place_of`), left out there;
     `extra` (question id -> claim ids) the claims added because they give what the answer check found missing;
     `open_questions` the questions it still finds open (the harness states them under Limitations, so the draft
     never says there is nothing to state). In a follow-up (`run_id` given, some claims carried over from the
@@ -480,37 +510,6 @@ def _limitations(research, by_q, claims, cited, branches, cl: _Claims, open_ques
     return lines
 
 
-def place_of(draft: str, line: int) -> str:
-    """Where line `line` (1-based) of a draft is: its table row ("| criterion"), or else its section's heading."""
-    lines = draft.split("\n")
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    if text.startswith("|"):
-        return "| " + text.strip("|").split("|", 1)[0].strip()
-    heading = next((h for h in reversed(lines[: max(line, 0)]) if h.startswith("## ")), "")
-    return heading[3:].strip()
-
-
-def rejected(draft: str, defects: list[dict]) -> set[tuple[str, str]]:
-    """(place, claim id) for each error defect the draft's checks found: the claims it names, or else those cited
-    on its line. A defect on no line of the draft that names claims (their cards' quotes or their statements, which
-    the report's Evidence section prints) leaves those claims out EVERYWHERE."""
-    lines = draft.split("\n")
-    out: set[tuple[str, str]] = set()
-    for d in defects:
-        line = d.get("location", {}).get("line")
-        if d.get("severity") != "error":
-            continue
-        if not isinstance(line, int) or not 0 < line <= len(lines):
-            out |= {(EVERYWHERE, cid) for cid in d.get("refs", {}).get("claims") or []}
-            continue
-        if lines[line - 1].startswith("# "):
-            out.add((TITLE, ANY))  # the title (the question) read as an instruction: the title is rewritten
-            continue
-        ids = d.get("refs", {}).get("claims") or [k for c in parse_citations(lines[line - 1]) for k in c.keys]
-        out |= {(place_of(draft, line), cid) for cid in ids}
-    return out
-
-
 def _checked(
     plan, claims, cards, branches, check, extra, open_questions=frozenset(), run_id: str | None = None
 ) -> tuple[str, list[dict]]:
@@ -579,7 +578,10 @@ class OfflineWriter:
         plan = ctx.read_json(PLAN)
         claims = ctx.read_json(CLAIMS)["claims"]
         needed = {
-            cid for c in claims if c["status"] in USABLE for cid in c["supporting_cards"] + c["contradicting_cards"]
+            cid
+            for c in claims
+            if c["status"] in USABLE
+            for cid in c["supporting_cards"] + c["contradicting_cards"] + [e["card_id"] for e in c.get("series", [])]
         }
         cards = {cid: ctx.read_json(card_path(cid)) for cid in sorted(needed)}
         draft = brief.outputs[0]
