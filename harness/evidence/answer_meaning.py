@@ -1,13 +1,15 @@
 """The answer check's judge of meaning, beside its word rules (`answer_rule`): a question the word rules find
-`answered` stays so only when a cited quote that gives the kind of answer asked for is also close in meaning to the
-question, read under its heading (`Finding.context`: the source's title and the heading above the quote), as a
-sentence encoder places them (cosine at least `CLOSE_ENOUGH`); else it is `partly`, with why. The heading is part of
-what the quote says: "Preview mode enables a collection of unstable features" is under "Preview".
+`answered` stays so only when one of the quotes cited for it, read under its heading (`Finding.context`: the
+source's title and the heading above the quote), is close in meaning to the question, as a sentence encoder places
+them (cosine at least `CLOSE_ENOUGH`); else it is `partly`, with why. The heading is part of what a quote says:
+"Preview mode enables a collection of unstable features" is under "Preview".
 
 The word rules accept a quote that names the subject and has the asked-for shape; they cannot tell a true statement
 on the subject that is not the answer ("In non-package mode, the `name` and `version` fields are required" for "What
 does non-package mode change ...?") from the answer. The encoder places "bump my project's version number" far from
-"the only required fields are `name` and `version`", and near an answer in other words.
+"the only required fields are `name` and `version`", and near an answer in other words. Every cited quote of the
+question is weighed, not only the one the word rules took as the answer: a short answer ("Results are kept for 24
+hours") is far from its question, and its neighbours carry the topic.
 
 What it cannot judge: it only ever lowers a verdict (an answer the word rules miss, in other words than the
 question's, stays missed); a quote close in meaning that answers another question of the same subject passes (a
@@ -45,12 +47,12 @@ def installed_similarity() -> Similarity | None:
 
 
 def closest(ask: Ask, findings: list[Finding], similarity: Similarity) -> float:
-    """How close in meaning the closest answering quote is to the question: the quotes that give a kind of answer
-    the question asks for (`Ask.met`), each less its sentences that answer nothing, after its heading."""
+    """How close in meaning the closest cited quote is to the question: each quote after its heading, less its
+    sentences that answer nothing."""
     scores = [
         similarity(ask.text, f"{f.context} {answering_part(f.quote)}".strip())
         for f in findings
-        if answering_part(f.quote) and any(ask.met(r, f) for r in ask.requirements)
+        if answering_part(f.quote)
     ]
     return max(scores, default=-1.0)
 
@@ -67,10 +69,10 @@ def judge_meaning(
     return replace(
         verdict,
         verdict=PARTLY,
-        reason=f"the cited quotes name its subject, but none that gives {_labels(verdict.met)} is close in meaning "
-        f"to the question (closest {best:.2f}, needs {CLOSE_ENOUGH})",
+        reason=f"the cited quotes give {_labels(verdict.met)}, but none is close in meaning to the question "
+        f"(closest {best:.2f}, needs {CLOSE_ENOUGH})",
     )
 
 
 def _labels(met: tuple[str, ...]) -> str:
-    return " or ".join(met) if met else "an answer"
+    return " and ".join(met) if met else "an answer"

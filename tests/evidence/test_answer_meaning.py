@@ -1,5 +1,5 @@
-"""The answer check's judge of meaning (evidence/answer_meaning.py): it lowers an `answered` whose answering quotes
-are all far in meaning from the question, keeps one near it, and never raises a verdict."""
+"""The answer check's judge of meaning (evidence/answer_meaning.py): it lowers an `answered` whose cited quotes are
+all far in meaning from the question, keeps one with a quote near it, and never raises a verdict."""
 
 from __future__ import annotations
 
@@ -71,15 +71,22 @@ def test_the_judge_only_lowers_and_only_answered():
     assert judge_meaning(unanswered, ask, [], lambda q, a: 1.0) == unanswered  # never raised
 
 
-def test_only_answering_quotes_are_weighed():
-    """A quote close to the question that gives no kind of answer (a sentence on the subject with no step) does not
-    keep a verdict another, far quote earned."""
+def test_every_cited_quote_is_weighed(encoder):
+    """A short answer is far from its question; a neighbour on the topic, cited for it too, keeps the verdict."""
+    question = "How long does Larkspur keep job results?"
+    answer = Finding("Results are kept for 24 hours after the job finishes, then deleted.", "Job results")
+    topic = Finding("Larkspur stores the return value of every finished job in the result backend.", "Job results")
+    assert judge_question(_ask(question), [answer, topic]).verdict == ANSWERED
+
+
+def test_the_closest_quote_decides():
     ask = _ask(BUMP)
     far, near = Finding(ON_SUBJECT, "Poetry"), Finding("Poetry project version numbers can be bumped.", "Poetry")
     words = judge(ask, [far, near])
     assert words.verdict == ANSWERED
 
     def close_to_near(question: str, quote: str) -> float:
-        return 0.9 if quote.startswith("Poetry project") else 0.1
+        return 0.9 if "Poetry project version" in quote else 0.1
 
-    assert judge_meaning(words, ask, [far, near], close_to_near).verdict == PARTLY
+    assert judge_meaning(words, ask, [far, near], close_to_near).verdict == ANSWERED
+    assert judge_meaning(words, ask, [far], close_to_near).verdict == PARTLY
