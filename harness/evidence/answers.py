@@ -38,7 +38,7 @@ the asker's voice ("I don't want ...") or the page's plan ("In this section we .
 the rest of the quote.
 
 3. **The answer is close in meaning** (`evidence/answer_meaning.py`, where a sentence encoder is handed in): an
-   `answered` stays so only when a quote that gives the kind asked for is near the question; else `partly`.
+   `answered` stays so only when a quote cited for it, after its heading, is near the question; else `partly`.
 
 What the word rules cannot judge: they read words, not meaning. A quote with the subject's words and a command of
 the wrong program passes, and so does a true statement on the subject that is not what was asked ("What does
