@@ -11,12 +11,13 @@ Usage:
   .venv/bin/python bench/bench_answers.py RUN_DIR [RUN_DIR ...] [--json]
   .venv/bin/python bench/bench_answers.py --questions SET.json --corpus python-docs|DIR
       [--split test|tune|all] [--limit N] [--runs-dir DIR] [--json]
-  .venv/bin/python bench/bench_answers.py RUN_DIR [RUN_DIR ...] --scores SCORES.json
+  .venv/bin/python bench/bench_answers.py RUN_DIR [RUN_DIR ...] --scores SCORES.json [--words-only]
 
 With --scores (a reader's scores, written before any verdict was seen: {"scores": {question: 1-5}}), it prints
 instead each report's score beside its report-level verdict (`answered` when every research question of its plan
 is, `not_answered` when none is, `partly` otherwise), the scores x verdicts table and the agreement: a report
-scored 1-2 agrees when it is not `answered`, one scored 4-5 when it is; 3s are not judged.
+scored 1-2 agrees when it is not `answered`, one scored 4-5 when it is; 3s are not judged. The verdicts are the answer check's (word rules, then the judge of meaning,
+`evidence/answer_meaning.py`); --words-only gives the word rules' alone, for a before/after.
 
 A question set is a JSON file {"questions": [{"question": ..., "key_phrases": [...], "split": ...}]}
 (the format of bench/pythondocs_questions_v4.json). Prints answer coverage over all runs at the end.
@@ -32,6 +33,8 @@ from pathlib import Path
 
 from harness.contract.layout import FINAL_REPORT, METRICS
 from harness.contract.statuses import ANSWER_VERDICTS, ANSWERED, NOT_ANSWERED, PARTLY
+from harness.engines import answer_encoder
+from harness.evidence.answer_meaning import install_similarity
 from harness.evidence.answers import answer_records
 from harness.workspace.reader import RunReader
 
@@ -136,7 +139,9 @@ def main() -> None:
     ap.add_argument("--runs-dir", type=Path, default=Path("/tmp/bench-answers-runs"))
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--scores", type=Path, help="a reader's scores: print the agreement with the verdicts")
+    ap.add_argument("--words-only", action="store_true", help="the word rules alone, without the judge of meaning")
     args = ap.parse_args()
+    install_similarity(None) if args.words_only else answer_encoder.install()
     todo = [(r, []) for r in args.runs]
     if args.questions:
         todo += run_questions(args.questions, args.corpus, args.split, args.limit, args.runs_dir)

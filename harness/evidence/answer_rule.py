@@ -172,6 +172,7 @@ class Ask:
     names: tuple[str, ...]
     words: frozenset[str]
     requirements: tuple[Requirement, ...]
+    text: str = ""  # the question as asked (the offline Planner's wrapper left out), for the judge of meaning
 
     @property
     def words_count(self) -> bool:
@@ -412,7 +413,7 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
                 reqs += [Requirement(f"{c} for {side}", _criterion_test(c, side), False) for c in crit]
             else:
                 reqs.append(Requirement(f"a statement on {side}", _criterion_test(side), False))
-        return Ask(question["id"], tuple(names), words, tuple(reqs))
+        return Ask(question["id"], tuple(names), words, tuple(reqs), normalize_ws(text).strip())
     reqs += [Requirement(c, _criterion_test(c), False) for c in crit]
     if _HOW_TO.search(text):
         reqs.append(Requirement("a step, command or setting", _procedure(names), focused=True))
@@ -432,7 +433,7 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
         reqs.append(Requirement("a name", _new_name(raw)))
     if not reqs:
         reqs.append(Requirement("a statement", _statement, focused=True))
-    return Ask(question["id"], tuple(names), words, tuple(reqs))
+    return Ask(question["id"], tuple(names), words, tuple(reqs), normalize_ws(text).strip())
 
 
 @dataclass(frozen=True)

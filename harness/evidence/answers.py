@@ -37,7 +37,10 @@ does a sentence that is a question (rhetorical, or a FAQ's own), a pointer elsew
 the asker's voice ("I don't want ...") or the page's plan ("In this section we ..."): the kinds are read on
 the rest of the quote.
 
-What it cannot judge: it reads words, not meaning. A quote with the subject's words and a command of
+3. **The answer is close in meaning** (`evidence/answer_meaning.py`, where a sentence encoder is handed in): an
+   `answered` stays so only when a quote cited for it, after its heading, is near the question; else `partly`.
+
+What the word rules cannot judge: they read words, not meaning. A quote with the subject's words and a command of
 the wrong program passes, and so does a true statement on the subject that is not what was asked ("What does
 non-package mode change?" met by "In non-package mode, the name and version fields are required"); an answer
 in other words than the question's (a synonym, another language) fails. It is a floor under the report, not a reader; an LLM Reviewer's judgement, where one is given,
@@ -54,10 +57,12 @@ from harness.contract.layout import FINAL_REPORT, METRICS
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import NOT_ANSWERED, PARTLY
 from harness.errors import Problem
+from harness.evidence.answer_meaning import installed_similarity, judge_meaning
 from harness.evidence.answer_rule import (
     CODE_TOKEN,
     HEADING_WORDS,
     SENTENCE_END,
+    Ask,
     Finding,
     QuestionVerdict,
     ask_of,
@@ -131,6 +136,12 @@ def cited_claims(reader: RunReader, text: str) -> list[str]:
     return [k for k in dict.fromkeys(ids) if k in claims and claims[k]["status"] in USABLE]
 
 
+def judge_question(ask: Ask, findings: list[Finding], claims: tuple[str, ...] = ()) -> QuestionVerdict:
+    """The answer check's verdict on one question, for every engine: the word rules (`answer_rule.judge`), then
+    the judge of meaning (`answer_meaning`), which may lower an `answered` to `partly`."""
+    return judge_meaning(judge(ask, findings, claims), ask, findings, installed_similarity())
+
+
 def answer_verdicts(reader: RunReader, text: str) -> list[QuestionVerdict]:
     """The verdict on each research question of the plan, from the claims `text` (a draft) cites for it."""
     plan = reader.plan() or {}
@@ -142,7 +153,7 @@ def answer_verdicts(reader: RunReader, text: str) -> list[QuestionVerdict]:
             continue
         mine = tuple(k for k in cited if claims[k]["question_id"] == q["id"])
         findings = [f for k in mine for f in claim_findings(reader, claims[k])]
-        out.append(judge(ask_of(q, plan.get("criteria")), findings, mine))
+        out.append(judge_question(ask_of(q, plan.get("criteria")), findings, mine))
     return out
 
 

@@ -27,8 +27,8 @@ from harness.contract.quotes import Located, closest_passage, locate_quote, norm
 from harness.contract.statuses import ANSWERED
 from harness.contract.works import work_limitations
 from harness.errors import HarnessError, PermissionRefused
-from harness.evidence.answer_rule import ask_of, judge
-from harness.evidence.answers import claim_findings
+from harness.evidence.answer_rule import ask_of
+from harness.evidence.answers import claim_findings, judge_question
 from harness.evidence.standalone import not_standalone, refusal
 from harness.runtime.step import ServiceSetup
 
@@ -53,7 +53,7 @@ def cards_answer(setup: ServiceSetup) -> bool:
         return False
     reader = setup.workspace.reader()
     findings = claim_findings(reader, {"supporting_cards": cards})
-    return judge(ask_of(question, setup.plan().get("criteria")), findings).verdict == ANSWERED
+    return judge_question(ask_of(question, setup.plan().get("criteria")), findings).verdict == ANSWERED
 
 
 class EvidenceRecorder:

@@ -36,7 +36,12 @@ def make_plan(question: str = "How does asyncio.TaskGroup handle failures?") -> 
         "deliverable": "A short answer with citations.",
         "criteria": [],
         "questions": [
-            {"id": "Q1", "text": "Find how TaskGroup handles a failing task.", "kind": "research", "critical": True},
+            {
+                "id": "Q1",
+                "text": "Find how asyncio.TaskGroup handles a failing task.",
+                "kind": "research",
+                "critical": True,
+            },
             {"id": "Q2", "text": "Answer the question from the evidence.", "kind": "deliverable", "critical": True},
         ],
         "stop_conditions": ["No primary source for a critical question."],

@@ -60,7 +60,12 @@ def mcp_plan(question: str) -> dict:
         "deliverable": "A short answer with citations.",
         "criteria": [],
         "questions": [
-            research("Q1", "Find how asyncio.TaskGroup handles a failing task.", ["mcp:docs"], ["taskgroup"]),
+            research(  # worded as its answer is: the judge of meaning put "handles a failing task" at 0.50
+                "Q1",
+                "Find what asyncio.TaskGroup does with the remaining tasks when one task fails.",
+                ["mcp:docs"],
+                ["taskgroup"],
+            ),
             research(
                 "Q2", "Find how asyncio.gather propagates the first exception.", ["corpus"], ["gather propagated"]
             ),
