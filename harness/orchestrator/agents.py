@@ -47,18 +47,23 @@ def preflight(cfg: RunConfig) -> None:
             model_preflight(choice.model, choice.base_url, choice.base_url_from)
 
 
-def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None) -> dict[str, Agent]:
+def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None, corpus: Any = None) -> dict[str, Agent]:
     """One agent per role. `models` may map a role to a ready chat model (tests inject scripted models); `mcp`
-    (the run's McpSources) gives the roles whose spec lists `mcp` the servers' tools."""
+    (the run's McpSources) gives the roles whose spec lists `mcp` the servers' tools; the offline Researcher is
+    given the run's meaning model and the ranking profile of its `corpus` (by what the corpus's text is)."""
     agents: dict[str, Agent] = {}
     prices = role_prices(cfg)  # each llm role priced by the model the run names, whatever object answers
     for role, choice in cfg.roles.items():
         if choice.instance is not None:  # handed in from Python
             agents[role] = choice.instance
         elif choice.engine == "offline":
-            from harness.engines.offline import OFFLINE_AGENTS
+            from harness.engines.offline import OFFLINE_AGENTS, OfflineResearcher
+            from harness.engines.offline.profile import corpus_profile
 
-            agents[role] = OFFLINE_AGENTS[role](choice.spec)
+            if role == "researcher":
+                agents[role] = OfflineResearcher(choice.spec, profile=corpus_profile(corpus), meaning=cfg.meaning)
+            else:
+                agents[role] = OFFLINE_AGENTS[role](choice.spec)
         elif choice.engine == "llm":
             from harness.engines.llm.agent import DeepAgentRole
 

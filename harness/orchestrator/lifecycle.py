@@ -204,7 +204,7 @@ def run_context(
     if mcp is not None:
         sources = McpSources(mcp, registry)
     return LiveRun(
-        ws, cfg, build_agents(cfg, models, sources), budget, registry, tools, web, events or (lambda _e: None), sources
+        ws, cfg, build_agents(cfg, models, sources, corpus), budget, registry, tools, web, events or (lambda _e: None), sources
     )
 
 

@@ -62,11 +62,12 @@ from typing import Any
 
 from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
+from harness.contract.meaning import MeaningModel, chosen_meaning
 from harness.contract.statuses import BLOCKED, COMPLETED
-from harness.engines.offline import semantic
-from harness.engines.offline.answer import _answer, _Candidate, _chain_start, _choose, _one_copy
+from harness.engines.offline.answer import Selection, _Candidate, _chain_start, _choose, _one_copy, select
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
 from harness.engines.offline.passages import _about, _lead, _opening_sentence, _quotable, _rest
+from harness.engines.offline.profile import ENCYCLOPEDIA, RankingProfile, Score
 from harness.engines.offline.ranking import (
     Ask,
     criterion_words,
@@ -75,48 +76,23 @@ from harness.engines.offline.ranking import (
     signed_sections,
     stands_alone,
 )
-from harness.engines.offline.semantic import closeness, similarity
+from harness.engines.offline.semantic import Meaning
 from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.evidence.standalone import not_standalone
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
-from harness.sources.corpus import BUILTIN
 from harness.sources.injection import flagged_spans
 from harness.sources.pythondocs import deprecated
 from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
-
-SEARCH_K = 8
-CHAIN_K = 2  # SEARCH_K times this for a question about named things (`chain.about_names`)
-MIN_SCORE = 0.5  # of the subject/criteria screen: a sentence below it is not about the question
-MAX_BRIDGES = 3  # hop-2 searches per branch (each costs one search of the branch's budget)
-SECONDARY, FLAGGED = 0.2, 0.1  # relevance penalties: a primary, unflagged source saying as much ranks first
-RETRIEVED = (
-    0.3  # weight of a hop-1 passage's retrieval score (a share of its search's best) in its sentences' relevance
-)
-OWN = 0.4  # added to a sentence of the docstring of a code name the question writes (`OrderedDict.move_to_end`)
-DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
-MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
-SENTENCE_MEANING = 1.0  # times a sentence's cosine with the question (`semantic.similarity`), Python documentation only
-ANSWER_DOCS = 2  # best documents whose docstrings named after the question's words are read whole
-SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
 
 
 def _subject_term(term: str) -> str:
     """The specific part of a dotted name (asyncio.TaskGroup → TaskGroup): the package alone is too broad."""
     term = term.strip().strip("`").removesuffix("()")
     return term.rsplit(".", 1)[-1] if re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+", term) else term
-
-
-def _python_documentation(record: dict) -> bool:
-    """Is this source the Python documentation (a built-in corpus, `BUILTIN`)? The one test of where the rules that
-    read documentation apply: meaning by a module's opening (`semantic.closeness`), a deprecated module giving way
-    to its replacement, more of the best document in the answer (`_near_best`) and a continuing sentence's card
-    taking its antecedent's place. A docstring's sentences continue one another and a module's opening states its
-    subject; on encyclopedia paragraphs (HotpotQA) the same rules cost gold paragraphs (docs/tuning-log.md)."""
-    return record.get("corpus") in BUILTIN
 
 
 def _summary(title: str, quote: str, question_id: str | None, via: str) -> str:
@@ -150,8 +126,8 @@ class _Document:
     own: list[tuple[int, int]]  # the docstrings of a code name the question writes
     defined: bool
     opening: int  # its opening sentence
-    documentation: bool  # the Python documentation (`_python_documentation`)
-    superseded: float
+    profile: RankingProfile  # the corpus's (`_Branch.profile_of`)
+    superseded: bool  # a deprecated module: its replacement, saying as much, is the better answer
 
 
 class _Branch:
@@ -159,8 +135,8 @@ class _Branch:
     sources read through the guarded context (once each), its searches (stopped once its budget is spent), and the
     sentences of a passage as scored candidates."""
 
-    def __init__(self, ctx: AgentContext, question: dict):
-        self.ctx = ctx
+    def __init__(self, ctx: AgentContext, question: dict, profile: RankingProfile, meaning: Meaning):
+        self.ctx, self.profile, self.meaning_model = ctx, profile, meaning
         terms = question.get("search_terms") or []
         topic_words = content_words(question["text"])
         # The subject is what the question is about (its first search term, e.g. "asyncio.TaskGroup");
@@ -179,7 +155,7 @@ class _Branch:
         self.find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
         # A question about named things may take a chain of documents: the one it describes and the one that
         # document names (`chain`), which shares few of its words; each search looks further down the ranking.
-        self.k = SEARCH_K * (CHAIN_K if about_names(self.ask) else 1)
+        self.k = profile.search_k * (profile.chain_k if about_names(self.ask) else 1)
         self.prior: dict[tuple[str, int], float] = {}  # a passage's retrieval score, as a share of its search's best
         self.meaning: dict[str, float] = {}
         self.seen_spans: set[tuple[str, int]] = set()
@@ -188,6 +164,11 @@ class _Branch:
         if sid not in self.cache:  # read through the guarded context, once per source
             self.cache[sid] = (self.ctx.read_text(snapshot_path(sid)), self.ctx.read_json(source_record_path(sid)))
         return self.cache[sid]
+
+    def profile_of(self, sid: str) -> RankingProfile:
+        """The profile a source's sentences are ranked by: the corpus's, for a document of the corpus; ENCYCLOPEDIA
+        (every documentation rule off) for a web page or a tool's result."""
+        return self.profile if "corpus" in self.source(sid)[1] else ENCYCLOPEDIA
 
     def doc_sentences(self, sid: str, text: str) -> list[tuple[int, int]]:
         if sid not in self.sentence_spans:
@@ -244,8 +225,10 @@ class _Branch:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
         self.ask.weigh([" ".join(texts) for texts in by_doc.values()])
         titles = {hit.source_id: hit.title for _, hit in hop1}
-        documented = [sid for sid in by_doc if _python_documentation(self.source(sid)[1])]
-        self.meaning = closeness(self.ask.text, {sid: _about(titles[sid], self.source(sid)[0]) for sid in documented})
+        documented = [sid for sid in by_doc if self.profile_of(sid).document_meaning]
+        if documented:
+            about = {sid: _about(titles[sid], self.source(sid)[0]) for sid in documented}
+            self.meaning = self.meaning_model.closeness(self.ask.text, about)
 
     def sentences(
         self, hit, rank: int, hop: int, screen: bool, bridge: str = "", seen: set[tuple[str, int]] | None = None
@@ -278,8 +261,7 @@ class _Branch:
                 within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(within + ".")
             )
             titled = max(titled, 1.0 if own else 0.0)
-        # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
-        documentation = _python_documentation(record)
+        profile = self.profile_of(hit.source_id)
         return _Document(
             text=text,
             spans=self.doc_sentences(hit.source_id, text),
@@ -289,8 +271,8 @@ class _Branch:
             own=own,
             defined=defined,
             opening=_opening_sentence(text),
-            documentation=documentation,
-            superseded=SUPERSEDED if documentation and deprecated(text) else 0.0,
+            profile=profile,
+            superseded=bool(profile.superseded) and deprecated(text),
         )
 
     def _candidate(
@@ -313,11 +295,12 @@ class _Branch:
         screen_score = (len(self.criteria & words) / len(self.criteria) if self.criteria else 0.0) + (
             0.5 if self.subject & words else 0.25 if doc.in_doc else 0.0
         )
-        if screen and screen_score < MIN_SCORE and not doc.titled:
+        if screen and screen_score < self.profile.min_score and not doc.titled:
             return None
-        relevance = self._relevance(doc, hit, s, lead, e, signed, screen_score if screen else None)
+        score = self._relevance(doc, hit, s, lead, e, signed, screen_score if screen else None)
         return _Candidate(
-            relevance=relevance,
+            relevance=score.total,
+            score=score,
             rank=rank,
             source_id=hit.source_id,
             start=s,
@@ -333,64 +316,77 @@ class _Branch:
             defined=doc.defined,
             lead=text[lead:s],
             rest=text[e : _rest(text, doc.spans, s, e, flagged, self.docstrings(hit.source_id, text).get(lead, 0))]
-            if doc.documentation
+            if doc.profile.rest
             else "",
         )
 
     def _relevance(
         self, doc: _Document, hit, s: int, lead: int, e: int, signed: bool, screen_score: float | None
-    ) -> float:
+    ) -> Score:
         """How well the sentence answers the question (`Ask.score`), with what its place adds: the screen's score and
-        its passage's retrieval score (hop 1), a code name's own docstring, its document's meaning and its own (the
-        Python documentation), less a secondary, flagged, superseded or dangling sentence's penalty."""
-        text = doc.text
+        its passage's retrieval score (hop 1), a code name's own docstring, its document's meaning and its own (by the
+        profile's weights), less a secondary, flagged, superseded or dangling sentence's penalty. Each a named term."""
+        text, p = doc.text, doc.profile
         # a docstring's first sentence is scored with its signature line: the name says what it documents
         scored = text[lead:e] if signed else text[s:e]
         # ... and it opens what its signature documents, as a module's opening sentence opens the module
-        relevance = self.ask.score(scored, hit.title, first=s == doc.opening or signed, titled=doc.titled)
-        if screen_score is not None:
-            relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * self.prior.get((hit.source_id, hit.start), 0.0)
-        relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
-        if any(a <= s < b for a, b in doc.own):
-            relevance += OWN
-        relevance += MEANING * self.meaning.get(hit.source_id, 0.0)
-        # what the sentence itself says, in meaning (a sentence encoder's only: semantic.sentence_encoder)
-        if doc.documentation and SENTENCE_MEANING and semantic.sentence_encoder():
-            relevance += SENTENCE_MEANING * similarity(self.ask.text, scored)
-        relevance -= doc.superseded
-        if lead == s and not stands_alone(text[s:e]):
-            relevance -= DANGLING  # points back at text no card can quote with it
-        return relevance
+        asked = self.ask.score(scored, hit.title, first=s == doc.opening or signed, titled=doc.titled)
+        screened = (
+            (
+                ("screen", 0.5 * min(screen_score, 1.5)),
+                ("retrieved", p.retrieved * self.prior.get((hit.source_id, hit.start), 0.0)),
+            )
+            if screen_score is not None
+            else ()
+        )
+        penalty = (p.secondary if hit.kind == "secondary" else 0.0) + (p.flagged if hit.flagged else 0.0)
+        # what the sentence itself says, in meaning (a sentence encoder's only)
+        said = p.sentence_meaning and self.meaning_model.sentence_encoder
+        return Score.of(
+            (("ask", asked),),
+            screened,
+            (("secondary_or_flagged", -penalty),),
+            (("own", p.own if any(a <= s < b for a, b in doc.own) else 0.0),),
+            (("document_meaning", p.document_meaning * self.meaning.get(hit.source_id, 0.0)),),
+            (
+                (
+                    "sentence_meaning",
+                    p.sentence_meaning * self.meaning_model.similarity(self.ask.text, scored) if said else 0.0,
+                ),
+            ),
+            (("superseded", -p.superseded if doc.superseded else 0.0),),
+            # points back at text no card can quote with it
+            (("dangling", -p.dangling if lead == s and not stands_alone(text[s:e]) else 0.0),),
+        )
 
-    def agreed(self, firsts: list[str], documentation: set[str]) -> str:
-        """The document every search ranks first, when there are two searches or more (the Python documentation's;
-        not a deprecated module, whose replacement still answers better: SUPERSEDED), nor the retrieved document
+    def agreed(self, firsts: list[str]) -> str:
+        """The document every search ranks first, when there are two searches or more and the profile lets it lead
+        (`agreed`); not a deprecated module, whose replacement still answers better, nor the retrieved document
         farthest in meaning (closeness 0): there the words agree, the subject does not. "" when none."""
-        agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and firsts[0] in documentation else ""
+        agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and self.profile_of(firsts[0]).agreed else ""
         agreed = "" if agreed and deprecated(self.source(agreed)[0]) else agreed
         return agreed if self.meaning.get(agreed, 0.0) > 0.0 else ""
 
 
 class OfflineResearcher:
-    def __init__(self, spec=None):
-        self.spec = spec
+    """The Researcher as a staged pipeline: `retrieve` (hop 1's searches), `candidates` (every quotable sentence,
+    each scored as it is read: `_Branch._relevance`, a `Score`), `select` (`answer.SELECTORS`) and `write` (the cards).
+    `profile`: how its corpus is ranked (`profile.corpus_profile`, by what the text is); `meaning`: the run's model."""
+
+    def __init__(self, spec=None, *, profile: RankingProfile = ENCYCLOPEDIA, meaning: MeaningModel | None = None):
+        self.spec, self.profile = spec, profile
+        self.meaning = Meaning(meaning or chosen_meaning())
 
     def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         plan = ctx.read_json(PLAN)
         question = next(q for q in plan["questions"] if q["id"] == brief.question_id)
-        branch = _Branch(ctx, question)
+        branch = _Branch(ctx, question, self.profile, self.meaning)
         hop1, firsts = branch.retrieve()
-        candidates, chain, documentation = self._candidates(branch, hop1)
-        written, per_source, kinds = self._write_cards(
-            brief,
-            ctx,
-            candidates,
-            branch.subject | branch.criteria,
-            branch.ask,
-            chain,
-            documentation,
-            branch.agreed(firsts, documentation),
+        candidates, doc_chain, profiled = self._candidates(branch, hop1)
+        sel = Selection(
+            candidates, branch.ask, self.profile, frozenset(profiled), branch.agreed(firsts), tuple(doc_chain)
         )
+        written, per_source, kinds = self._write_cards(brief, ctx, sel)
         stopped = branch.stopped
         if not written:
             return AgentResult(
@@ -410,38 +406,40 @@ class OfflineResearcher:
 
     def _candidates(self, branch: _Branch, hop1: list) -> tuple[list[_Candidate], list[_Candidate], set[str]]:
         """Every candidate sentence, best first: hop 1's passages, the docstrings that answer read whole, hop 2's
-        bridges and the documents' chain; returns them, the chain, and the Python documentation's sources among
-        those a card may quote (hop 2 included)."""
+        bridges and the documents' chain; returns them, the chain, and the sources among those a card may quote (hop
+        2 included) that the corpus's profile ranks."""
         source, sentences, ask = branch.source, branch.sentences, branch.ask
         candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
         candidates.sort(key=lambda c: c.key)
-        candidates += self._named_docstrings(ask, candidates, hop1, source, sentences)
+        candidates += self._named_docstrings(ask, candidates, hop1, source, sentences, self.profile.answer_docs)
         candidates.sort(key=lambda c: c.key)
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
-        candidates += self._second_hop(ask, candidates, seen_titles, branch.search, sentences)
+        candidates += self._second_hop(ask, candidates, seen_titles, branch.search, sentences, self.profile.max_bridges)
         candidates.sort(key=lambda c: c.key)
         # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
         quotable = {hit.source_id for _, hit in hop1} | {c.source_id for c in candidates}
-        documentation = {sid for sid in quotable if _python_documentation(source(sid)[1])}
-        chain = self._doc_chain(ask, candidates, hop1, sentences, documentation)
+        profiled = {sid for sid in quotable if branch.profile_of(sid) is self.profile}
+        chain = self._doc_chain(ask, candidates, hop1, sentences, set() if self.profile.documents_chain else profiled)
         candidates += [c for c in chain if c not in candidates]
         candidates.sort(key=lambda c: c.key)
-        if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
-            candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
-        return candidates, chain, documentation
+        if not chain and self.profile.one_copy:  # (the documents' chain's sentences are its documents' own)
+            candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in profiled})
+        return candidates, chain, profiled
 
     @staticmethod
-    def _named_docstrings(ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences) -> list[_Candidate]:
+    def _named_docstrings(
+        ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences, n: int
+    ) -> list[_Candidate]:
         """The docstrings that answer, read whole: the answer is often in a part of the document no search returned.
 
         In every retrieved document, the own documentation of a code name the question writes (`os.walk`: the
-        `def walk(` docstring, its later sentences too); in the ANSWER_DOCS best documents, the docstring of each
+        `def walk(` docstring, its later sentences too); in the `n` best documents, the docstring of each
         function or class whose name holds the question's words (`Ask.in_name`: "join paths" ~ `joinpath`). Their
         sentences are candidates like any other (screened, scored), without a retrieval score."""
         first: dict[str, tuple[int, Any]] = {}
         for rank, hit in hop1:
             first.setdefault(hit.source_id, (rank, hit))
-        best = list(dict.fromkeys(c.source_id for c in ranked if c.hop == 1))[:ANSWER_DOCS]
+        best = list(dict.fromkeys(c.source_id for c in ranked if c.hop == 1))[:n]
         out: list[_Candidate] = []
         for sid, (rank, hit) in first.items():
             text = source(sid)[0]
@@ -453,13 +451,13 @@ class OfflineResearcher:
         return out
 
     @staticmethod
-    def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences):
+    def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences, n: int):
         """The bridges: things the chain's hop-1 evidence names that the question does not.
 
         The chain starts at the documents titled after something the question names (or else at
         the best sentence found); their best BRIDGE_FROM sentences may name a bridge. A document
         titled after a bridge joins the chain: one already found stays hop 1; otherwise the
-        Researcher searches for the bridge (at most MAX_BRIDGES searches) and the document's
+        Researcher searches for the bridge (at most `n` searches) and the document's
         sentences come as hop 2. Returns the hop-2 candidates, best first."""
         bridges: list[str] = []
         for cand in _chain_start(ranked):
@@ -470,7 +468,7 @@ class OfflineResearcher:
         out: list[_Candidate] = []
         searched = 0
         for name in bridges:
-            if searched >= MAX_BRIDGES:
+            if searched >= n:
                 break
             if any(names_match(name, title) for title in seen_titles.values()):
                 continue  # already found by hop 1
@@ -515,22 +513,10 @@ class OfflineResearcher:
         return chain_sentences(ask, pool, chain_docs(ask, pool))
 
     @staticmethod
-    def _write_cards(
-        brief: Brief,
-        ctx: AgentContext,
-        candidates: list[_Candidate],
-        asked: set[str],
-        ask: Ask,
-        chain=None,
-        documented=frozenset(),
-        agreed: str = "",
-    ):
-        """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
-        candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
-        the Python documentation its best document's close sentences (`_near_best`), have confidence "high". In the
-        Python documentation each of those answer cards that stands alone quotes the rest of its paragraph (`_rest`)."""
-        chain = _answer(candidates, ask, chain, documented, agreed)
-        chosen, chain, per_source = _choose(candidates, chain, documented)
+    def _write_cards(brief: Brief, ctx: AgentContext, sel: Selection):
+        """The answer (`select`: the chain and what the profile lets join it) and then the best other candidates as
+        cards (`_choose`: within the profile's limits, one card per passage); the answer's cards are `in_answer`."""
+        chosen, chain, per_source = _choose(sel, select(sel))
         kinds: set[str] = set()
         for cand in chosen:
             ctx.check_deadline()
