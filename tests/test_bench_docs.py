@@ -55,7 +55,14 @@ def test_the_split_halves_each_kind_and_is_the_same_for_the_same_seed():
 
 
 @pytest.mark.parametrize(
-    "name", ["uvdocs_questions.json", "fastapidocs_questions.json", "prometheusdocs_questions.json"]
+    "name",
+    [
+        "uvdocs_questions.json",
+        "fastapidocs_questions.json",
+        "prometheusdocs_questions.json",
+        "valkeydocs_questions.json",
+        "hugodocs_questions.json",
+    ],
 )
 def test_a_committed_set_holds_the_split_its_recorded_seed_makes(name):
     bench = _bench()
