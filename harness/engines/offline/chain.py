@@ -22,7 +22,7 @@ sentences:
   what it is), and its second best when that scores at least SECOND of the best and adds question words the
   best lacks (a second sentence saying the same words again is not a second fact).
 
-All lexical and deterministic; the Researcher writes the chain's sentences as its high-confidence cards.
+All lexical and deterministic; the Researcher writes the chain's sentences as its `in_answer` cards.
 """
 
 from __future__ import annotations

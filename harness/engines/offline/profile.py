@@ -147,7 +147,7 @@ def choose_profile(props: TextProperties) -> RankingProfile:
     return GUIDE
 
 
-_CHOSEN: dict[str, tuple[TextProperties, RankingProfile]] = {}
+_MEASURED: dict[str, TextProperties] = {}
 
 
 def corpus_profile(corpus: Corpus | None) -> RankingProfile:
@@ -155,7 +155,6 @@ def corpus_profile(corpus: Corpus | None) -> RankingProfile:
     if corpus is None:
         return ENCYCLOPEDIA
     key = corpus.fingerprint
-    if key not in _CHOSEN:
-        props = TextProperties.of(d.text for d in corpus.documents)
-        _CHOSEN[key] = (props, choose_profile(props))
-    return _CHOSEN[key][1]
+    if key not in _MEASURED:
+        _MEASURED[key] = TextProperties.of(d.text for d in corpus.documents)
+    return choose_profile(_MEASURED[key])

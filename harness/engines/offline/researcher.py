@@ -12,7 +12,7 @@ Hop 2: when the best evidence names something the question only describes (a *br
 that name and takes the best sentences of the documents titled after it. Every card says
 which hop it came from.
 
-The answer's chain (the cards written with confidence "high"): for a question about named things,
+The answer's chain (the cards written `in_answer`): for a question about named things,
 the documents that lead to one another (`chain.py`: the one the question describes and the one it
 names by title, or the two the question names, chosen among all retrieved documents' sentences,
 unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
@@ -527,7 +527,7 @@ class OfflineResearcher:
 
 def _record_card(brief: Brief, ctx: AgentContext, cand: _Candidate, answer: bool) -> None:
     """One card, through the evidence service: the harness names it and copies the quote and its span from the
-    snapshot, as for every engine. An answer card's confidence is high; another's follows its relevance."""
+    snapshot, as for every engine. An answer card is `in_answer`, with confidence high; another's follows its relevance."""
     limitations = []
     if cand.kind == "secondary":
         limitations.append("secondary source")
@@ -543,4 +543,5 @@ def _record_card(brief: Brief, ctx: AgentContext, cand: _Candidate, answer: bool
         limitations,
         hint=start,
         hop=cand.hop,
+        in_answer=answer,
     )
