@@ -1,8 +1,5 @@
-"""The answer among the offline Researcher's ranked candidate sentences: the candidate itself, the answer's chain (one
-sentence, or two from documents that lead to each other: `_chain`), what joins it in the Python documentation
-(`_near_best`, `_runner_up`), one copy of a sentence two overlapping documents hold (`_one_copy`), and the cards
-chosen to write (`_choose`: the chain whole, then the best others within the limits, one card per passage).
-"""
+"""The answer among the offline Researcher's ranked candidates: the selectors (`SELECTORS`: the chain, `_near_best`,
+`_runner_up`, `_with_rest`), each a pure function of a `Selection`, and the cards chosen to write (`_choose`)."""
 
 from __future__ import annotations
 
@@ -61,13 +58,9 @@ def _chain_start(ranked: list) -> list:
 
 
 def _named_best(ranked: list, agreed: str = "") -> list:
-    """The answer's one sentence: the best of the document that fully names what the question names (the `with`
-    statement's own page, the module a question names), or else the best sentence found. A half name (a module
-    the question writes as a word that may be English, "random"; a partial title) does not outrank a better
-    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`).
-
-    Short of a full name, in the Python documentation, the document every search of the branch ranks first
-    (`agreed`: the whole question and its content words agree on it) leads: its best sentence is the answer's."""
+    """The answer's one sentence: the best of the document that fully names what the question names, or
+    else of the document every search ranks first (`agreed`), or else the best sentence found. A half name does not
+    outrank a better sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
     if top >= 1:
         return [next(c for c in ranked if c.hop == 1 and c.titled == top)]
@@ -115,14 +108,10 @@ def _runner_up(sel: Selection, chain: list) -> list:
 
 
 def _one_copy(ranked: list, texts: dict[str, str]) -> list:
-    """A sentence that a section's document and its chapter's both hold is quoted from one copy only. The Python
-    documentation's `help()` topics overlap (`topics/try` is a section of `topics/compound`, `topics/augassign` of
-    `topics/assignment`), and citing both costs a citation for nothing. The copy kept is the section's, the page
-    about that sentence, unless the chapter's own sentences (those the section does not hold) rank above every
-    sentence of the section: then the question is about more of the chapter than the section says, and the
-    chapter's copy is kept. Each kept copy keeps its own score. Two documents that merely share a sentence (a
-    subclass's copied docstring) keep both copies. `texts`: the documents (the Python documentation's) this applies
-    to; candidates of other sources are kept as they are."""
+    """A sentence that a section's document and its chapter's both hold (`help()` topics: `topics/try` is a
+    section of `topics/compound`) is quoted from one copy: the section's, unless the chapter's own sentences rank
+    above every sentence of the section. Two documents that merely share a sentence keep both copies. `texts`: the
+    documents this applies to; candidates of other sources are kept as they are."""
     best: dict[str, list] = {}
     for c in ranked:
         if c.source_id in texts:
@@ -159,20 +148,12 @@ def _start_docs(ranked: list, ask: Ask) -> list[str]:
 
 
 def _chain(sel: Selection, chain: list) -> list:
-    """The links of the answer's chain: one sentence, or two from two documents, best first.
-
-    A multi-hop answer takes two documents: one sentence answers part of the question, a sentence of another
-    document says the rest. Every pair (a, b) of sentences from two documents is ranked by a's relevance plus
-    b's against the rest of the question (`Ask.rest`: the words a and its title do not already hold), plus
-    `pair_link` when one names the other's document (a bridge: "performed by Harry Connick Jr." and Harry Connick Jr.'s
-    own page; half as much for a partial name). Only documents that name each other, or that the question
-    names both, make a pair. A pair is the chain when its second sentence adds at least `pair_min`; else the best sentence
-    alone (`_named_best`).
-
-    The documents' chain (`sel.doc_chain`, `chain.py`), when there is one, is the chain. Where the profile lets no
-    documents pair (`documents_chain` off: a reference names its modules and topics everywhere, `asyncio.runners` ↔
-    `asyncio.base_events`, so a link says nothing of whether the second holds the rest of the answer), the
-    profile's sources are in no pair."""
+    """The links of the answer's chain: the documents' chain (`sel.doc_chain`) when there is one; else one
+    sentence, or two from two documents, best first. Every pair (a, b) from two documents that name each other
+    (or that the question names both) is ranked by a's relevance plus b's against the rest of the question
+    (`Ask.rest`), plus `pair_link` when one names the other's document; a pair is the chain when b adds at least
+    `pair_min`, else the best sentence alone (`_named_best`). Without `documents_chain` the profile's sources are
+    in no pair (a reference names its modules everywhere: a link says nothing)."""
     ranked, ask, p = sel.ranked, sel.ask, sel.profile
     if chain or sel.doc_chain:
         return [*chain, *sel.doc_chain]

