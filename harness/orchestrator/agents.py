@@ -57,13 +57,14 @@ def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None, co
         if choice.instance is not None:  # handed in from Python
             agents[role] = choice.instance
         elif choice.engine == "offline":
-            from harness.engines.offline import OFFLINE_AGENTS, OfflineResearcher
+            from harness.engines.offline import OFFLINE_AGENTS
             from harness.engines.offline.profile import corpus_profile
 
+            cls: Any = OFFLINE_AGENTS[role]
             if role == "researcher":
-                agents[role] = OfflineResearcher(choice.spec, profile=corpus_profile(corpus), meaning=cfg.meaning)
+                agents[role] = cls(choice.spec, profile=corpus_profile(corpus), meaning=cfg.meaning)
             else:
-                agents[role] = OFFLINE_AGENTS[role](choice.spec)
+                agents[role] = cls(choice.spec)
         elif choice.engine == "llm":
             from harness.engines.llm.agent import DeepAgentRole
 

@@ -10,8 +10,6 @@ from harness.engines.offline.reviewer import OfflineReviewer
 from harness.engines.offline.writer import OfflineWriter
 from harness.runtime.interface import Agent
 
-__all__ = ["OFFLINE_AGENTS", "OfflineResearcher"]
-
 OFFLINE_AGENTS: dict[str, Callable[[AgentSpec], Agent]] = {
     "planner": OfflinePlanner,
     "researcher": OfflineResearcher,
