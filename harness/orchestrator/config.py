@@ -42,7 +42,7 @@ from harness.engines.llm.pricing import check_prices
 from harness.errors import UsageError, module_installed, require_extra
 from harness.orchestrator.role_choice import RoleChoice, choose_roles, set_base_urls
 from harness.runtime.budget import DEFAULT_RUN_LIMITS
-from harness.sources.corpus import BUILTIN, PYTHON_DOCS
+from harness.sources.corpus import PYTHON_DOCS, Corpus
 from harness.sources.search import SearchSettings, preflight
 
 DEFAULT_CORPUS = PYTHON_DOCS
@@ -236,7 +236,7 @@ def build_config(
         sources=file_cfg.get("sources", {}),
         search=_search_section(file_cfg.get("search", {}), options.search, options.search_url),
         mcp=file_cfg.get("mcp", {}),
-        meaning=check_meaning(corpus),
+        meaning=check_meaning(),
         prices=check_prices(file_cfg.get("prices", {})),
     )
     check_dollar_budget(cfg)
@@ -304,24 +304,35 @@ def check_dollar_budget(cfg: RunConfig, where: str = flag_of("budget.usd")) -> N
         )
 
 
-def check_meaning(corpus: str, recorded: str | None = None) -> MeaningModel:
-    """The meaning model of this process (`RESEARCH_MEANING`), checked before any work: a sentence encoder needs its
-    weights' package installed where the offline engine reads meaning (the Python documentation, `BUILTIN`; a folder
-    of one's own never needs it), and a run continues only with the model it began with (`recorded`, from its
-    run.json)."""
+def check_meaning(recorded: str | None = None) -> MeaningModel:
+    """The meaning model of this process (`RESEARCH_MEANING`), checked before any work: a run continues only with the
+    model it began with (`recorded`, from its run.json). Its weights are checked once the corpus is read
+    (`check_meaning_weights`)."""
     meaning = chosen_meaning()
     if recorded is not None and meaning != recorded:
         raise UsageError(
             f"{MEANING_ENV}={meaning}: this run began with {MEANING_ENV}={recorded}; continue it with that"
         )
-    if meaning in MEANING_WEIGHTS and corpus in BUILTIN:
+    return meaning
+
+
+def check_meaning_weights(cfg: RunConfig, corpus: Corpus | None) -> None:
+    """A sentence encoder needs its weights' package installed where the offline Researcher reads meaning: when the
+    profile its corpus's text chooses says so (`RankingProfile.needs_meaning`: a reference or a guide, not an
+    encyclopedia's paragraphs). Checked before any work."""
+    from harness.engines.offline.profile import corpus_profile
+
+    researcher = cfg.roles.get("researcher")
+    if researcher is None or researcher.engine != "offline" or not corpus_profile(corpus).needs_meaning:
+        return
+    meaning = cfg.meaning
+    if meaning in MEANING_WEIGHTS:
         module, install = MEANING_WEIGHTS[meaning]
         if not module_installed(module):
             raise UsageError(
                 f"{MEANING_ENV}={meaning} needs the all-MiniLM-L6-v2 weights ({module} missing): {install}"
                 f" (or {MEANING_ENV}={WORDLLAMA})"
             )
-    return meaning
 
 
 def check_citation_style(style: str) -> CitationStyle:
@@ -472,7 +483,7 @@ def config_from_snapshot(
         search=snapshot.get("search", {}),
         mcp=snapshot.get("mcp", {}),
         # a run.json from before `config.meaning` was recorded ran on WordLlama, then the only model
-        meaning=check_meaning(corpus, snapshot.get("meaning", WORDLLAMA)),
+        meaning=check_meaning(snapshot.get("meaning", WORDLLAMA)),
         prices=snapshot.get("prices", {}),
     )
     if model_base_url:

@@ -39,6 +39,7 @@ from harness.orchestrator.checkpoint import check_url, open_checkpointer
 from harness.orchestrator.config import (
     RunConfig,
     check_limits,
+    check_meaning_weights,
     config_from_snapshot,
     literature_providers,
     search_settings,
@@ -103,6 +104,7 @@ def create_run(cfg: RunConfig, *, models: dict | None = None) -> tuple[Workspace
         preflight(cfg)
     check_budget_fits(cfg)
     corpus = load_corpus(cfg.corpus)
+    check_meaning_weights(cfg, corpus)
     budget = {"limits": dict(cfg.budget), "spent": {}}
     return Workspace.create(cfg.runs_dir, cfg.question, config=cfg.snapshot(), budget=budget), corpus
 
@@ -136,7 +138,9 @@ def reopen_run(
     if moved != m["config"].get("base_urls", {}):
         ws.update_manifest(lambda man: man["config"].__setitem__("base_urls", moved))
         ws.trace("decision", agent="human", decision="endpoint_moved", detail={"base_urls": moved})
-    return cfg, load_corpus(cfg.corpus) if cfg.corpus else None
+    corpus = load_corpus(cfg.corpus) if cfg.corpus else None
+    check_meaning_weights(cfg, corpus)
+    return cfg, corpus
 
 
 def connect_mcp(cfg: RunConfig) -> McpHub | None:
@@ -204,7 +208,15 @@ def run_context(
     if mcp is not None:
         sources = McpSources(mcp, registry)
     return LiveRun(
-        ws, cfg, build_agents(cfg, models, sources), budget, registry, tools, web, events or (lambda _e: None), sources
+        ws,
+        cfg,
+        build_agents(cfg, models, sources, corpus),
+        budget,
+        registry,
+        tools,
+        web,
+        events or (lambda _e: None),
+        sources,
     )
 
 

@@ -69,6 +69,7 @@ class EvidenceRecorder:
         limitations: list[str] | None = None,
         hint: int | None = None,
         hop: int | None = None,
+        in_answer: bool = False,
     ) -> tuple[str, Located, bool]:
         """Write an evidence card for this step's question: the harness finds the quote in the source's stored
         text, stores that text and its true span, and names the card. `hint` (a start offset the agent believes)
@@ -99,7 +100,7 @@ class EvidenceRecorder:
             files.refused(target, not_alone)
             raise not_alone
         with _card_lock(setup.workspace.root, qid):  # choosing the id and writing the card is one step
-            draft = CardDraft(source_id, quote, summary, confidence, tuple(limitations or ()), hop)
+            draft = CardDraft(source_id, quote, summary, confidence, tuple(limitations or ()), hop, in_answer)
             card_id, new = self._write_card(qid, draft, located)
         if new and located.how != "exact":
             setup.notes.append(f"{card_id}: quote located by {located.how} at {located.start}..{located.end}")

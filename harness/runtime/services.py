@@ -100,6 +100,7 @@ class RecordEvidence(Protocol):
         limitations: list[str] | None = None,
         hint: int | None = None,
         hop: int | None = None,
+        in_answer: bool = False,
     ) -> tuple[str, Located, bool]: ...
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from test_offline_engine import run
 
-from fakes.workspaces import write_docs
+from fakes.workspaces import use_profile, write_docs
 from harness.engines.offline import passages, researcher
+from harness.engines.offline.profile import ENCYCLOPEDIA, REFERENCE
 from harness.engines.offline.ranking import own_sections, signed_sections
-from harness.sources.corpus import load_folder
 
 
 def defines(text: str, name: str, title: str | None = None) -> bool:
@@ -173,8 +173,7 @@ def test_more_of_the_best_document_is_quoted_in_the_python_documentation_only(tm
     docstring's later sentences say when the file goes away); elsewhere (HotpotQA's paragraphs) the Summary takes
     at most its document's next best claim besides the best."""
     corpus = write_docs(tmp_path / "corpus", {"tempfiles.md": SPREAD_DOC})
-    if documentation:
-        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    use_profile(monkeypatch, REFERENCE if documentation else ENCYCLOPEDIA)
     summary = _summary(run(corpus, tmp_path / "runs", SPREAD_QUESTION))
     quoted = [line for line in summary.splitlines() if line.strip()]
     if documentation:
@@ -219,8 +218,7 @@ def test_an_answer_card_of_the_python_documentation_quotes_the_rest_of_its_parag
     says what the value is ("-(x+1)") shares none, so only the paragraph brings it. Elsewhere (an encyclopedia's
     paragraph holds several facts) a card quotes its sentence alone."""
     corpus = write_docs(tmp_path / "corpus", {"unary.md": INVERT_DOC, "plants.md": PLANTS_DOC})
-    if documentation:
-        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    use_profile(monkeypatch, REFERENCE if documentation else ENCYCLOPEDIA)
     summary = _summary(run(corpus, tmp_path / "runs", "What value does the invert operator yield for an integer?"))
     assert "yields the bitwise inversion of its integer argument" in summary
     assert ('"-(x+1)"' in summary and "It only applies to integral numbers" in summary) == documentation
@@ -243,7 +241,7 @@ def test_an_answer_card_quotes_its_paragraphs_rest_only_when_the_reviewers_scree
     longer = "Create a socket object from a duplicate of the given file\ndescriptor.  The remaining arguments are the same as for socket()."
     assert find_injections(longer) and not find_injections(longer.split("  ")[0])  # the screen, as it reads them
     corpus = write_docs(tmp_path / "corpus", {"sockets.md": SOCKET_DOC})
-    monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    use_profile(monkeypatch, REFERENCE)
     run_dir = run(corpus, tmp_path / "runs", "How do I create a socket object from a duplicate file descriptor?")
     assert json.loads((run_dir / "run.json").read_text())["status"] == "completed"
     quotes = [json.loads(p.read_text())["quote"] for p in (run_dir / "source-cards").glob("*.json")]
@@ -281,8 +279,7 @@ def test_a_docstrings_first_sentence_card_quotes_the_rest_of_its_docstring(tmp_p
     card of its first sentence, quoted with its signature, goes on through the docstring's later paragraphs (to the
     next signature), where a plain paragraph's card stops at the blank line."""
     corpus = write_docs(tmp_path / "corpus", {"quoprimime.md": ENCODE_DOC, "plants.md": PLANTS_DOC})
-    if documentation:
-        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    use_profile(monkeypatch, REFERENCE if documentation else ENCYCLOPEDIA)
     summary = _summary(run(corpus, tmp_path / "runs", "How do I encode a body with quoted-printable wrapping lines?"))
     assert "`body_encode(body, maxlinelen=76)`: Encode a body with quoted-printable" in summary
     assert ("Smaller values than 4 will generate a ValueError" in summary) == documentation

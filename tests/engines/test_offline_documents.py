@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from test_offline_engine import cards, cited_titles, run, title_of
 
-from fakes.workspaces import write_docs
+from fakes.workspaces import use_profile, write_docs
 from harness.engines.offline import answer, passages, researcher
-from harness.sources.corpus import load_folder
+from harness.engines.offline.profile import ENCYCLOPEDIA, REFERENCE
+from harness.engines.offline.ranking import Ask
 from harness.sources.pythondocs import DEPRECATED
 
 QUESTION = "How do I copy a whole directory tree?"
@@ -41,7 +42,7 @@ def test_a_deprecated_module_gives_way_to_its_replacement(tmp_path: Path, monkey
     """The folder stands for the Python documentation (`researcher.BUILTIN`), where a deprecated module's document
     says so (`pythondocs.DEPRECATED`); without that line the old module, sharing more words, is the answer."""
     corpus = write_docs(tmp_path / "corpus", tree_docs(warns))
-    monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    use_profile(monkeypatch, REFERENCE)
     # the two documents are near-identical by design, so which one a meaning model finds closer is a coin toss (the
     # int8 weights toss it the other way from the float32 and wordllama ones): the rule under test is the deprecation
     monkeypatch.setenv("RESEARCH_MEANING", "wordllama")
@@ -80,6 +81,9 @@ def test_only_a_full_name_outranks_a_better_sentence_of_another_document():
     assert answer._named_best([]) == []
 
 
+ASK = Ask.of("What does the widget return?")
+
+
 def test_more_of_the_answer_comes_from_the_document_the_question_names_by_a_definition():
     """`_near_best` adds the close sentences of one document to the answer: the best candidate's, or, when the
     chain holds a document the question names by a definition (it defines a code name the question writes) or
@@ -87,10 +91,16 @@ def test_more_of_the_answer_comes_from_the_document_the_question_names_by_a_defi
     a1, a2 = candidate("a", 2.0, 0.0), candidate("a", 1.7, 0.0)
     b1, b2 = candidate("b", 1.9, 1.0), candidate("b", 1.6, 1.0)
     ranked, chain = [a1, b1, a2, b2], [b1]
-    assert answer._near_best(ranked, chain, {"a", "b"}) == [a1, a2]
-    assert answer._near_best(ranked, chain, {"a", "b"}, defined={"b"}) == [b2]
-    assert answer._near_best(ranked, chain, {"a", "b"}, defined={"c"}) == [a1, a2]  # not in the chain
-    assert answer._near_best(ranked, chain, {"b"}, defined={"b"}) == []  # the best is not documentation
+
+    def near(profiled, agreed=""):
+        sel = answer.Selection(ranked, ASK, REFERENCE, frozenset(profiled), agreed)
+        return answer._near_best(sel, chain)[len(chain) :]
+
+    assert near({"a", "b"}) == [a1, a2]
+    assert near({"a", "b"}, agreed="b") == [b2]
+    assert near({"a", "b"}, agreed="c") == [a1, a2]  # not in the chain
+    assert near({"b"}, agreed="b") == []  # the best is not the profile's
+    assert answer._near_best(answer.Selection(ranked, ASK, ENCYCLOPEDIA, frozenset("ab")), chain) == chain
 
 
 def test_the_document_every_search_ranks_first_leads_short_of_a_full_name():
@@ -134,13 +144,16 @@ def test_a_title_the_question_writes_as_a_name_is_not_a_phrase_title():
     assert Ask.of("Which magazine was first published for women?").titled("First for Women") == 1.0
 
 
-def test_the_python_documentation_is_one_test_on_a_sources_record():
+def test_a_sources_profile_is_its_corpuss_and_a_web_pages_is_the_encyclopedias():
     """Every documentation rule (meaning, deprecation, more of the best document, card replacement) asks the same
-    question of a source's record, hop 1 or hop 2: is its corpus a built-in one?"""
-    assert researcher._python_documentation({"corpus": "python-docs"})
-    assert researcher._python_documentation({"corpus": "python-docs+packages"})
-    assert not researcher._python_documentation({"corpus": "hotpot-paragraphs"})
-    assert not researcher._python_documentation({})
+    question of a source, hop 1 or hop 2: the profile of the corpus it comes from, or none of them for a web page."""
+    from harness.engines.offline.profile import ENCYCLOPEDIA, REFERENCE
+
+    branch = researcher._Branch.__new__(researcher._Branch)
+    branch.profile = REFERENCE
+    branch.cache = {"a": ("text", {"corpus": "anything"}), "b": ("text", {"url": "https://example.org/"})}
+    assert branch.profile_of("a") is REFERENCE
+    assert branch.profile_of("b") is ENCYCLOPEDIA
 
 
 def test_two_documents_of_the_python_documentation_never_make_a_chain():
@@ -151,8 +164,11 @@ def test_two_documents_of_the_python_documentation_never_make_a_chain():
     ask = Ask.of("What does the frobnicate call return for a widget?")
     a = replace(candidate("a", 2.0, 0.0), title="gadgets", text="The frobnicate call on a widget is made by gizmos.")
     b = replace(candidate("b", 1.5, 0.0), title="gizmos", text="It returns the widget's count and frobnicate state.")
-    assert {c.source_id for c in answer._chain([a, b], ask)} == {"a", "b"}
-    assert answer._chain([a, b], ask, documented={"a", "b"}) == [a]
+    assert {c.source_id for c in answer._chain(answer.Selection([a, b], ask, ENCYCLOPEDIA, frozenset("ab")), [])} == {
+        "a",
+        "b",
+    }
+    assert answer._chain(answer.Selection([a, b], ask, REFERENCE, frozenset("ab")), []) == [a]
 
 
 def test_a_sentence_a_section_and_its_chapter_both_hold_is_quoted_from_one_copy():
@@ -187,7 +203,9 @@ def test_a_documents_meaning_is_judged_on_its_opening_and_the_names_it_documents
     """A module that opens with one generic line ("Package exception classes.") says what it offers in the names of
     the classes it documents (`passages._about`); private names are left out, and a document without signature
     lines (a reference topic) is its title and opening alone."""
-    from harness.engines.offline.semantic import closeness
+    from harness.engines.offline.semantic import Meaning
+
+    closeness = Meaning("minilm-int8").closeness
 
     monkeypatch.setattr(passages, "ABOUT_CHARS", 30)  # the opening alone: the docstrings below are cut off
     question = "Which defect is recorded when a multipart message has no boundary parameter?"
@@ -221,8 +239,7 @@ def test_documents_of_the_python_documentation_make_no_chain_of_documents(tmp_pa
     star's). In the Python documentation, which names its modules and topics everywhere, no two documents make that
     chain either: the answer is one document's (`researcher._doc_chain` leaves them out of its pool)."""
     corpus = write_docs(tmp_path / "corpus", BRIDGE_DOCS)
-    if documentation:
-        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    use_profile(monkeypatch, REFERENCE if documentation else ENCYCLOPEDIA)
     answer = answer_of(run(corpus, tmp_path / "runs", BRIDGE_QUESTION))
     assert len(answer) == (1 if documentation else 2)
 
@@ -259,12 +276,18 @@ def test_a_second_document_that_answers_nearly_as_well_is_cited_too():
     leads clearly or scores 0 or less, not a document the answer already quotes, not a hop-2 sentence, and never
     outside it."""
     a1, a2 = candidate("a", 2.0, 0.0), candidate("a", 1.95, 0.0)
-    close, far = candidate("b", 2.0 * answer.RUNNER_UP, 0.0), candidate("b", 2.0 * answer.RUNNER_UP - 0.01, 0.0)
-    assert answer._runner_up([a1, a2, close], [a1], {"a", "b"}) == [close]
-    assert answer._runner_up([a1, a2, far], [a1], {"a", "b"}) == []
-    assert answer._runner_up([a1, close], [a1, close], {"a", "b"}) == []  # already in the answer
-    assert answer._runner_up([a1, replace(close, hop=2)], [a1], {"a", "b"}) == []
-    assert answer._runner_up([a1, close], [a1], {"b"}) == []  # the answer is not documentation
-    assert answer._runner_up([a1, close], [], {"a", "b"}) == []
+    share = REFERENCE.runner_up
+    close, far = candidate("b", 2.0 * share, 0.0), candidate("b", 2.0 * share - 0.01, 0.0)
+
+    def runner(ranked, chain, profiled=frozenset("ab"), profile=REFERENCE):
+        return answer._runner_up(answer.Selection(ranked, ASK, profile, frozenset(profiled)), chain)[len(chain) :]
+
+    assert runner([a1, a2, close], [a1]) == [close]
+    assert runner([a1, a2, far], [a1]) == []
+    assert runner([a1, close], [a1, close]) == []  # already in the answer
+    assert runner([a1, replace(close, hop=2)], [a1]) == []
+    assert runner([a1, close], [a1], {"b"}) == []  # the answer is not the profile's
+    assert runner([a1, a2, close], [a1], profile=ENCYCLOPEDIA) == []  # an encyclopedia's second page is the chain's
+    assert runner([a1, close], []) == []
     low = replace(a1, relevance=-1.0)  # a share of a negative score: any worse sentence would pass
-    assert answer._runner_up([low, replace(close, relevance=-1.05)], [low], {"a", "b"}) == []
+    assert runner([low, replace(close, relevance=-1.05)], [low]) == []

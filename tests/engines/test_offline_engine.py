@@ -169,10 +169,12 @@ def test_the_researcher_follows_a_bridge_and_cards_record_the_hop(tmp_path):
 def test_a_bridge_not_found_by_the_first_search_is_searched_for_as_hop_two(tmp_path, monkeypatch):
     """With one search result per query the first searches miss the bridge's page; the name the
     film's page mentions is searched for next, and those cards say hop 2."""
-    from harness.engines.offline import researcher
+    from dataclasses import replace
 
-    monkeypatch.setattr(researcher, "SEARCH_K", 1)
-    monkeypatch.setattr(researcher, "CHAIN_K", 1)  # one result per query, also for a question about names
+    from harness.engines.offline import profile
+
+    # one result per query, also for a question about names
+    monkeypatch.setattr(profile, "ENCYCLOPEDIA", replace(profile.ENCYCLOPEDIA, search_k=1, chain_k=1))
     corpus = write_docs(tmp_path / "corpus", BRIDGE_DOCS)
     run_dir = run(corpus, tmp_path / "runs", BRIDGE_QUESTION)
     hop2 = [c for c in cards(run_dir) if c.get("hop") == 2]
@@ -296,7 +298,12 @@ def test_the_writer_cites_only_the_claims_that_carry_the_answer():
         for i in range(1, 6)
     ]
     cards = {
-        f"q1-src-00000000000{i}-1": {"source_id": f"src-00000000000{i}", "confidence": conf, "hop": 1}
+        f"q1-src-00000000000{i}-1": {
+            "source_id": f"src-00000000000{i}",
+            "confidence": conf,
+            "in_answer": conf == "high",
+        }
+        | {"hop": 1}
         for i, conf in zip(range(1, 6), ["high", "medium", "high", "low", "medium"])
     }
     draft = render_draft(plan, claims, cards, {})

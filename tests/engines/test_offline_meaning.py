@@ -3,16 +3,19 @@ that name the function a docstring sentence documents."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_offline_engine import cited_titles, run
 
-from fakes.workspaces import write_docs
-from harness.engines.offline import researcher
-from harness.engines.offline.semantic import closeness, similarity
+from fakes.workspaces import use_profile, write_docs
+from harness.engines.offline import semantic
+from harness.engines.offline.profile import ENCYCLOPEDIA, REFERENCE
+from harness.engines.offline.researcher import OfflineResearcher
+from harness.engines.offline.semantic import Meaning
 from harness.engines.offline.writer import _unsigned
-from harness.sources.corpus import load_folder
 
 MEDIAN = "How do I compute the median of some numbers?"
 # The sound module's sentence shares "compute" and "number(s)" with the question; the statistics module's
@@ -27,6 +30,7 @@ MEANING_DOCS = {
 
 
 def test_the_bundled_model_gives_the_same_similarity_every_time_and_sees_meaning():
+    similarity = Meaning("minilm-int8").similarity
     answer = "Return the median (middle value) of numeric data."
     other = "To compute the total time, divide the number of frames by the sampling rate."
     assert similarity(MEDIAN, answer) == similarity(MEDIAN, answer)
@@ -34,6 +38,7 @@ def test_the_bundled_model_gives_the_same_similarity_every_time_and_sees_meaning
 
 
 def test_closeness_is_relative_to_the_texts_compared():
+    closeness = Meaning("minilm-int8").closeness
     got = closeness(MEDIAN, {k: v for k, v in MEANING_DOCS.items()})
     assert got["stats.md"] == 1.0 and min(got.values()) == 0.0
     assert all(0.0 <= v <= 1.0 for v in got.values())
@@ -43,11 +48,9 @@ def test_closeness_is_relative_to_the_texts_compared():
 
 @pytest.mark.parametrize("documentation", [True, False])
 def test_the_document_whose_subject_the_question_asks_about_is_cited(tmp_path, monkeypatch, documentation):
-    """Meaning weighs in on the Python documentation only (the corpus names in `researcher.BUILTIN`): the folder
-    stands for it here when `documentation` is set, and is any other corpus when not."""
+    """Meaning weighs in where the profile reads it (REFERENCE, not ENCYCLOPEDIA)."""
     corpus = write_docs(tmp_path / "corpus", MEANING_DOCS)
-    if documentation:
-        monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
+    use_profile(monkeypatch, REFERENCE if documentation else ENCYCLOPEDIA)
     cited = cited_titles(run(corpus, tmp_path / "runs", MEDIAN))
     if documentation:
         assert "stats" in cited
@@ -92,17 +95,27 @@ def test_a_docstrings_first_sentence_is_quoted_with_its_signature_and_the_answer
 
 @pytest.mark.parametrize("weight", [None, 0.0])
 def test_a_sentence_close_in_meaning_to_the_question_outranks_one_sharing_more_words(tmp_path, monkeypatch, weight):
-    """On the Python documentation a candidate sentence's own cosine with the question (`SENTENCE_MEANING` times
-    `semantic.similarity`, a sentence encoder's only) joins its relevance: here document meaning is off and the cosine is stubbed, so only that
-    term can make the statistics sentence, which shares one word with the question, outrank the sound one."""
+    """A candidate sentence's own cosine with the question (the profile's `sentence_meaning` times the meaning model's
+    similarity, a sentence encoder's only) joins its relevance: here document meaning is off and the cosine is
+    stubbed, so only that term can make the statistics sentence, which shares one word with the question, outrank
+    the sound one."""
     corpus = write_docs(tmp_path / "corpus", MEANING_DOCS)
-    monkeypatch.setattr(researcher, "BUILTIN", (*researcher.BUILTIN, load_folder(corpus).name))
-    monkeypatch.setattr(researcher, "MEANING", 0.0)
-    monkeypatch.setattr(
-        researcher.semantic, "sentence_encoder", lambda: True
-    )  # WordLlama's fallback leaves the term out
-    monkeypatch.setattr(researcher, "similarity", lambda q, s: 0.9 if "median (middle value)" in s else 0.1)
-    if weight is not None:
-        monkeypatch.setattr(researcher, "SENTENCE_MEANING", weight)
+    sentence = 1.0 if weight is None else weight
+    use_profile(monkeypatch, replace(REFERENCE, document_meaning=0.0, sentence_meaning=sentence))
+    monkeypatch.setattr(Meaning, "similarity", lambda self, q, s: 0.9 if "median (middle value)" in s else 0.1)
     cited = cited_titles(run(corpus, tmp_path / "runs", MEDIAN))
     assert ("stats" in cited) == (weight is None)
+
+
+def test_the_meaning_model_given_to_the_constructor_is_the_one_used(monkeypatch):
+    """Two Researchers with different models share a process: each reads meaning with its own, never the
+    environment's (`RESEARCH_MEANING` says wordllama here)."""
+    monkeypatch.setenv("RESEARCH_MEANING", "wordllama")
+    used: list[str] = []
+    monkeypatch.setattr(semantic, "_vector", lambda model, text: used.append(model) or np.ones(3) / np.sqrt(3))
+    for model in ("minilm-int8", "wordllama"):
+        used.clear()
+        agent = OfflineResearcher(profile=REFERENCE, meaning=model)
+        assert agent.meaning.similarity("a question", "a sentence") == 1.0
+        assert set(used) == {model}
+        assert agent.meaning.sentence_encoder == (model == "minilm-int8")

@@ -223,3 +223,10 @@ def normalized_artifacts(root: Path) -> dict[str, object]:
         else:
             out[rel] = path.read_bytes()
     return out
+
+
+def use_profile(monkeypatch, profile) -> None:
+    """Rank every corpus of the test with `profile` (`engines.offline.profile.choose_profile`), whatever its text."""
+    from harness.engines.offline import profile as profiles
+
+    monkeypatch.setattr(profiles, "choose_profile", lambda props: profile)

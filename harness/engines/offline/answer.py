@@ -1,14 +1,12 @@
-"""The answer among the offline Researcher's ranked candidate sentences: the candidate itself, the answer's chain (one
-sentence, or two from documents that lead to each other: `_chain`), what joins it in the Python documentation
-(`_near_best`, `_runner_up`), one copy of a sentence two overlapping documents hold (`_one_copy`), and the cards
-chosen to write (`_choose`: the chain whole, then the best others within the limits, one card per passage).
-"""
+"""The answer among the offline Researcher's ranked candidates: the selectors (`SELECTORS`: the chain, `_near_best`,
+`_runner_up`, `_with_rest`), each a pure function of a `Selection`, and the cards chosen to write (`_choose`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from harness.engines.offline.passages import _flat, _section_of
+from harness.engines.offline.profile import ENCYCLOPEDIA, RankingProfile, Score
 from harness.engines.offline.ranking import (
     OTHER,
     YESNO,
@@ -22,17 +20,24 @@ from harness.engines.offline.ranking import (
 from harness.evidence.lexical import content_words
 from harness.sources.injection import find_injections
 
-MAX_CARDS = 6
-MAX_PER_SOURCE = 3
 BRIDGE_FROM = 2  # the best sentences of each chain-start document whose named things are bridge candidates
-HOP2_CARDS = 3  # cards kept from hop 2 at most (from documents titled after a bridge)
-PAIR_FROM = 5  # best sentences of each document that may be a link of a two-document chain
-LINK = 0.3  # added to a two-document chain whose one sentence names the other's document
-CHAIN_MORE = 1  # sentences of the chain's documents that join it when no link has the asked-for kind of answer
-PAIR_MIN = 0.5  # what a second document's sentence must add (against the rest of the question) to join the chain
-BEST_PER_SOURCE = 6  # sentences of the best candidate's document in the answer (`_near_best`), each at least
-NEAR = 0.8  # this share of the best's relevance
-RUNNER_UP = 0.9  # share of the answer's relevance at which a second document's best sentence joins it (`_runner_up`)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the selectors read: the ranked candidates, the question, the profile, the sources it ranks (`profiled`:
+    the corpus's; a web page's are not), the document every search ranks first (`agreed`) and the documents' chain."""
+
+    ranked: list
+    ask: Ask
+    profile: RankingProfile = ENCYCLOPEDIA
+    profiled: frozenset[str] = frozenset()
+    agreed: str = ""
+    doc_chain: tuple = ()
+
+    def ruled(self, sid: str, switch: object) -> bool:
+        """Does the profile's rule (`switch`, on when truthy) apply to this source?"""
+        return bool(switch) and sid in self.profiled
 
 
 def _best_per_source(ranked: list, n: int = 1) -> list:
@@ -53,13 +58,9 @@ def _chain_start(ranked: list) -> list:
 
 
 def _named_best(ranked: list, agreed: str = "") -> list:
-    """The answer's one sentence: the best of the document that fully names what the question names (the `with`
-    statement's own page, the module a question names), or else the best sentence found. A half name (a module
-    the question writes as a word that may be English, "random"; a partial title) does not outrank a better
-    sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`).
-
-    Short of a full name, in the Python documentation, the document every search of the branch ranks first
-    (`agreed`: the whole question and its content words agree on it) leads: its best sentence is the answer's."""
+    """The answer's one sentence: the best of the document that fully names what the question names, or
+    else of the document every search ranks first (`agreed`), or else the best sentence found. A half name does not
+    outrank a better sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
     if top >= 1:
         return [next(c for c in ranked if c.hop == 1 and c.titled == top)]
@@ -67,49 +68,50 @@ def _named_best(ranked: list, agreed: str = "") -> list:
     return [lead or ranked[0]] if ranked else []
 
 
-def _near_best(ranked: list, chain: list, documented: set[str], defined=frozenset()) -> list:
-    """More of the answer, in the Python documentation: one sentence of a docstring or a reference topic rarely says
+def _near_best(sel: Selection, chain: list) -> list:
+    """More of the answer (the profile's `near_best`): one sentence of a docstring or a guide's paragraph rarely says
     it all (what a function returns, what it raises, when it applies). The best candidate's document's other
-    sentences that score at least NEAR × the best, up to BEST_PER_SOURCE of that document in all, join the answer
-    (a document's further sentences cost no citation precision). Only there (`documented`: its sources): an
-    encyclopedia paragraph's further sentences are other facts, and on HotpotQA they cost supporting-fact precision.
-    When the chain holds a document the question names by a definition or opens by naming (`defined`: it defines a
-    code name the question writes, or it is the module of "With poplib, ..."), more of the answer comes from it."""
-    if not ranked or ranked[0].source_id not in documented:
-        return []
+    sentences that score at least `near` × the best, up to `near_best` of that document in all, join the answer (a
+    document's further sentences cost no citation precision; an encyclopedia's are other facts). When the chain
+    holds a document the question names by a definition or opens by naming (it defines a code name the question
+    writes, is the module of "With poplib, ...", or every search ranks it first), more of the answer comes from it."""
+    ranked, p = sel.ranked, sel.profile
+    if not ranked or not sel.ruled(ranked[0].source_id, p.near_best):
+        return chain
     top = ranked[0]
+    defined = {c.source_id for c in ranked if c.defined} | ({sel.agreed} if sel.agreed else set())
     named = next((c for c in chain if c.source_id in defined and c.hop == 1), None)
-    if named is not None and named.source_id in documented:
+    if named is not None and named.source_id in sel.profiled:
         top = next(c for c in ranked if c.source_id == named.source_id)
     have = sum(c.source_id == top.source_id for c in chain)
     near = [
-        c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= NEAR * top.relevance
+        c for c in ranked if c.source_id == top.source_id and c not in chain and c.relevance >= p.near * top.relevance
     ]
-    return near[: max(0, BEST_PER_SOURCE - have)]
+    return chain + near[: max(0, p.near_best - have)]
 
 
-def _runner_up(ranked: list, chain: list, documented: set[str]) -> list:
-    """The best sentence of a second document, in the Python documentation, when it scores at least RUNNER_UP × the
-    answer's: two modules or topics that answer about equally well (`queue` and `asyncio.queues`, a statement's
-    topic and its chapter) are both cited, as missing the one that answers costs more than one citation too many.
-    [] when the answer's document leads clearly, when the answer scores nothing (a share of a score at or below 0
-    says nothing), or outside the documentation (an encyclopedia's second page is the chain's to choose: `chain.py`)."""
-    if not chain or chain[0].source_id not in documented or chain[0].relevance <= 0:
-        return []
+def _runner_up(sel: Selection, chain: list) -> list:
+    """The best sentence of a second document when it scores at least the profile's `runner_up` × the answer's: two
+    modules or topics that answer about equally well (`queue` and `asyncio.queues`) are both cited, as missing the
+    one that answers costs more than one citation too many. Unchanged when the answer's document leads clearly, when
+    the answer scores nothing (a share of a score at or below 0 says nothing), or where documents pair (an
+    encyclopedia's second page is the chain's to choose: `chain.py`)."""
+    if not chain or not sel.ruled(chain[0].source_id, sel.profile.runner_up) or chain[0].relevance <= 0:
+        return chain
     docs = {c.source_id for c in chain}
-    runner = next((c for c in ranked if c.hop == 1 and c.source_id not in docs and c.source_id in documented), None)
-    return [runner] if runner is not None and runner.relevance >= RUNNER_UP * chain[0].relevance else []
+    runner = next(
+        (c for c in sel.ranked if c.hop == 1 and c.source_id not in docs and c.source_id in sel.profiled), None
+    )
+    return chain + (
+        [runner] if runner is not None and runner.relevance >= sel.profile.runner_up * chain[0].relevance else []
+    )
 
 
 def _one_copy(ranked: list, texts: dict[str, str]) -> list:
-    """A sentence that a section's document and its chapter's both hold is quoted from one copy only. The Python
-    documentation's `help()` topics overlap (`topics/try` is a section of `topics/compound`, `topics/augassign` of
-    `topics/assignment`), and citing both costs a citation for nothing. The copy kept is the section's, the page
-    about that sentence, unless the chapter's own sentences (those the section does not hold) rank above every
-    sentence of the section: then the question is about more of the chapter than the section says, and the
-    chapter's copy is kept. Each kept copy keeps its own score. Two documents that merely share a sentence (a
-    subclass's copied docstring) keep both copies. `texts`: the documents (the Python documentation's) this applies
-    to; candidates of other sources are kept as they are."""
+    """A sentence that a section's document and its chapter's both hold (`help()` topics: `topics/try` is a
+    section of `topics/compound`) is quoted from one copy: the section's, unless the chapter's own sentences rank
+    above every sentence of the section. Two documents that merely share a sentence keep both copies. `texts`: the
+    documents this applies to; candidates of other sources are kept as they are."""
     best: dict[str, list] = {}
     for c in ranked:
         if c.source_id in texts:
@@ -145,28 +147,23 @@ def _start_docs(ranked: list, ask: Ask) -> list[str]:
     return out
 
 
-def _chain(ranked: list, ask: Ask, documented=frozenset(), agreed: str = "") -> list:
-    """The links of the answer's chain: one sentence, or two from two documents, best first.
-
-    A multi-hop answer takes two documents: one sentence answers part of the question, a sentence of another
-    document says the rest. Every pair (a, b) of sentences from two documents is ranked by a's relevance plus
-    b's against the rest of the question (`Ask.rest`: the words a and its title do not already hold), plus
-    LINK when one names the other's document (a bridge: "performed by Harry Connick Jr." and Harry Connick Jr.'s
-    own page; half as much for a partial name). Only documents that name each other, or that the question
-    names both, make a pair. A pair is the chain when its second sentence adds at least PAIR_MIN; else the best sentence
-    alone (`_named_best`).
-
-    A document of the Python documentation (`documented`: their sources) is in no pair: one module or topic
-    answers, and the documentation names its modules and topics everywhere (`asyncio.runners` ↔
-    `asyncio.base_events`, a topic's "See also"), so a link says nothing of whether the second document holds the
-    rest of the answer; the second document of such a pair was most often one that does not answer
-    (docs/tuning-log.md)."""
+def _chain(sel: Selection, chain: list) -> list:
+    """The links of the answer's chain: the documents' chain (`sel.doc_chain`) when there is one; else one
+    sentence, or two from two documents, best first. Every pair (a, b) from two documents that name each other
+    (or that the question names both) is ranked by a's relevance plus b's against the rest of the question
+    (`Ask.rest`), plus `pair_link` when one names the other's document; a pair is the chain when b adds at least
+    `pair_min`, else the best sentence alone (`_named_best`). Without `documents_chain` the profile's sources are
+    in no pair (a reference names its modules everywhere: a link says nothing)."""
+    ranked, ask, p = sel.ranked, sel.ask, sel.profile
+    if chain or sel.doc_chain:
+        return [*chain, *sel.doc_chain]
     if not ranked:
         return []
+    documented = frozenset() if p.documents_chain else sel.profiled
     by_doc: dict[str, list] = {}
     for c in ranked:
         by_doc.setdefault(c.source_id, []).append(c)
-    pool = [c for sid, cands in by_doc.items() if sid not in documented for c in cands[:PAIR_FROM]]
+    pool = [c for sid, cands in by_doc.items() if sid not in documented for c in cands[: p.pair_from]]
     words = {id(c): content_words(c.text) | content_words(c.title) for c in pool}
     names = {id(c): entities(c.text) for c in pool}
     asked = set(_start_docs(ranked, ask)) | {
@@ -187,17 +184,17 @@ def _chain(ranked: list, ask: Ask, documented=frozenset(), agreed: str = "") -> 
             linked = max(links[(id(a), b.source_id)], links[(id(b), a.source_id)])
             if not linked and not {a.source_id, b.source_id} <= asked:
                 continue  # two documents unrelated to each other, not both named by the question
-            added = rest.score(b.text, b.title, first=b.first) + LINK * linked
+            added = rest.score(b.text, b.title, first=b.first) + p.pair_link * linked
             if a.relevance + added > best[0]:
                 best = (a.relevance + added, added, a, b)
-    chain = list(best[2:]) if best[2] is not None and best[1] >= PAIR_MIN else _named_best(ranked, agreed)
+    chain = list(best[2:]) if best[2] is not None and best[1] >= p.pair_min else _named_best(ranked, sel.agreed)
     docs = {c.source_id for c in chain}
     more: list = []
     if ask.kind not in (YESNO, OTHER) and not any(has_type(c.text, ask.kind, ask.text) for c in chain):
         # the asked-for kind of answer (a date, a number, a name...) is in neither link: the chain documents'
         # best sentence that has one joins the chain
         more = [c for c in ranked if c.source_id in docs and c not in chain and has_type(c.text, ask.kind, ask.text)]
-    return sorted(chain + more[:CHAIN_MORE], key=lambda c: c.key)
+    return sorted(chain + more[: p.chain_more], key=lambda c: c.key)
 
 
 def _span(cand) -> tuple[int, int]:
@@ -231,6 +228,7 @@ class _Candidate:
     lead: str = ""  # the sentence before it, quoted with it when it does not stand alone ("For instance, ...")
     rest: str = ""  # the rest of its paragraph (the Python documentation: `_rest`), quoted by an answer card
     trail: str = ""  # what its card quotes after it: its `rest` when it is an answer card
+    score: Score | None = field(default=None, compare=False)  # its relevance's named terms
 
     @property
     def quote(self) -> tuple[str, int]:
@@ -242,22 +240,15 @@ class _Candidate:
         return (-self.relevance, self.hop, self.rank, self.source_id, self.start)
 
 
-def _answer(candidates: list[_Candidate], ask: Ask, chain, documented, agreed: str) -> list[_Candidate]:
-    """The answer cards: the chain, then in the Python documentation the best document's close sentences
-    (`_near_best`) and a second document's best (`_runner_up`), each that stands alone quoting its paragraph's rest."""
-    chain = list(chain or _chain(candidates, ask, documented, agreed))
-    defined = {c.source_id for c in candidates if c.defined} | ({agreed} if agreed else set())
-    chain = chain + _near_best(candidates, chain, documented, defined)
-    chain = chain + _runner_up(candidates, chain, documented)
-    # In the Python documentation an answer card quotes the rest of its sentence's paragraph (`_rest`), unless
-    # it does not stand alone: the Summary never quotes it, so it must not take in sentences that it would quote.
-    # The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
-    # card's quote alone (`find_injections`): out of its document's context, a docstring's imperative summary
-    # followed by more text ("Create a socket object from a duplicate of the given file descriptor.  The
-    # remaining arguments are...") can read as a request, and the run would end `needs_human` over its own card.
+def _with_rest(sel: Selection, chain: list) -> list:
+    """Each answer card that stands alone quotes the rest of its sentence's paragraph (the profile's `rest`).
+    Not one that does not stand alone: the Summary never quotes it, so it must not take in sentences that it would
+    quote. The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
+    card's quote alone (`find_injections`): out of its document's context, a docstring's imperative summary followed
+    by more text can read as a request, and the run would end `needs_human` over its own card."""
     return [
         replace(c, trail=c.rest)
-        if c.source_id in documented
+        if sel.ruled(c.source_id, sel.profile.rest)
         and c.rest
         and stands_alone(c.quote[0])
         and (find_injections(c.quote[0]) or not find_injections(c.quote[0] + c.rest))
@@ -266,12 +257,23 @@ def _answer(candidates: list[_Candidate], ask: Ask, chain, documented, agreed: s
     ]
 
 
-def _choose(
-    candidates: list[_Candidate], chain: list[_Candidate], documented
-) -> tuple[list[_Candidate], list[_Candidate], dict[str, int]]:
+# The answer, selector by selector: each a pure function of the selection and the answer so far.
+SELECTORS = (("chain", _chain), ("near_best", _near_best), ("runner_up", _runner_up), ("rest", _with_rest))
+
+
+def select(sel: Selection) -> list:
+    """The answer cards: the chain, then what the profile lets join it."""
+    chain: list = []
+    for _, selector in SELECTORS:
+        chain = selector(sel, chain)
+    return chain
+
+
+def _choose(sel: Selection, chain: list[_Candidate]) -> tuple[list[_Candidate], list[_Candidate], dict[str, int]]:
     """The cards to write, best first: the chain whole, then the best other candidates within the limits, one card
     per passage. Returns them, the chain (a card that took its antecedent's place stands in it) and the count per
     source."""
+    candidates, p = sel.ranked, sel.profile
     chosen: list[_Candidate] = []
     per_source: dict[str, int] = {}
     hop2_taken = 0
@@ -283,20 +285,21 @@ def _choose(
             absorbed += cand in chain and any(_within(cand, c) and cand.start >= c.end for c in chosen)
             continue  # one card per passage: a quote inside a chosen card's says nothing more
         held = next((c for c in chosen if _within(c, cand)), None)
-        if held is not None and cand.source_id in documented:
-            # In the Python documentation a sentence quoted with its antecedent continues it (a docstring's
-            # "The exceptions are then combined..."): its card takes the place of the antecedent's, in the chain
-            # too. Elsewhere both are written (an encyclopedia's opening and a later fact are two facts).
+        if held is not None and sel.ruled(cand.source_id, p.continues):
+            # A sentence quoted with its antecedent continues it (a docstring's "The exceptions are then
+            # combined..."): its card takes the place of the antecedent's, in the chain too. In an encyclopedia
+            # both are written (its opening and a later fact are two facts).
             chosen[chosen.index(held)] = cand
             chain = [cand if c is held else c for c in chain]
             continue
         if cand in chain:
             pass  # the chain is written whole
         elif (
-            len(chosen) + absorbed >= max(MAX_CARDS, len(chain)) or per_source.get(cand.source_id, 0) >= MAX_PER_SOURCE
+            len(chosen) + absorbed >= max(p.max_cards, len(chain))
+            or per_source.get(cand.source_id, 0) >= p.max_per_source
         ):
             continue
-        if cand.hop == 2 and cand not in chain and hop2_taken >= HOP2_CARDS:
+        if cand.hop == 2 and cand not in chain and hop2_taken >= p.hop2_cards:
             continue
         per_source[cand.source_id] = per_source.get(cand.source_id, 0) + 1
         hop2_taken += cand.hop == 2

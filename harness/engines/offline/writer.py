@@ -38,7 +38,6 @@ import re
 from collections.abc import Set as AbstractSet
 from typing import cast
 
-from harness.contract.cards import HIGH
 from harness.contract.citations import format_citation, parse_citations
 from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
@@ -56,7 +55,7 @@ from harness.sources.sentences import split_sentences
 
 SUMMARY_MAX = 3
 PART_MAX = 4  # claims a brief's part's section may cite
-CHAIN_MAX = 7  # claims of the answer's chain (high-confidence cards) a Summary may cite
+CHAIN_MAX = 7  # claims of the answer's chain (`in_answer` cards) a Summary may cite
 CHECK_ROUNDS = 6  # render, check, drop what failed: at most this many times
 ANSWER_TRIES = 4  # uncited claims tried, per question the answer check finds open
 NOT_FOUND = "*not found in the corpus*"
@@ -171,12 +170,12 @@ class _Claims:
         return {self.cards[c]["source_id"] for c in claim["supporting_cards"] if c in self.cards}
 
     def strong(self, claim: dict) -> bool:
-        return any(self.cards.get(c, {}).get("confidence") == HIGH for c in claim["supporting_cards"])
+        return any(self.cards.get(c, {}).get("in_answer", False) for c in claim["supporting_cards"])
 
 
 def answer_claims(pool: list[dict], cl: _Claims, skip: AbstractSet[str] = frozenset()) -> list[dict]:
     """The claims that carry the answer, at most SUMMARY_MAX: the best one, then the links of the answer's chain
-    (claims with a high-confidence card: the best sentence of each document the question or a bridge names), one
+    (claims with an `in_answer` card: the best sentence of each document the question or a bridge names), one
     per source; when that is one claim, the next best of its document with it. Hop-1 claims come first, so a bridge reads before what it led to. Claims in `skip`, and claims
     whose statement does not stand alone, are left out (unless no other claim is left: then the best one)."""
     pool = [c for c in pool if c["status"] != "conflicted" and c["claim_id"] not in skip]
