@@ -63,6 +63,8 @@ def build_agents(cfg: RunConfig, models: dict | None = None, mcp: Any = None, co
             cls: Any = OFFLINE_AGENTS[role]
             if role == "researcher":
                 agents[role] = cls(choice.spec, profile=corpus_profile(corpus), meaning=cfg.meaning)
+            elif role == "analyst":
+                agents[role] = cls(choice.spec, meaning=cfg.meaning)
             else:
                 agents[role] = cls(choice.spec)
         elif choice.engine == "llm":

@@ -31,6 +31,7 @@ from harness.contract.claims import (
     ClaimStatus,
 )
 from harness.contract.layout import CARDS, CLAIMS, PLAN, source_record_path
+from harness.contract.meaning import DEFAULT_MEANING, MeaningModel
 from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import COMPLETED, RESEARCH
 from harness.engines.offline import semantic
@@ -41,6 +42,7 @@ from harness.evidence.subject import states, subject_only
 from harness.evidence.vintage import Period, differ, period_of, same_measure, supersedes
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
+from harness.sources.sentences import split_sentences
 
 SAME_CLAIM = 0.5  # Jaccard of content words for two quotes to back one claim
 SAME_TOPIC = 0.35  # ... for two claims to be about the same thing (conflict candidates)
@@ -79,9 +81,19 @@ def _same_claim(a: dict, b: dict) -> bool:
     return jaccard(_words(a), _words(b)) >= SAME_CLAIM and _same_things(a, b) and _agree(a, b)
 
 
+def _figure_sentences(card: dict) -> dict:
+    """The card read as only its sentences that carry a number: a quote lengthened to its paragraph's end says
+    more around its figure, and what the figure is about is in its own sentence."""
+    quote = card["quote"]
+    held = [quote[s:e] for s, e in split_sentences(quote) if numbers(quote[s:e])]
+    return {**card, "quote": " ".join(held)} if held else card
+
+
 def _same_topic(a: dict, b: dict) -> bool:
     """About the same named things, and whole quotes overlap, or the clauses that carry their numbers do ("added
-    in X 3.0" / "first shipped with X 3.1"). Two films' release years are not a conflict."""
+    in X 3.0" / "first shipped with X 3.1"), read in the sentences that hold the figures. Two films' release years
+    are not a conflict."""
+    a, b = _figure_sentences(a), _figure_sentences(b)
     if not _same_things(a, b):
         return False
     if jaccard(_words(a), _words(b)) >= SAME_TOPIC:
@@ -210,8 +222,8 @@ class _Screen:
     """What a question's cards are judged by beyond ranking: the brief's subject (a sentence that only names it is
     no evidence, `evidence/subject.py`) and each card's period (`evidence/vintage.py`)."""
 
-    def __init__(self, subject: str, titles: dict[str, str], paths: dict[str, str]):
-        self.subject, self.titles, self.paths = subject, titles, paths
+    def __init__(self, subject: str, titles: dict[str, str], paths: dict[str, str], meaning: semantic.Meaning):
+        self.subject, self.titles, self.paths, self.meaning = subject, titles, paths, meaning
 
     @staticmethod
     def criteria(q: dict) -> list[str]:
@@ -230,7 +242,9 @@ class _Screen:
 
     def evidence(self, q: dict, qcards: list[dict]) -> list[dict]:
         """The cards that are evidence for the question: not one whose sentence only names the brief's subject."""
-        return [c for c in qcards if not subject_only(c["quote"], self.subject, self.criteria(q), semantic.similarity)]
+        return [
+            c for c in qcards if not subject_only(c["quote"], self.subject, self.criteria(q), self.meaning.similarity)
+        ]
 
     def periods(self, qcards: list[dict]) -> dict[str, Period]:
         return {
@@ -239,14 +253,14 @@ class _Screen:
 
 
 class OfflineAnalyst:
-    def __init__(self, spec=None):
-        self.spec = spec
+    def __init__(self, spec=None, meaning: MeaningModel = DEFAULT_MEANING):
+        self.spec, self.meaning = spec, semantic.Meaning(meaning)  # the run's meaning model (`RunConfig.meaning`)
 
     def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
         plan = ctx.read_json(PLAN)
         cards = [ctx.read_json(p) for p in ctx.list(CARDS)]
         kinds, titles, paths = _source_facts(ctx, cards)
-        screen = _Screen(brief_subject(plan), titles, paths)
+        screen = _Screen(brief_subject(plan), titles, paths, self.meaning)
         claims = []
         research = [q for q in plan["questions"] if q["kind"] == RESEARCH]
         homes = screen.home(research, cards)

@@ -48,7 +48,7 @@ from harness.engines.offline.drops import ANY, EVERYWHERE, TITLE, rejected
 from harness.engines.offline.planner import parts_plan
 from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
 from harness.evidence.checks import answer_gap
-from harness.evidence.lexical import content_words
+from harness.evidence.lexical import content_words, numbers
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
 from harness.sources.sentences import split_sentences
@@ -225,11 +225,18 @@ def _limit_lines(claims: list[dict], cl: _Claims) -> list[str]:
     ]
 
 
+def _figure(text: str) -> str:
+    """The sentence of a side that carries its figure (a quote may run on to its paragraph's end): the conflict line
+    is one sentence, its citation at its end."""
+    held = [text[s:e] for s, e in split_sentences(text) if numbers(text[s:e])]
+    return held[0] if held else text
+
+
 def _conflict_line(c: dict, cards: dict[str, dict]) -> str:
     other = cards.get(c["contradicting_cards"][0], {}).get("quote", "") if c["contradicting_cards"] else ""
     return (
-        f"The sources disagree on this point: one says “{_bare(c['statement'])}”, while another says "
-        f"“{_bare(other)}” {format_citation([c['claim_id']])}."
+        f"The sources disagree on this point: one says “{_bare(_figure(c['statement']))}”, while another says "
+        f"“{_bare(_figure(other))}” {format_citation([c['claim_id']])}."
     )
 
 
