@@ -58,6 +58,9 @@ _DATE_ASKED = re.compile(
     r"|\b(?:what|which)\s+(?:[\w.-]+\s+){0,2}?(?:year|date|month|day|version|release)s?\b|\bsince when\b",
     re.I,
 )
+# "When taking a lock, why must ...?", "If I ..., how do I ...?": a condition set before the question, not what it
+# asks for; the kinds of answer are read from what follows it.
+_LEADING_CONDITION = re.compile(r"^\s*(?:when|if|once|while|after|before)\b[^,?:;]*[,:;]\s*(?=\S)", re.I)
 _NAME_ASKED = re.compile(
     r"^\s*who\b|[,;]\s*(?:and\s+)?who\b|\b(?:which|what) (?:person|people|company|companies|organi[sz]ation|author|team|country|city|module|function|class|library|package|tool|command)\b",
     re.I,
@@ -125,6 +128,7 @@ _CAPITALIZED_SCAFFOLD = frozenset(
 # Words that frame a question without naming its topic ("only one specific test": the topic is the test).
 _FRAME = content_words(
     "only one specific particular certain exactly them they thing things way ways get need want also my your our its own"
+    " rather than instead worth through plain"
 )
 
 
@@ -363,7 +367,8 @@ def _reason(q: str) -> bool:
 _ADVICE = re.compile(
     r"\b(?:if|when|whenever|unless|once|as long as) you\b|\b(?:should|recommend\w*|prefer\w*|better|best|useful|"
     r"convenient|suitable|appropriate|ideal|instead of|rather than|avoid\w*|needed|necessary|required|makes? sense)\b"
-    r"|(?:^|[.;:]\s+)(?:use|set|choose|pick|enable|disable|add|run|install|prefer)\b[^.;]*\b(?:when|if|unless|for)\b",
+    r"|(?:^|[.;:]\s+)(?:use|set|choose|pick|enable|disable|add|run|install|prefer)\b[^.;]*\b(?:when|if|unless|for)\b"
+    r"|(?:^|[.;:,]\s+|\band\s+)(?:use|choose|pick|prefer)\s+[^.;]{1,60}?\s+to\s+\w+",
     re.I,
 )
 _CIRCUMSTANCE = re.compile(
@@ -397,6 +402,7 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
     """What `question` (a plan question) asks; `criteria` are the plan's, used when the question names none."""
     raw = question.get("text", "")
     text = _WRAPPER.sub("", raw)
+    asked = _LEADING_CONDITION.sub("", text)  # what the question asks, its opening condition aside
     crit = list(question.get("criteria") or criteria or [])
     subject_text = text
     for phrase in [*crit, "with respect to", "in terms of"]:
@@ -415,21 +421,21 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
                 reqs.append(Requirement(f"a statement on {side}", _criterion_test(side), False))
         return Ask(question["id"], tuple(names), words, tuple(reqs), normalize_ws(text).strip())
     reqs += [Requirement(c, _criterion_test(c), False) for c in crit]
-    if _HOW_TO.search(text):
+    if _HOW_TO.search(asked):
         reqs.append(Requirement("a step, command or setting", _procedure(names), focused=True))
-    elif _ADVICE_ASKED.search(text):
+    elif _ADVICE_ASKED.search(asked):
         reqs.append(Requirement("a recommendation or circumstance", _advice, focused=True))
-    elif _CIRCUMSTANCE_ASKED.search(text):
+    elif _CIRCUMSTANCE_ASKED.search(asked):
         reqs.append(Requirement("a circumstance, date or version", _circumstance(raw), focused=True))
-    elif _DEFINE.search(text) and not _NUMBER_ASKED.search(text):
+    elif _DEFINE.search(asked) and not _NUMBER_ASKED.search(asked):
         reqs.append(Requirement("a definition", _definition(names, words), focused=True))
-    elif _WHY.search(text):
+    elif _WHY.search(asked):
         reqs.append(Requirement("a reason", _reason, focused=True))
-    if _NUMBER_ASKED.search(text):
+    if _NUMBER_ASKED.search(asked):
         reqs.append(Requirement("a number", _new_number(raw)))
-    if _DATE_ASKED.search(text):
+    if _DATE_ASKED.search(asked):
         reqs.append(Requirement("a date or version", _dated(raw)))
-    if _NAME_ASKED.search(text):
+    if _NAME_ASKED.search(asked):
         reqs.append(Requirement("a name", _new_name(raw)))
     if not reqs:
         reqs.append(Requirement("a statement", _statement, focused=True))

@@ -273,6 +273,25 @@ def test_when_should_asks_for_advice_when_is_for_a_circumstance_and_when_was_for
     assert labels("When was asyncio.TaskGroup added?") == ["a date or version"]
 
 
+def test_a_condition_before_the_question_is_not_what_it_asks():
+    def labels(text):
+        return [r.label for r in ask_of({"id": "Q1", "text": text}).requirements]
+
+    assert labels("When taking a lock on one server, why must the lock's value be unique?") == ["a reason"]
+    assert labels("When setting template variables, when do I use := and when do I use =?") == [
+        "a recommendation or circumstance"
+    ]
+    assert labels("When taking a lock on one server, when was the lock command added?") == ["a date or version"]
+    # without a comma there is no condition: the question asks when
+    assert labels("When was the lock command added?") == ["a date or version"]
+
+
+def test_use_x_to_do_y_advises_when_to_use_it():
+    question = "When should I use a gauge rather than a counter in Larkspur?"
+    assert verdict(question, ["In Larkspur, use a gauge to track a value that goes up and down."]).verdict == ANSWERED
+    assert verdict(question, ["In Larkspur, a gauge is a metric type and a counter is another."]).verdict != ANSWERED
+
+
 def test_you_will_need_is_an_instruction():
     question = "How do I make asynchronous requests with Larkspur?"
     quote = "To make asynchronous requests, you'll need an `AsyncClient`."
@@ -441,3 +460,11 @@ def test_a_name_the_tokenizer_drops_is_matched_as_a_word():
         == ANSWERED
     )
     assert verdict(question, ["It creates a new instance of the class."]).verdict == NOT_ANSWERED
+
+
+def test_words_that_only_frame_a_choice_are_not_its_subject():
+    ask = ask_of(
+        {"id": "Q1", "text": "When is it worth calling a partial through partialCached rather than plain partial?"}
+    )
+    assert not {"rather", "than", "worth", "through", "plain"} & ask.words
+    assert "partial" in ask.words
