@@ -16,8 +16,7 @@ BRIDGE_FROM = 2  # the best sentences of each chain-start document whose named t
 
 @dataclass(frozen=True)
 class Selection:
-    """What the selectors read: the ranked candidates, the question, the profile, the sources it ranks (`profiled`:
-    the corpus's; a web page's are not), the document every search ranks first (`agreed`) and the documents' chain."""
+    """What the selectors read; `profiled`: the sources the profile ranks (the corpus's, not a web page's)."""
 
     ranked: list
     ask: Ask
@@ -31,21 +30,16 @@ class Selection:
         return bool(switch) and sid in self.profiled
 
 
-def _best_per_source(ranked: list, n: int = 1) -> list:
-    """The first (best) n candidates of each source, in order."""
+def _chain_start(ranked: list) -> list:
+    """Where the answer's chain starts: the BRIDGE_FROM best sentences of each hop-1 document titled after something
+    the question names, or else the best sentence found."""
     count: dict[str, int] = {}
     out = []
     for c in ranked:
-        count[c.source_id] = count.get(c.source_id, 0) + 1
-        if count[c.source_id] <= n:
-            out.append(c)
-    return out
-
-
-def _chain_start(ranked: list) -> list:
-    """Where the answer's chain starts: the best sentences of the documents titled after something the question
-    names, or else the best sentence found."""
-    return _best_per_source([c for c in ranked if c.titled and c.hop == 1], BRIDGE_FROM) or ranked[:1]
+        if c.titled and c.hop == 1:
+            count[c.source_id] = count.get(c.source_id, 0) + 1
+            out += [c] if count[c.source_id] <= BRIDGE_FROM else []
+    return out or ranked[:1]
 
 
 def _named_best(ranked: list, agreed: str = "") -> list:
@@ -59,9 +53,8 @@ def _named_best(ranked: list, agreed: str = "") -> list:
 
 
 def _near_best(sel: Selection, chain: list) -> list:
-    """More of the answer (`near_best`): one docstring sentence rarely says it all. The best document's other
-    sentences scoring at least `near` × its best join, up to `near_best` of it in all; the best document is the
-    chain's defined or agreed one when it has one."""
+    """More of the answer (one docstring sentence rarely says it all): the best document's (or the chain's defined or
+    agreed one's) other sentences scoring `near` × its best, up to `near_best` of it in all."""
     ranked, p = sel.ranked, sel.profile
     if not ranked or not sel.ruled(ranked[0].source_id, p.near_best):
         return chain
@@ -83,12 +76,8 @@ def _runner_up(sel: Selection, chain: list) -> list:
     if not chain or not sel.ruled(chain[0].source_id, sel.profile.runner_up) or chain[0].relevance <= 0:
         return chain
     docs = {c.source_id for c in chain}
-    runner = next(
-        (c for c in sel.ranked if c.hop == 1 and c.source_id not in docs and c.source_id in sel.profiled), None
-    )
-    return chain + (
-        [runner] if runner is not None and runner.relevance >= sel.profile.runner_up * chain[0].relevance else []
-    )
+    others = [c for c in sel.ranked if c.hop == 1 and c.source_id not in docs and c.source_id in sel.profiled]
+    return chain + others[:1] if others and others[0].relevance >= sel.profile.runner_up * chain[0].relevance else chain
 
 
 def _one_copy(ranked: list, texts: dict[str, str]) -> list:
@@ -119,8 +108,7 @@ def _mentions(sentence: str, title: str) -> bool:
 
 
 def _start_docs(ranked: list, ask: Ask) -> list[str]:
-    """The documents the question names: for each named thing, the hop-1 documents whose titles match it best
-    ("Richard Hornsby & Sons" over "Richard Hornsby")."""
+    """The documents the question names: for each named thing, the hop-1 documents whose titles match it best."""
     out: list[str] = []
     for name in ask.names:
         scores = {c.source_id: title_match(name, c.title) for c in ranked if c.hop == 1}
@@ -130,9 +118,8 @@ def _start_docs(ranked: list, ask: Ask) -> list[str]:
 
 
 def _chain(sel: Selection, chain: list) -> list:
-    """The answer's chain: the documents' chain when there is one; else the best pair (a, b) of two documents that
-    name each other (or the question names both), by a's relevance plus b's against the rest of the question
-    (`Ask.rest`) plus `pair_link` × the link, when b adds `pair_min`; else the best sentence (`_named_best`)."""
+    """The answer's chain: the documents' chain, else the best pair (a, b) of documents that name each other (or the
+    question names both) where b adds `pair_min` against the rest of the question, else `_named_best`."""
     ranked, ask, p = sel.ranked, sel.ask, sel.profile
     if chain or sel.doc_chain:
         return [*chain, *sel.doc_chain]
@@ -253,8 +240,7 @@ def _choose(sel: Selection, chain: list[_Candidate]) -> tuple[list[_Candidate], 
     absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
     for cand in chain + [c for c in candidates if c not in chain]:
         if any(_within(cand, c) for c in chosen):
-            # an answer sentence quoted as part of another's paragraph still counts as one of the cards written,
-            # so quoting a paragraph whole makes no room for other documents' cards
+            # an answer sentence inside another's paragraph still counts, so a whole paragraph makes no room
             absorbed += cand in chain and any(_within(cand, c) and cand.start >= c.end for c in chosen)
             continue  # one card per passage: a quote inside a chosen card's says nothing more
         held = next((c for c in chosen if _within(c, cand)), None)

@@ -1,7 +1,5 @@
-"""The answer's chain of documents: which two (or three) retrieved documents answer a multi-hop question together.
-
-The one the question describes names the next by its title (a *bridge*, like a hyperlink), or the question names
-both; a pair (A, B) scores A plus B against the rest of the question (`Ask.rest`), plus LINK when A names B's title.
+"""The answer's chain of documents: which two (or three) retrieved documents answer a multi-hop question together;
+the one the question describes names the next by its title (a *bridge*, like a hyperlink), or the question both.
 """
 
 from __future__ import annotations
@@ -46,8 +44,7 @@ class _Doc:
 
 
 def _names_title(title: str, names: list[str]) -> float:
-    """1 when a text's named things (not its lower-case words) hold all the title's content words, else 0.5 × the
-    best partial match of one of them."""
+    """1 when a text's named things (not its other words) hold all the title's words, else 0.5 × a partial match."""
     words = title_words(title)
     if words and words <= content_words(" ".join(names)):
         return 1.0
@@ -55,9 +52,8 @@ def _names_title(title: str, names: list[str]) -> float:
 
 
 def _links_to(title: str, text: str, names: list[str]) -> float:
-    """How fully a document (its text, its named things) names another by its title, as a hyperlink would: 1 when
-    it writes the title out or one name holds all its words; 0.5 when names hold them only together ("John Smith"
-    from "John Lennon" and "Will Smith") or partly. Stricter than `_asked`: a question's few names are all on topic."""
+    """How fully a document names another by its title, as a hyperlink would: 1 written out or in one name; 0.5 only
+    pieced together from several ("John Smith" from "John Lennon" and "Will Smith") or partly."""
     if _writes(title, text):
         return 1.0
     words = title_words(title)

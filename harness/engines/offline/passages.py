@@ -52,8 +52,7 @@ def _opening_sentence(text: str) -> int:
 
 
 def _after_signature(text: str, s: int, e: int) -> int:
-    """Where a sentence's prose starts: after a code line it was split together with (a `def f(x)` signature line
-    and the first sentence of its docstring are one "sentence" to the splitter)."""
+    """Where a sentence's prose starts: after a code line split with it (a signature line and its docstring's first)."""
     nl = text.find("\n", s, e)
     if nl < 0 or not _CODE_START.match(text[s:nl].strip()):
         return s
@@ -89,9 +88,8 @@ def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> i
 
 
 def _rest(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged, until: int = 0) -> int:
-    """Where an answer card ends: at its paragraph's end (the documentation's unit of one point), while each next
-    sentence is unflagged prose and the card within PARAGRAPH_MAX characters; e when none. Before `until` (a
-    docstring's end) a blank line does not end it: a docstring's paragraphs all document its one name."""
+    """Where an answer card ends: at its paragraph's end (one point), while each next sentence is unflagged prose
+    within PARAGRAPH_MAX; e when none. Before `until` (a docstring's end) a blank line does not end it."""
     end = e
     for ns, ne in spans[bisect.bisect_left(spans, (e, e)) :]:
         blank_line = "\n\n" in text[end:ns] and ns >= until
@@ -112,8 +110,7 @@ def _flat(text: str) -> str:
 
 
 def _section_of(part: str, whole: str, flat: str = "") -> bool:
-    """Is the document `part` a section of `whole`: are SECTION_OF of its paragraphs (over 40 characters) in
-    `whole`'s text? `flat`: `_flat(whole)`, when the caller has it."""
+    """Are SECTION_OF of `part`'s paragraphs (over 40 characters) in `whole`? `flat`: `_flat(whole)`, if at hand."""
     if len(part) >= len(whole):
         return False
     paras = [_flat(p) for p in part.split("\n\n") if len(p.strip()) > 40]

@@ -75,7 +75,7 @@ _STATEMENT_WORDS = frozenset(
     "statement statements clause clauses loop loops keyword keywords expression expressions block blocks".split()
 )
 OPENING_CHARS = 600  # a document's opening, where a module says what name it goes by (`_owners`)
-# A code name: dotted, CamelCase inside, snake_case, or written as a call.
+# A code name (`bisect.insort`, `WeakValueDictionary`, `move_to_end`, `f()`): dotted, CamelCase, snake_case, a call.
 _CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_\w+|\w+(?=\(\))")
 
 
@@ -107,11 +107,6 @@ def keywords_named(question: str) -> list[str]:
     return found
 
 
-def code_names(question: str) -> list[str]:
-    """The code names the question writes (`bisect.insort`, `WeakValueDictionary`, `move_to_end`), in order."""
-    return list(dict.fromkeys(m.group(0) for m in _CODE_NAME.finditer(question)))
-
-
 def specific(title: str) -> str:
     """The specific part of a collection's title: "Python reference: with statement" → "with statement"."""
     return title.rsplit(": ", 1)[-1].strip()
@@ -126,8 +121,7 @@ def phrase_title(title: str, words: set[str]) -> bool:
 
 
 def keyword_title(kw: str, title: str) -> float:
-    """1 when the title's specific part is the keyword's statement ("with statement"), 0.5 when it holds the
-    keyword among other words ("With Statement Context Managers"), else 0."""
+    """1 when the title is the keyword's statement ("with statement"), 0.5 when it holds it among other words."""
     words = re.findall(r"[a-z]+", specific(title).lower())
     if kw not in words:
         return 0.0
@@ -259,8 +253,7 @@ def answer_type(question: str) -> str:
 
 
 def has_type(sentence: str, kind: str, exclude: str = "") -> bool:
-    """Does the sentence carry a phrase of the asked-for type (one that `exclude`, the question, does not
-    already hold: a year the question names is not an answer to "when")?"""
+    """Does the sentence carry a phrase of the asked-for type that `exclude` (the question) does not already hold?"""
     pattern = {DATE: _DATE_S, NUMBER: _NUMBER_S, PLACE: _PLACE_S, PERSON: _NAME_S}.get(kind)
     if pattern is None:
         return False
@@ -274,8 +267,7 @@ def entities(text: str) -> list[str]:
     """Named things in the text, in order: quoted titles, code names and capitalized phrases."""
     found: list[str] = []
     for m in _ENTITY.finditer(text):
-        name = next(g for g in m.groups() if g)
-        name = name.strip().strip("`").strip(" .,;:")
+        name = next(g for g in m.groups() if g).strip().strip("`").strip(" .,;:")
         words = name.split()
         while words and words[0].lower() in _NOT_NAMES:
             words = words[1:]  # "The", "In", "He" at the start of a sentence
@@ -295,8 +287,7 @@ def title_words(title: str) -> set[str]:
 
 
 def title_match(name: str, title: str) -> float:
-    """How well a document's title names this thing: 1 the same name ("Mayfair" ~ "Mayfair (magazine)"), 0.5 one
-    name holds at least half of the other's words ("Saint John" ~ "Saint John, New Brunswick"), else 0."""
+    """How well a document's title names this thing: 1 the same name, 0.5 one holds at least half the other's words."""
     if _DOTTED.fullmatch(name) and title.split():
         # A code name against a module's title ("json.dumps" ~ "...: json"; "asyncio.gather" ~ "...: asyncio.tasks").
         module, parts = title.split()[-1].lower(), name.lower().split(".")
@@ -312,10 +303,6 @@ def title_match(name: str, title: str) -> float:
     if (a <= b or b <= a) and min(len(a), len(b)) / max(len(a), len(b)) >= 0.5:
         return 0.5
     return 0.0
-
-
-def names_match(name: str, title: str) -> bool:
-    return title_match(name, title) > 0
 
 
 @dataclass
@@ -340,7 +327,7 @@ class Ask:
             answer_type(question),
             entities(question),
             keywords=keywords_named(question),
-            code=code_names(question),
+            code=list(dict.fromkeys(m.group(0) for m in _CODE_NAME.finditer(question))),
             tokens={t.lower() for t in re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", question)},
             within=module_first(question),
         )
@@ -370,13 +357,11 @@ class Ask:
         if names is None and title:
             best = max(best, *(keyword_title(kw, title) for kw in self.keywords), 0.0)
             spec = specific(title).lower()
-            if re.fullmatch(r"[a-z_][\w]*(?:\.[a-z_]\w*)*", spec) and (
-                spec in self.tokens or spec.split(".")[0] in self.tokens
-            ):
+            written = spec in self.tokens or spec.split(".")[0] in self.tokens  # a module it writes as a word
+            if written and re.fullmatch(r"[a-z_][\w]*(?:\.[a-z_]\w*)*", spec):
                 best = max(best, 0.5)
-            if self.within and (spec + ".").startswith(self.within + "."):
-                best = 1.0  # the module the question asks within, named first: in full, it and its submodules
-            if phrase_title(title, self.lower_words):
+            # the module the question opens by naming (and its submodules), or a topic whose title it says
+            if self.within and (spec + ".").startswith(self.within + ".") or phrase_title(title, self.lower_words):
                 best = 1.0
         return best
 

@@ -1,14 +1,13 @@
 """Offline Researcher: BM25 retrieval per question, a second hop for bridge entities, verbatim sentence cards.
 
-A staged pipeline (`OfflineResearcher.run`): retrieve → candidates (scored sentences, each a `Score`) → select
-(`answer.SELECTORS`) → write (one card each through the evidence service). Every weight and switch is the corpus's
-`RankingProfile`. A quote is copied from the snapshot with its offsets, so it verifies verbatim; never from text
-flagged as instruction-like, nor one that cannot stand alone (`evidence/standalone.py`).
+A staged pipeline: retrieve → candidates (each scored, a `Score`) → select (`answer.SELECTORS`) → write, weighed by
+the corpus's `RankingProfile`. A quote is copied from the snapshot, so it verifies verbatim.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from operator import attrgetter
 from typing import Any
@@ -24,10 +23,10 @@ from harness.engines.offline.profile import ENCYCLOPEDIA, RankingProfile, Score
 from harness.engines.offline.ranking import (
     Ask,
     criterion_words,
-    names_match,
     own_sections,
     signed_sections,
     stands_alone,
+    title_match,
 )
 from harness.engines.offline.semantic import Meaning
 from harness.engines.offline.web_research import step_search
@@ -42,6 +41,7 @@ from harness.sources.sentences import split_sentences
 from harness.sources.tokens import tokenize
 
 _key = attrgetter("key")  # best first: `_Candidate.key`
+CARD_HOOKS: list[Callable] = []  # a bench's (`bench_docs --verbose`): called with each branch's question id and answer
 
 
 def _subject_term(term: str) -> str:
@@ -51,8 +51,7 @@ def _subject_term(term: str) -> str:
 
 
 def _summary(title: str, quote: str, question_id: str | None, via: str) -> str:
-    """A card's summary as a sentence: what the document says for the question, in its own first sentence of the
-    quote (cut at a word near 200 characters), not a list of the question's words it shares."""
+    """A card's summary as a sentence: the quote's first sentence (cut at a word near 200 characters)."""
     spans = split_sentences(quote)
     first = (quote[spans[0][0] : spans[0][1]] if spans else quote).strip()
     if len(first) > 200:
@@ -68,6 +67,7 @@ class _Document:
 
     text: str
     spans: list[tuple[int, int]]  # its sentences
+    docstring_ends: dict[int, int]  # where each docstring ends, by where its signature line starts
     flagged: list[tuple[int, int]]  # instruction-like text: never quoted
     in_doc: bool  # its title or path names the question's subject
     titled: float
@@ -79,8 +79,7 @@ class _Document:
 
 
 class _Branch:
-    """One research branch's reading of the corpus: its question, the sources read (once each), its searches and
-    the sentences of a passage as scored candidates."""
+    """One research branch: its question, the sources it read (once each), its searches, its scored sentences."""
 
     def __init__(self, ctx: AgentContext, question: dict, profile: RankingProfile, meaning: Meaning):
         self.ctx, self.profile, self.meaning_model = ctx, profile, meaning
@@ -88,15 +87,13 @@ class _Branch:
         topic_words = content_words(question["text"])
         # the subject: its first search term ("asyncio.TaskGroup"); the criteria: the other words it asks about
         self.subject = content_words(_subject_term(terms[0])) if terms else topic_words
-        criteria = (topic_words | set().union(*map(criterion_words, question.get("criteria", [])))) - content_words(
-            terms[0] if terms else ""
-        )
+        named = content_words(terms[0]) if terms else set()
+        criteria = (topic_words | set().union(*map(criterion_words, question.get("criteria", [])))) - named
         self.criteria = (criteria - self.subject) or set(self.subject)  # a plain question asks about its subject
         self.queries = list(dict.fromkeys([*terms, " ".join(sorted(topic_words))] if terms else [question["text"]]))
         self.ask = Ask.of(question["text"], " ".join(question.get("criteria", [])))
         self.cache: dict[str, tuple[str, dict]] = {}
-        self.sentence_spans: dict[str, list[tuple[int, int]]] = {}
-        self.docstring_ends: dict[str, dict[int, int]] = {}
+        self.landmarks: dict[str, tuple[list[tuple[int, int]], dict[int, int]]] = {}
         self.stopped: list[BudgetExhausted] = []
         self.find = step_search(ctx, question)  # the corpus, and the web when the plan allows it for this question
         # a chain of documents (`chain`) shares few of the question's words: each search looks further down
@@ -114,16 +111,11 @@ class _Branch:
         """The corpus's profile for a document of the corpus; ENCYCLOPEDIA for a web page or a tool's result."""
         return self.profile if "corpus" in self.source(sid)[1] else ENCYCLOPEDIA
 
-    def doc_sentences(self, sid: str, text: str) -> list[tuple[int, int]]:
-        if sid not in self.sentence_spans:
-            self.sentence_spans[sid] = split_sentences(text)
-        return self.sentence_spans[sid]
-
-    def docstrings(self, sid: str, text: str) -> dict[int, int]:
-        """Where each docstring (from its signature line) ends, by where it starts."""
-        if sid not in self.docstring_ends:
-            self.docstring_ends[sid] = {a: b for _, a, b in signed_sections(text)}
-        return self.docstring_ends[sid]
+    def landmarks_of(self, sid: str, text: str) -> tuple[list[tuple[int, int]], dict[int, int]]:
+        """A source's sentences, and where each docstring ends by where it starts (found once per source)."""
+        if sid not in self.landmarks:
+            self.landmarks[sid] = (split_sentences(text), {a: b for _, a, b in signed_sections(text)})
+        return self.landmarks[sid]
 
     def search(self, query: str) -> list:
         """One search; once the step's or role's budget is spent, none (the run's own budget still ends the run)."""
@@ -163,9 +155,8 @@ class _Branch:
         self.ask.weigh([" ".join(texts) for texts in by_doc.values()])
         titles = {hit.source_id: hit.title for _, hit in hop1}
         documented = [sid for sid in by_doc if self.profile_of(sid).document_meaning]
-        if documented:
-            about = {sid: _about(titles[sid], self.source(sid)[0]) for sid in documented}
-            self.meaning = self.meaning_model.closeness(self.ask.text, about)
+        about = {sid: _about(titles[sid], self.source(sid)[0]) for sid in documented}
+        self.meaning = self.meaning_model.closeness(self.ask.text, about)  # {} when none is read for meaning
 
     def sentences(
         self, hit, rank: int, hop: int, screen: bool, bridge: str = "", seen: set[tuple[str, int]] | None = None
@@ -191,9 +182,11 @@ class _Branch:
         )
         titled = max(self.ask.titled(hit.title, [bridge] if bridge else None), 1.0 if own else 0.0)
         profile = self.profile_of(hit.source_id)
+        spans, docstring_ends = self.landmarks_of(hit.source_id, text)
         return _Document(
             text=text,
-            spans=self.doc_sentences(hit.source_id, text),
+            spans=spans,
+            docstring_ends=docstring_ends,
             flagged=flagged_spans(record, text),
             in_doc=bool(self.subject & doc_words),
             titled=titled,
@@ -244,7 +237,7 @@ class _Branch:
             titled=doc.titled,
             defined=doc.defined,
             lead=text[lead:s],
-            rest=text[e : _rest(text, doc.spans, s, e, flagged, self.docstrings(hit.source_id, text).get(lead, 0))]
+            rest=text[e : _rest(text, doc.spans, s, e, flagged, doc.docstring_ends.get(lead, 0))]
             if doc.profile.rest
             else "",
         )
@@ -285,16 +278,14 @@ class _Branch:
 
 
 class OfflineResearcher:
-    """The Researcher as a staged pipeline. `profile`: how its corpus is ranked (`profile.corpus_profile`);
-    `meaning`: the run's meaning model."""
+    """The Researcher; `profile`: how its corpus is ranked (`profile.corpus_profile`), `meaning`: the run's model."""
 
     def __init__(self, spec=None, *, profile: RankingProfile = ENCYCLOPEDIA, meaning: MeaningModel | None = None):
         self.spec, self.profile = spec, profile
         self.meaning = Meaning(meaning or chosen_meaning())
 
     def run(self, brief: Brief, ctx: AgentContext) -> AgentResult:
-        plan = ctx.read_json(PLAN)
-        question = next(q for q in plan["questions"] if q["id"] == brief.question_id)
+        question = next(q for q in ctx.read_json(PLAN)["questions"] if q["id"] == brief.question_id)
         branch = _Branch(ctx, question, self.profile, self.meaning)
         hop1, firsts = branch.retrieve()
         candidates, doc_chain, profiled = self._candidates(branch, hop1)
@@ -306,6 +297,8 @@ class OfflineResearcher:
         for cand in chosen:
             ctx.check_deadline()
             _record_card(brief, ctx, cand, cand in chain)
+        for hook in CARD_HOOKS:
+            hook(brief.question_id, chain)
         stopped = branch.stopped
         if not chosen:
             return AgentResult(
@@ -338,9 +331,8 @@ class OfflineResearcher:
         return candidates, chain, profiled
 
     def _named_docstrings(self, branch: _Branch, ranked: list[_Candidate], hop1: list) -> list[_Candidate]:
-        """The docstrings that answer, read whole (often where no search returned): in every retrieved document, a
-        code name's own the question writes (`os.walk`: `def walk(`); in the `answer_docs` best documents, each
-        function or class whose name holds the question's words (`Ask.in_name`)."""
+        """The docstrings that answer, read whole (often where no search returned): a code name's the question writes
+        (`os.walk`), and in the `answer_docs` best documents those whose name holds its words (`Ask.in_name`)."""
         first: dict[str, tuple[int, Any]] = {}
         for rank, hit in hop1:
             first.setdefault(hit.source_id, (rank, hit))
@@ -356,13 +348,12 @@ class OfflineResearcher:
         return out
 
     def _second_hop(self, branch: _Branch, ranked: list[_Candidate], hop1: list) -> list[_Candidate]:
-        """The bridges: things the chain's hop-1 evidence (`_chain_start`) names that the question does not. One
-        not titling a hop-1 document is searched for (`max_bridges` searches at most); its document's sentences
-        come as hop 2, best first."""
+        """Hop 2: what the chain's hop-1 evidence (`_chain_start`) names and the question does not (a bridge), searched
+        for unless it titles a hop-1 document (`max_bridges` searches at most); its document's sentences, best first."""
         bridges: list[str] = []
         for cand in _chain_start(ranked):
             for name in branch.ask.new_names(cand.text):
-                if name not in bridges and not names_match(name, cand.title):
+                if name not in bridges and not title_match(name, cand.title):
                     bridges.append(name)
         have = {c.source_id for c in ranked}
         out: list[_Candidate] = []
@@ -370,19 +361,18 @@ class OfflineResearcher:
         for name in bridges:
             if searched >= self.profile.max_bridges:
                 break
-            if any(names_match(name, hit.title) for _, hit in hop1):
+            if any(title_match(name, hit.title) for _, hit in hop1):
                 continue  # already found by hop 1
             searched += 1
             for rank, hit in enumerate(branch.search(name)):
-                if names_match(name, hit.title) and hit.source_id not in have:
+                if title_match(name, hit.title) and hit.source_id not in have:
                     out.extend(branch.sentences(hit, rank, 2, screen=False, bridge=name))
         return sorted(out, key=_key)
 
     @staticmethod
     def _doc_chain(branch: _Branch, candidates: list[_Candidate], hop1: list, documented: set) -> list[_Candidate]:
-        """The answer's chain among documents (`chain.chain_docs`, `chain.chain_sentences`), from every prose
-        sentence of each retrieved passage, unscreened (a bridge's page need not repeat the question's words); []
-        when the question is not about named things. The `documented` sources are left out of the pool."""
+        """The answer's chain among documents (`chain.py`), from each retrieved passage's sentences unscreened (a
+        bridge's page need not repeat the question's words), the `documented` sources left out."""
         if not about_names(branch.ask):
             return []
         known = {(c.source_id, c.start): c for c in candidates}

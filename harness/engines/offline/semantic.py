@@ -1,7 +1,5 @@
 """How close in meaning a sentence is to a question: a small bundled embedding model, offline and deterministic.
-
-all-MiniLM-L6-v2 in numpy (`minilm.py`) by default, or WordLlama's static `l2_supercat` embeddings. Each text is
-embedded alone and a cosine is rounded, so an order never depends on batching or last bits.
+all-MiniLM-L6-v2 (`minilm.py`) or WordLlama; each text embedded alone, a cosine rounded: orders never depend on bits.
 """
 
 from __future__ import annotations
@@ -58,8 +56,7 @@ class Meaning:
 
     @property
     def sentence_encoder(self) -> bool:
-        """Is the model a sentence encoder? A sentence's own vector means something only from one: a static model's
-        mean of token vectors was noise at sentence level."""
+        """Is the model a sentence encoder (a static model's sentence vector is noise)?"""
         return self.model in SENTENCE_ENCODERS
 
     def similarity(self, a: str, b: str) -> float:
@@ -78,10 +75,7 @@ class Meaning:
 def _vector(model: str, text: str) -> np.ndarray:
     """The text's unit vector (zeros for a text without tokens), embedded alone."""
     with _lock:
-        if model in SENTENCE_ENCODERS:
-            v = _minilm(model).encode(text)
-        else:
-            v = _wordllama().embed([text])[0]
+        v = _minilm(model).encode(text) if model in SENTENCE_ENCODERS else _wordllama().embed([text])[0]
     v = v.astype(np.float64)
     norm = float(np.linalg.norm(v))
     return v / norm if norm else v
