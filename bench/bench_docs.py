@@ -18,6 +18,8 @@ is scored side by side, per kind:
 The test half is read once, at the end (bench/README.md): the script runs the tune half unless `--split test`
 is given, and never prints a test question's own line. `--check` only checks the set against the corpus (every
 gold document present, every key phrase in a gold document and free of Markdown markup) and runs nothing.
+`--verbose` prints a line per tune question and, under it, why each branch's answer card won: the named terms of its
+`Score` (`profile.Score`), through the Researcher's `CARD_HOOKS`.
 
 Usage:
     .venv/bin/python bench/bench_docs.py --questions bench/uvdocs_questions.json --corpus /work/corpora/uv-docs --check
@@ -176,11 +178,39 @@ def score_run(item: dict, run_dir: Path, status: str) -> dict:
     }
 
 
-def run_one(item: dict, corpus: str, runs_dir: Path) -> dict:
+def run_one(item: dict, corpus: str, runs_dir: Path, why: bool = False) -> dict:
+    """One question run and scored; with `why`, each branch's winning answer card and its `Score` terms too."""
     import harness
+    from harness.engines.offline import researcher
 
-    result = harness.run(item["question"], corpus=corpus, runs_dir=runs_dir, engine="offline", yes=True)
-    return score_run(item, result.run_dir, result.status)
+    answers: list[tuple[str | None, list]] = []
+
+    def hook(question_id: str | None, chain: list) -> None:
+        answers.append((question_id, chain))
+
+    if why:
+        researcher.CARD_HOOKS.append(hook)
+    try:
+        result = harness.run(item["question"], corpus=corpus, runs_dir=runs_dir, engine="offline", yes=True)
+    finally:
+        if why:
+            researcher.CARD_HOOKS.remove(hook)
+    scored = score_run(item, result.run_dir, result.status)
+    if why:
+        # a branch the run researched twice (a rerun) answers the same way: its line once
+        lines = [why_line(question_id, chain) for question_id, chain in sorted(answers, key=lambda a: str(a[0]))]
+        scored["why"] = list(dict.fromkeys(lines))
+    return scored
+
+
+def why_line(question_id: str | None, chain: list) -> str:
+    """Why a branch's winning answer card won: its sentence and the named terms of its `Score` (zero terms left out)."""
+    if not chain:
+        return f"{question_id}: no answer card"
+    best = chain[0]
+    terms = ", ".join(f"{name} {value:+.3f}" for name, value in (best.score.terms if best.score else ()) if value)
+    sentence = " ".join(best.text.split())
+    return f'{question_id} "{best.title}": "{sentence[:90]}" = {best.relevance:.3f} ({terms or "no terms"})'
 
 
 def table(results: list[dict]) -> list[str]:
@@ -217,7 +247,9 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", type=Path, required=True, help="the corpus folder the set was written on")
     ap.add_argument("--split", choices=SPLITS, default="tune", help="the half to run (test: read once, at the end)")
     ap.add_argument("--check", action="store_true", help="check the set against the corpus and run nothing")
-    ap.add_argument("--verbose", action="store_true", help="one line per question (tune half only)")
+    ap.add_argument(
+        "--verbose", action="store_true", help="one line per question, and why its answer won (tune half only)"
+    )
     ap.add_argument("--n", type=int, default=0, help="the first N questions of the half (0: all)")
     ap.add_argument("--workers", type=int, default=1, help="processes")
     ap.add_argument("--json", type=Path, help="write per-question scores here")
@@ -263,9 +295,9 @@ def main(argv=None) -> int:
 
             with ProcessPoolExecutor(args.workers) as pool:
                 n = len(items)
-                results = list(pool.map(run_one, items, [corpus] * n, [runs_dir] * n))
+                results = list(pool.map(run_one, items, [corpus] * n, [runs_dir] * n, [args.verbose] * n))
         else:
-            results = [run_one(item, corpus, runs_dir) for item in items]
+            results = [run_one(item, corpus, runs_dir, args.verbose) for item in items]
     elapsed = time.perf_counter() - started
     source = data["corpus"]
     print(f"{args.questions.name}: split {args.split}, {len(results)} questions, corpus {args.corpus}")
@@ -275,6 +307,8 @@ def main(argv=None) -> int:
     if args.verbose:
         for r in results:
             print(question_line(r))
+            for line in r.get("why", []):
+                print(f"      why {line}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0

@@ -59,7 +59,7 @@ def number_clauses(text: str) -> set[str]:
 
 # Words a criterion is commonly discussed with: "error handling" is about exceptions. The answer check judges a
 # criterion by these (`evidence/answers.py`). The offline Writer places claims in a criterion's row by the same
-# words (`engines/offline/ranking.criterion_words` imports this table).
+# words (`engines/offline/ranking.criterion_words`: the union of `criterion_groups`).
 RELATED = {
     "error": "exception raise fail failure",
     "exception": "error raise",

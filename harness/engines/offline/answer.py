@@ -7,16 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from harness.engines.offline.passages import _flat, _section_of
 from harness.engines.offline.profile import ENCYCLOPEDIA, RankingProfile, Score
-from harness.engines.offline.ranking import (
-    OTHER,
-    YESNO,
-    Ask,
-    entities,
-    has_type,
-    stands_alone,
-    title_match,
-    title_words,
-)
+from harness.engines.offline.ranking import Ask, entities, has_type, stands_alone, title_match, title_words
 from harness.evidence.lexical import content_words
 from harness.sources.injection import find_injections
 
@@ -25,8 +16,7 @@ BRIDGE_FROM = 2  # the best sentences of each chain-start document whose named t
 
 @dataclass(frozen=True)
 class Selection:
-    """What the selectors read: the ranked candidates, the question, the profile, the sources it ranks (`profiled`:
-    the corpus's; a web page's are not), the document every search ranks first (`agreed`) and the documents' chain."""
+    """What the selectors read; `profiled`: the sources the profile ranks (the corpus's, not a web page's)."""
 
     ranked: list
     ask: Ask
@@ -40,27 +30,21 @@ class Selection:
         return bool(switch) and sid in self.profiled
 
 
-def _best_per_source(ranked: list, n: int = 1) -> list:
-    """The first (best) n candidates of each source, in order."""
+def _chain_start(ranked: list) -> list:
+    """Where the answer's chain starts: the BRIDGE_FROM best sentences of each hop-1 document titled after something
+    the question names, or else the best sentence found."""
     count: dict[str, int] = {}
     out = []
     for c in ranked:
-        count[c.source_id] = count.get(c.source_id, 0) + 1
-        if count[c.source_id] <= n:
-            out.append(c)
-    return out
-
-
-def _chain_start(ranked: list) -> list:
-    """Where the answer's chain starts: the best sentences of the documents titled after something the question
-    names, or else the best sentence found."""
-    return _best_per_source([c for c in ranked if c.titled and c.hop == 1], BRIDGE_FROM) or ranked[:1]
+        if c.titled and c.hop == 1:
+            count[c.source_id] = count.get(c.source_id, 0) + 1
+            out += [c] if count[c.source_id] <= BRIDGE_FROM else []
+    return out or ranked[:1]
 
 
 def _named_best(ranked: list, agreed: str = "") -> list:
-    """The answer's one sentence: the best of the document that fully names what the question names, or
-    else of the document every search ranks first (`agreed`), or else the best sentence found. A half name does not
-    outrank a better sentence of another document: it already adds to its sentences' scores (`ranking.TITLED`)."""
+    """The answer's one sentence: the best of the document fully titled after what the question names, else of the
+    `agreed` document, else the best found (a half name already adds to its sentences' scores: `ranking.TITLED`)."""
     top = max((c.titled for c in ranked if c.hop == 1), default=0.0)
     if top >= 1:
         return [next(c for c in ranked if c.hop == 1 and c.titled == top)]
@@ -69,12 +53,8 @@ def _named_best(ranked: list, agreed: str = "") -> list:
 
 
 def _near_best(sel: Selection, chain: list) -> list:
-    """More of the answer (the profile's `near_best`): one sentence of a docstring or a guide's paragraph rarely says
-    it all (what a function returns, what it raises, when it applies). The best candidate's document's other
-    sentences that score at least `near` × the best, up to `near_best` of that document in all, join the answer (a
-    document's further sentences cost no citation precision; an encyclopedia's are other facts). When the chain
-    holds a document the question names by a definition or opens by naming (it defines a code name the question
-    writes, is the module of "With poplib, ...", or every search ranks it first), more of the answer comes from it."""
+    """More of the answer (one docstring sentence rarely says it all): the best document's (or the chain's defined or
+    agreed one's) other sentences scoring `near` × its best, up to `near_best` of it in all."""
     ranked, p = sel.ranked, sel.profile
     if not ranked or not sel.ruled(ranked[0].source_id, p.near_best):
         return chain
@@ -91,27 +71,18 @@ def _near_best(sel: Selection, chain: list) -> list:
 
 
 def _runner_up(sel: Selection, chain: list) -> list:
-    """The best sentence of a second document when it scores at least the profile's `runner_up` × the answer's: two
-    modules or topics that answer about equally well (`queue` and `asyncio.queues`) are both cited, as missing the
-    one that answers costs more than one citation too many. Unchanged when the answer's document leads clearly, when
-    the answer scores nothing (a share of a score at or below 0 says nothing), or where documents pair (an
-    encyclopedia's second page is the chain's to choose: `chain.py`)."""
+    """The best sentence of a second document scoring at least `runner_up` × the answer's (`queue` and
+    `asyncio.queues` both answer): missing the one that answers costs more than a citation too many."""
     if not chain or not sel.ruled(chain[0].source_id, sel.profile.runner_up) or chain[0].relevance <= 0:
         return chain
     docs = {c.source_id for c in chain}
-    runner = next(
-        (c for c in sel.ranked if c.hop == 1 and c.source_id not in docs and c.source_id in sel.profiled), None
-    )
-    return chain + (
-        [runner] if runner is not None and runner.relevance >= sel.profile.runner_up * chain[0].relevance else []
-    )
+    others = [c for c in sel.ranked if c.hop == 1 and c.source_id not in docs and c.source_id in sel.profiled]
+    return chain + others[:1] if others and others[0].relevance >= sel.profile.runner_up * chain[0].relevance else chain
 
 
 def _one_copy(ranked: list, texts: dict[str, str]) -> list:
-    """A sentence that a section's document and its chapter's both hold (`help()` topics: `topics/try` is a
-    section of `topics/compound`) is quoted from one copy: the section's, unless the chapter's own sentences rank
-    above every sentence of the section. Two documents that merely share a sentence keep both copies. `texts`: the
-    documents this applies to; candidates of other sources are kept as they are."""
+    """A sentence a section (`topics/try`) and its chapter (`topics/compound`) both hold is quoted from one copy:
+    the section's, unless the chapter's own sentences rank above all of the section's. Only sources in `texts`."""
     best: dict[str, list] = {}
     for c in ranked:
         if c.source_id in texts:
@@ -137,8 +108,7 @@ def _mentions(sentence: str, title: str) -> bool:
 
 
 def _start_docs(ranked: list, ask: Ask) -> list[str]:
-    """The documents the question names: for each named thing, the hop-1 documents whose titles match it best
-    ("Richard Hornsby & Sons" over "Richard Hornsby")."""
+    """The documents the question names: for each named thing, the hop-1 documents whose titles match it best."""
     out: list[str] = []
     for name in ask.names:
         scores = {c.source_id: title_match(name, c.title) for c in ranked if c.hop == 1}
@@ -148,12 +118,8 @@ def _start_docs(ranked: list, ask: Ask) -> list[str]:
 
 
 def _chain(sel: Selection, chain: list) -> list:
-    """The links of the answer's chain: the documents' chain (`sel.doc_chain`) when there is one; else one
-    sentence, or two from two documents, best first. Every pair (a, b) from two documents that name each other
-    (or that the question names both) is ranked by a's relevance plus b's against the rest of the question
-    (`Ask.rest`), plus `pair_link` when one names the other's document; a pair is the chain when b adds at least
-    `pair_min`, else the best sentence alone (`_named_best`). Without `documents_chain` the profile's sources are
-    in no pair (a reference names its modules everywhere: a link says nothing)."""
+    """The answer's chain: the documents' chain, else the best pair (a, b) of documents that name each other (or the
+    question names both) where b adds `pair_min` against the rest of the question, else `_named_best`."""
     ranked, ask, p = sel.ranked, sel.ask, sel.profile
     if chain or sel.doc_chain:
         return [*chain, *sel.doc_chain]
@@ -171,7 +137,6 @@ def _chain(sel: Selection, chain: list) -> list:
     }
 
     def link(c, title: str) -> float:
-        """1 when the sentence names the whole title, 0.5 for a partial name ("Galaxy S6" ~ "Samsung Galaxy S6")."""
         return 1.0 if _mentions(c.text, title) else max((title_match(n, title) for n in names[id(c)]), default=0.0)
 
     links = {(id(c), sid): link(c, by_doc[sid][0].title) for c in pool for sid in by_doc if sid != c.source_id}
@@ -190,9 +155,8 @@ def _chain(sel: Selection, chain: list) -> list:
     chain = list(best[2:]) if best[2] is not None and best[1] >= p.pair_min else _named_best(ranked, sel.agreed)
     docs = {c.source_id for c in chain}
     more: list = []
-    if ask.kind not in (YESNO, OTHER) and not any(has_type(c.text, ask.kind, ask.text) for c in chain):
-        # the asked-for kind of answer (a date, a number, a name...) is in neither link: the chain documents'
-        # best sentence that has one joins the chain
+    if not any(has_type(c.text, ask.kind, ask.text) for c in chain):
+        # the asked-for kind of answer (a date, a name...) is in no link: the chain documents' best that has one joins
         more = [c for c in ranked if c.source_id in docs and c not in chain and has_type(c.text, ask.kind, ask.text)]
     return sorted(chain + more[: p.chain_more], key=lambda c: c.key)
 
@@ -241,11 +205,8 @@ class _Candidate:
 
 
 def _with_rest(sel: Selection, chain: list) -> list:
-    """Each answer card that stands alone quotes the rest of its sentence's paragraph (the profile's `rest`).
-    Not one that does not stand alone: the Summary never quotes it, so it must not take in sentences that it would
-    quote. The paragraph's rest joins only when the longer quote passes the screen the Reviewer runs on every cited
-    card's quote alone (`find_injections`): out of its document's context, a docstring's imperative summary followed
-    by more text can read as a request, and the run would end `needs_human` over its own card."""
+    """Each answer card that stands alone quotes the rest of its paragraph (`rest`), when the longer quote still
+    passes the Reviewer's injection screen (an imperative summary with more text can read as a request)."""
     return [
         replace(c, trail=c.rest)
         if sel.ruled(c.source_id, sel.profile.rest)
@@ -270,9 +231,8 @@ def select(sel: Selection) -> list:
 
 
 def _choose(sel: Selection, chain: list[_Candidate]) -> tuple[list[_Candidate], list[_Candidate], dict[str, int]]:
-    """The cards to write, best first: the chain whole, then the best other candidates within the limits, one card
-    per passage. Returns them, the chain (a card that took its antecedent's place stands in it) and the count per
-    source."""
+    """The cards to write, best first: the chain whole, then the best others within the limits, one card per
+    passage; with the chain (where a card took its antecedent's place) and the count per source."""
     candidates, p = sel.ranked, sel.profile
     chosen: list[_Candidate] = []
     per_source: dict[str, int] = {}
@@ -280,27 +240,18 @@ def _choose(sel: Selection, chain: list[_Candidate]) -> tuple[list[_Candidate], 
     absorbed = 0  # answer cards left out because an answer card quoting its paragraph's rest holds them
     for cand in chain + [c for c in candidates if c not in chain]:
         if any(_within(cand, c) for c in chosen):
-            # an answer sentence quoted as part of another's paragraph still counts as one of the cards written,
-            # so quoting a paragraph whole makes no room for other documents' cards
+            # an answer sentence inside another's paragraph still counts, so a whole paragraph makes no room
             absorbed += cand in chain and any(_within(cand, c) and cand.start >= c.end for c in chosen)
             continue  # one card per passage: a quote inside a chosen card's says nothing more
         held = next((c for c in chosen if _within(c, cand)), None)
         if held is not None and sel.ruled(cand.source_id, p.continues):
-            # A sentence quoted with its antecedent continues it (a docstring's "The exceptions are then
-            # combined..."): its card takes the place of the antecedent's, in the chain too. In an encyclopedia
-            # both are written (its opening and a later fact are two facts).
+            # A sentence quoted with its antecedent continues it: its card takes the antecedent's place.
             chosen[chosen.index(held)] = cand
             chain = [cand if c is held else c for c in chain]
             continue
-        if cand in chain:
-            pass  # the chain is written whole
-        elif (
-            len(chosen) + absorbed >= max(p.max_cards, len(chain))
-            or per_source.get(cand.source_id, 0) >= p.max_per_source
-        ):
-            continue
-        if cand.hop == 2 and cand not in chain and hop2_taken >= p.hop2_cards:
-            continue
+        full = len(chosen) + absorbed >= max(p.max_cards, len(chain)) or cand.hop == 2 and hop2_taken >= p.hop2_cards
+        if cand not in chain and (full or per_source.get(cand.source_id, 0) >= p.max_per_source):
+            continue  # the chain is written whole
         per_source[cand.source_id] = per_source.get(cand.source_id, 0) + 1
         hop2_taken += cand.hop == 2
         chosen.append(cand)

@@ -1,11 +1,5 @@
-"""The answer's chain of documents: which two (or three) retrieved documents answer a multi-hop question together.
-
-The one the question describes names the next by its title (a *bridge*, like a hyperlink), or the question names
-both. A document scores its best sentence (`Ask.score`) plus how much of the question its text covers; a pair (A,
-B) scores A plus B against the rest of the question (`Ask.rest`), plus LINK when A names B's title (`_links_to`).
-A third document joins within MARGIN of the best pair (SIBLING when it only names a chain document). From each
-chain document come its best sentence, its opening (unless the question names the document and the opening adds
-none of its words) and its second best when that scores SECOND of the best and adds question words.
+"""The answer's chain of documents: which two (or three) retrieved documents answer a multi-hop question together;
+the one the question describes names the next by its title (a *bridge*, like a hyperlink), or the question both.
 """
 
 from __future__ import annotations
@@ -50,9 +44,7 @@ class _Doc:
 
 
 def _names_title(title: str, names: list[str]) -> float:
-    """1 when a text's named things (`names`, its capitalized phrases and quoted titles) hold all the title's
-    content words, else 0.5 × the best partial match of one of them, else 0. Named things, not any words: a
-    document's lower-case words ("event loop") do not name another document."""
+    """1 when a text's named things (not its other words) hold all the title's words, else 0.5 × a partial match."""
     words = title_words(title)
     if words and words <= content_words(" ".join(names)):
         return 1.0
@@ -60,12 +52,8 @@ def _names_title(title: str, names: list[str]) -> float:
 
 
 def _links_to(title: str, text: str, names: list[str]) -> float:
-    """How fully a document (its text, its named things `names`) names another by its title, as a hyperlink would:
-    1 when the text writes the title out (its parenthetical left out, capitalized as the title is: "Chicago,
-    Milwaukee, St. Paul and Pacific Railroad", which the name finder splits at its commas) or one named thing holds
-    all the title's words; 0.5 when several named things hold them only together (a long page's names cover a short
-    title by accident: "John Smith" from "John Lennon" and "Will Smith") or for a partial name, else 0.
-    Stricter than the question's naming (`_asked`): a question's few names are all about what it asks."""
+    """How fully a document names another by its title, as a hyperlink would: 1 written out or in one name; 0.5 only
+    pieced together from several ("John Smith" from "John Lennon" and "Will Smith") or partly."""
     if _writes(title, text):
         return 1.0
     words = title_words(title)
@@ -75,24 +63,20 @@ def _links_to(title: str, text: str, names: list[str]) -> float:
 
 
 def _writes(title: str, text: str) -> bool:
-    """Does the text write the title out, its parenthetical left out and capitalized as the title is ("Anzac Day
-    clash", "Chicago, Milwaukee, St. Paul and Pacific Railroad")? Not the title's words in lower case: "an
-    elephant" does not name "Elephant (2003 film)"."""
+    """Does the text write the title out, its parenthetical left out and capitalized as the title is ("an elephant"
+    does not name "Elephant (2003 film)")?"""
     bare = re.sub(r"\s*\([^)]*\)", "", title).strip()
     return bool(content_words(bare)) and re.search(r"(?<!\w)" + re.escape(bare) + r"(?!\w)", text) is not None
 
 
 def _asked(title: str, ask: Ask) -> float:
-    """How fully the question names a document by its title: 1 when it writes the title out, else `_names_title`
-    against its names (which may piece the title together: a question's few names are all about what it asks)."""
+    """How fully the question names a document by its title: written out, or its names (which may piece it together)."""
     return 1.0 if _writes(title, ask.text) else _names_title(title, _proper(ask.names))
 
 
 def about_names(ask: Ask) -> bool:
-    """Is the question about named things (a person, a work, a place: a capitalized or quoted name, not an acronym,
-    and not one every retrieved document holds), rather than about code (a code name or a Python statement it
-    writes)? Documentation cross-references its modules by code name everywhere; such a reference is not a bridge
-    to the answer. Call it after `Ask.weigh`."""
+    """Is the question about named things (a capitalized or quoted name, not an acronym nor one every retrieved
+    document holds) rather than code, whose cross-references are no bridges? Call it after `Ask.weigh`."""
     if ask.keywords or any("_" in c or ("." in c and re.search(r"[a-z]", c)) for c in ask.code):
         return False  # a Python statement, or a code name ("asyncio.run", "move_to_end"; not a title's "I.X")
     for name in ask.names:
@@ -165,9 +149,8 @@ def _index(doc: _Doc) -> float:
 
 
 def chain_sentences(ask: Ask, pool: Mapping[str, Sequence[Sentence]], chain: list[str]) -> list:
-    """The chain documents' sentences that carry the answer: each one's best (against the rest of the question
-    for all but the first), its opening sentence (not when the question names the document and the opening adds
-    no question word: `_adds`), and its second best when it scores SECOND of the best and adds question words."""
+    """The chain documents' sentences that carry the answer: each one's best (against the rest of the question after
+    the first), its opening (unless named by the question and adding nothing), its second best within SECOND."""
     if not chain:
         return []
     first_words = content_words(" ".join(s.text for s in pool[chain[0]])) | content_words(pool[chain[0]][0].title)
@@ -182,14 +165,11 @@ def chain_sentences(ask: Ask, pool: Mapping[str, Sequence[Sentence]], chain: lis
             return a.score(s.text, s.title, first=s.first) + BRIDGE * bridge
 
         ranked = sorted(pool[sid], key=lambda s: -score(s))  # stable: ties keep document order
-        if not ranked:
-            continue
         best = ranked[0]
         picked = [best]
         opening = next((s for s in pool[sid] if s.first), None)
-        if opening is not None and opening not in picked:
-            if not _asked(titles[sid], ask) or _adds(a, opening, best):
-                picked.append(opening)
+        if opening is not None and opening not in picked and (not _asked(titles[sid], ask) or _adds(a, opening, best)):
+            picked.append(opening)
         if len(ranked) > 1 and ranked[1] not in picked and score(ranked[1]) >= SECOND * score(best):
             if _adds(a, ranked[1], best):
                 picked.append(ranked[1])

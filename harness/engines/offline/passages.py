@@ -1,8 +1,5 @@
-"""The text of one document as the offline Researcher quotes it: which sentences are prose a card can quote, where a
-card starts (a docstring's signature line, the antecedent a sentence points back to) and ends (an answer card's
-paragraph), and what a document is about (`_about`) or holds of another (`_section_of`).
-
-Pure functions of the text: the Researcher (`researcher.py`) reads each source once and asks these where to quote it.
+"""The text of one document as the offline Researcher quotes it, as pure functions of the text: which sentences are
+prose a card can quote, where a card starts and ends, what a document is about (`_about`) or holds of another.
 """
 
 from __future__ import annotations
@@ -10,11 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from harness.engines.offline.ranking import (
-    SIGNATURE_LINE,
-    signed_sections,
-    stands_alone,
-)
+from harness.engines.offline.ranking import SIGNATURE_LINE, signed_sections, stands_alone
 from harness.sources.sentences import split_sentences
 
 MIN_CHARS, MAX_CHARS = 30, 500
@@ -36,16 +29,13 @@ _QUOTED_VALUE = re.compile(r"'[^'\s]{1,40}'|\"[^\"\s]{1,40}\"")
 
 
 def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bool:
-    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words), and
-    not a heading (a title over its underline of `*`, `=`, `-`, ...: it names a section, it states nothing). It may
-    open with emphasis (`**CPython implementation detail:** For CPython, ...`, `*path* is ...`), not a list mark."""
+    """A sentence a report can quote: words, not code (at least `min_tokens` tokens, `words_share` of them words),
+    not a heading over its underline, nor a list item (emphasis may open it: `*path* is ...`)."""
     stripped = sentence.strip()
     if "\n    " in sentence or "\n\t" in sentence or _CODE_START.match(stripped):
         return False
     if _UNDERLINE.search(sentence):
-        return False  # a heading and its underline ("Unary arithmetic and bitwise operations" / "*****"): a title
-    # Emphasis opens prose ("*path* is a ...", "**CPython implementation detail:** For CPython, ..."); a mark and a
-    # space opens a list item ("* If the ...").
+        return False  # a heading and its underline: a title
     opening = _EMPHASIS.sub("", stripped)
     if not re.match(r"[A-Za-z`\"“]", opening) or re.search(r"#\d", stripped):
         return False  # list markers, changelog entries, issue numbers
@@ -58,15 +48,11 @@ def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bo
 
 def _opening_sentence(text: str) -> int:
     """Offset of the document's first prose sentence after its heading line(s)."""
-    for s, e in split_sentences(text):
-        if is_prose(text[s:e]):
-            return s
-    return -1
+    return next((s for s, e in split_sentences(text) if is_prose(text[s:e])), -1)
 
 
 def _after_signature(text: str, s: int, e: int) -> int:
-    """Where a sentence's prose starts: after a code line it was split together with (a `def f(x)` signature line
-    and the first sentence of its docstring are one "sentence" to the splitter)."""
+    """Where a sentence's prose starts: after a code line split with it (a signature line and its docstring's first)."""
     nl = text.find("\n", s, e)
     if nl < 0 or not _CODE_START.match(text[s:nl].strip()):
         return s
@@ -77,18 +63,15 @@ def _after_signature(text: str, s: int, e: int) -> int:
 
 
 def _signed(text: str, s0: int, s: int) -> int:
-    """Where the card of a docstring's first sentence starts: at its `def`/`class` signature line, so the answer
-    names the function or class the sentence documents ("def b64encode(s, altchars=None)" / "Encode the
-    bytes-like object s using Base64..."); s for any other sentence, or a signature longer than SIGNATURE_MAX."""
+    """Where the card of a docstring's first sentence starts: at its signature line, so the quote names what it
+    documents; s for any other sentence, or a signature longer than SIGNATURE_MAX."""
     line = text[s0:s].strip()
     return s0 if s > s0 and SIGNATURE_LINE.match(line) and len(line) <= SIGNATURE_MAX and "\n" not in line else s
 
 
 def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> int:
-    """Where the card of the sentence at s..e starts: at s when it stands alone; else at the sentence before it, or
-    the one before that, the nearest one that stands alone ("For instance, ..." and "His ..." are quoted with what
-    they point back to). Only the same paragraph's unflagged prose, at most LEAD_MAX sentences and 2 × MAX_CHARS;
-    s when no such antecedent is found."""
+    """Where the card of the sentence at s..e starts: at s when it stands alone; else at the nearest of the LEAD_MAX
+    sentences before it that stands alone (same paragraph, unflagged prose, 2 × MAX_CHARS in all); s if none."""
     if stands_alone(text[s:e]):
         return s
     at = bisect.bisect_left(spans, (s, e))  # the document's sentences: a passage may start at this one
@@ -105,22 +88,12 @@ def _lead(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged) -> i
 
 
 def _rest(text: str, spans: list[tuple[int, int]], s: int, e: int, flagged, until: int = 0) -> int:
-    """Where an answer card of the Python documentation ends: at the end of its paragraph, the documentation's unit
-    of one point ("The unary "~" (invert) operator yields the bitwise inversion of its integer argument." goes on
-    "The bitwise inversion of "x" is defined as "-(x+1)"."; a docstring's "Return the running event loop." goes on
-    "Raise a RuntimeError if there is none."). The following sentences of the same paragraph join while each is
-    unflagged prose (a parenthesized one too; quoted values read as words: "True values are 'y', 'yes', ...") and the
-    card stays within PARAGRAPH_MAX characters; e when none.
-    Before `until` (a docstring's end, for its first sentence) a blank line does not end it: a docstring documents
-    one name, its summary line first and then the paragraphs that say the rest ("The minimum maxlinelen is 4...")."""
+    """Where an answer card ends: at its paragraph's end (one point), while each next sentence is unflagged prose
+    within PARAGRAPH_MAX; e when none. Before `until` (a docstring's end) a blank line does not end it."""
     end = e
     for ns, ne in spans[bisect.bisect_left(spans, (e, e)) :]:
-        if (
-            "\n\n" in text[end:ns]
-            and ns >= until
-            or ne - s > PARAGRAPH_MAX
-            or any(ns < fe and fs < ne for fs, fe in flagged)
-        ):
+        blank_line = "\n\n" in text[end:ns] and ns >= until
+        if blank_line or ne - s > PARAGRAPH_MAX or any(ns < fe and fs < ne for fs, fe in flagged):
             break
         nxt = text[ns:ne].strip()
         if nxt.startswith("(") and nxt.endswith((")", ").", ".)")):
@@ -137,9 +110,7 @@ def _flat(text: str) -> str:
 
 
 def _section_of(part: str, whole: str, flat: str = "") -> bool:
-    """Is the document `part` a section of the document `whole`: at least SECTION_OF of its paragraphs (of more
-    than 40 characters, whitespace read as one space) are paragraphs of `whole`'s text? `flat`: `whole` as `_flat`
-    reads it, when the caller has it already."""
+    """Are SECTION_OF of `part`'s paragraphs (over 40 characters) in `whole`? `flat`: `_flat(whole)`, if at hand."""
     if len(part) >= len(whole):
         return False
     paras = [_flat(p) for p in part.split("\n\n") if len(p.strip()) > 40]
@@ -153,12 +124,8 @@ def _section_of(part: str, whole: str, flat: str = "") -> bool:
 
 
 def _about(title: str, text: str) -> str:
-    """What a document of the Python documentation is about, as its meaning is judged (`semantic.closeness`): its
-    title, its opening (a module's docstring starts it) and the names of the functions and classes it documents, up
-    to ABOUT_CHARS characters each. A module's names say what it offers where its opening is one generic line:
-    `email.errors` opens "email package exception classes." and documents `NoBoundaryInMultipartDefect`, what a
-    question about a multipart message without a boundary asks for. Private names (`_helper`, `__init__`) are left
-    out; a reference topic has no signature lines, so its opening alone."""
+    """What a document is about, as its meaning is judged (`semantic.closeness`): its title, its opening and its
+    public documented names (a module's names say what it offers where its opening is generic), ABOUT_CHARS each."""
     about = f"{title}\n{text[:ABOUT_CHARS]}"
     names = dict.fromkeys(name for name, _, _ in signed_sections(text) if not name.startswith("_"))
     return f"{about}\n{' '.join(names)[:ABOUT_CHARS]}" if names else about
@@ -167,20 +134,18 @@ def _about(title: str, text: str) -> str:
 def _quotable(
     text: str, flagged: list[tuple[int, int]], sid: str, s0: int, e: int, seen: set
 ) -> tuple[int, int, bool] | None:
-    """Where the sentence at s0..e starts (after a code line split with it), where its card starts (at its signature
-    line, for a docstring's first sentence), and whether it is such a signed sentence; None when it cannot be quoted:
-    taken already, too short or long, flagged, or not prose."""
+    """Where the sentence at s0..e starts (after a code line split with it), where its card starts, and whether it
+    is a signed docstring's first sentence; None when taken already, too short or long, flagged, or not prose."""
     s = _after_signature(text, s0, e)
     lead = _signed(text, s0, s)
     if lead < s and any(lead < fe and fs < s for fs, fe in flagged):
         lead = s
     signed = lead < s  # a docstring's first sentence, quoted with its signature line
-    # A docstring's summary line is prose by its place, however short ("Directory tree generator."): with
-    # its signature it says what the function does.
     if (sid, s) in seen or not (MIN_CHARS <= e - lead <= MAX_CHARS + SIGNATURE_MAX):
         return None
     if e - s > MAX_CHARS or any(s < fe and fs < e for fs, fe in flagged):
         return None
+    # a docstring's summary line is prose by its place, however short ("Directory tree generator.")
     if not (is_prose(text[s:e]) or signed and is_prose(text[s:e], min_tokens=2, words_share=SIGNED_WORDS)):
         return None
     return s, lead, signed

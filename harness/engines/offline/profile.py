@@ -1,17 +1,10 @@
 """How the offline Researcher ranks and selects, for one kind of text: a frozen `RankingProfile`, chosen by what the
-corpus's text is (`choose_profile`), never by its name.
-
-Three kinds of text differ in where the answer sits. A docstring reference (`REFERENCE`: signature lines, each
-followed by its docstring) answers in one module's few sentences, which continue one another; an encyclopedia
-(`ENCYCLOPEDIA`: one short paragraph per entity-titled document) answers in two documents that name each other, each
-sentence another fact; a guide (`GUIDE`: prose chapters under Markdown headings) answers, like a reference, in one
-chapter's paragraph. Figures behind each value: docs/tuning-log.md and bench/README.md (`bench_docs`).
+corpus's text is (`choose_profile`), never by its name. Figures behind each value: docs/tuning-log.md, bench/README.md.
 """
 
 from __future__ import annotations
 
 import re
-import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -28,8 +21,7 @@ class Score:
 
     @classmethod
     def of(cls, *groups: tuple[tuple[str, float], ...]) -> Score:
-        """The terms added group by group, each group summed first: a fixed order of float additions, so a total
-        never changes by a last bit and an order of candidates never with it."""
+        """The terms added group by group, each group summed first: a fixed order of float additions."""
         total = 0.0
         for group in groups:
             part = 0.0
@@ -121,7 +113,6 @@ class TextProperties:
     documents: int
     one_paragraph: float  # share of documents that are a title line and at most one paragraph
     signed: float  # share of documents with a `def`/`class` signature line outside fenced code
-    median_chars: int  # median document length (reported beside the others; not a deciding value)
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> TextProperties:
@@ -132,14 +123,11 @@ class TextProperties:
             documents=len(texts),
             one_paragraph=round(sum(k <= 2 for k in paragraphs) / n, 3),
             signed=round(sum(bool(_SIGNATURE.search(_FENCE.sub("", t))) for t in texts) / n, 3),
-            median_chars=int(statistics.median([len(t) for t in texts])) if texts else 0,
         )
 
 
 def choose_profile(props: TextProperties) -> RankingProfile:
-    """The profile for a corpus, by what its text is: ONE_PARAGRAPH_SHARE of its documents or more being a title and
-    one paragraph is an encyclopedia (ENCYCLOPEDIA); else SIGNED_SHARE or more holding a `def`/`class` signature line
-    outside fenced code is a docstring reference (REFERENCE); else prose chapters (GUIDE)."""
+    """The profile for a corpus, by what its text is: an encyclopedia, else a docstring reference, else a guide."""
     if props.one_paragraph >= ONE_PARAGRAPH_SHARE:
         return ENCYCLOPEDIA
     if props.signed >= SIGNED_SHARE:

@@ -1,9 +1,6 @@
-"""How well a sentence answers a question: the offline engine's one relevance rule, shared by the Researcher, the
-Analyst and the Writer. Lexical and deterministic: the question's content words weighted by their rarity among the
-retrieved passages; the answer type it asks for (a person, a date, a number, a place, yes/no) and whether a sentence
-has a phrase of that type; the named things of a text (capitalized phrases, quoted titles, code names), which select
-documents and, named by evidence but not the question, are bridges; and for code documentation a Python keyword, a
-module or a code name the question names, matched to a document's title or signature lines.
+"""How well a sentence answers a question: the offline engine's one relevance rule (Researcher, Analyst, Writer).
+Lexical and deterministic: the question's words weighted by rarity, the answer type it asks for, the named things
+of a text (documents' titles and bridges), and the keywords, modules and code names it writes.
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from harness.evidence.lexical import RELATED, content_words
+from harness.evidence.lexical import content_words, criterion_groups
 from harness.sources.pythondocs import SIGNATURE_START
 
 TITLED = 0.4  # a sentence of a document titled after a thing the question names (half for a partial match)
@@ -41,6 +38,7 @@ _PLACE_Q = re.compile(
     r"region|village|island|river|continent|nation|place|location|area)\b",
     re.I,
 )
+_KIND_Q = ((NUMBER, _NUMBER_Q), (DATE, _DATE_Q), (PERSON, _PERSON_Q), (PLACE, _PLACE_Q))  # checked in this order
 
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _YEAR = re.compile(r"\b1[0-9]{3}\b|\b20[0-9]{2}\b")
@@ -70,20 +68,18 @@ between among whether""".split()
 )
 
 
-# Python keywords a question names: one followed by a word like "statement" ("the with statement", "a for loop"),
-# or, alone, one that is not also an everyday English word ("yield", "lambda", "nonlocal").
+# Python keywords a question names: one followed by a word like "statement", or alone one not also an English word.
 _KEYWORDS = frozenset(kw for kw in keyword.kwlist if kw.islower())
 _KEYWORD_ALONE = frozenset({"yield", "lambda", "nonlocal", "del", "assert", "await", "async", "elif", "def"})
 _STATEMENT_WORDS = frozenset(
     "statement statements clause clauses loop loops keyword keywords expression expressions block blocks".split()
 )
 OPENING_CHARS = 600  # a document's opening, where a module says what name it goes by (`_owners`)
-# A code name: dotted, CamelCase inside, snake_case, or written as a call.
+# A code name (`bisect.insort`, `WeakValueDictionary`, `move_to_end`, `f()`): dotted, CamelCase, snake_case, a call.
 _CODE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_\w+|\w+(?=\(\))")
 
 
-# A docstring's signature line, the one rule for it: SIGNED_NAME finds the documented name at a text's start (a card
-# quotes the signature with the docstring's first sentence), SIGNATURE_LINE matches a whole line that is one.
+# A docstring's signature line: SIGNED_NAME finds the documented name at a text's start, SIGNATURE_LINE a whole line.
 SIGNED_NAME = re.compile(SIGNATURE_START + r"([A-Za-z_][\w.]*)")
 SIGNATURE_LINE = re.compile(SIGNED_NAME.pattern + r"(?:\(.*\))?(?: -> .+)?$")
 
@@ -111,29 +107,21 @@ def keywords_named(question: str) -> list[str]:
     return found
 
 
-def code_names(question: str) -> list[str]:
-    """The code names the question writes (`bisect.insort`, `WeakValueDictionary`, `move_to_end`), in order."""
-    return list(dict.fromkeys(m.group(0) for m in _CODE_NAME.finditer(question)))
-
-
 def specific(title: str) -> str:
     """The specific part of a collection's title: "Python reference: with statement" → "with statement"."""
     return title.rsplit(": ", 1)[-1].strip()
 
 
 def phrase_title(title: str, words: set[str]) -> bool:
-    """Does the question say every word of the title in lower case (`words`: its content words written in lower
-    case, so not as a name), when the title is a phrase of two or more words and not a name of code ("Integer
-    literals" for "a hexadecimal integer literal", "Truth Value Testing" for "values tested for truth")? A
-    topic's title says what it is about; a title the question writes as a name is `title_match`'s."""
+    """Does the question write every word of the title, a phrase of two or more words and no code name, in lower
+    case (`words`), not as a name ("Integer literals" for "a hexadecimal integer literal")?"""
     spec = specific(title)
     title_words = content_words(spec)
     return " " in spec and not _CODE_NAME.search(spec) and len(title_words) >= 2 and title_words <= words
 
 
 def keyword_title(kw: str, title: str) -> float:
-    """1 when the title's specific part is the keyword's statement ("with statement"), 0.5 when it holds the
-    keyword among other words ("With Statement Context Managers"), else 0."""
+    """1 when the title is the keyword's statement ("with statement"), 0.5 when it holds it among other words."""
     words = re.findall(r"[a-z]+", specific(title).lower())
     if kw not in words:
         return 0.0
@@ -156,9 +144,8 @@ _SIGNATURE_AT = re.compile("^" + SIGNED_NAME.pattern, re.M)
 
 
 def _section_end(text: str, start: int, end: int, name: str = "") -> int:
-    """Where the documentation whose heading line is text[start:end] ends: at the next signature line after a
-    blank line, one that is not a method of the class `name` documents (`def Event.set` is Event's), or, for a
-    reference topic's entry, at the next line that starts unindented after a blank line."""
+    """Where the documentation headed by text[start:end] ends: at the next signature line after a blank line that is
+    not a method of the class `name` (`def Event.set`), or for a topic's entry, the next unindented paragraph."""
     if not SIGNED_NAME.match(text, start):
         nxt = _NEXT_ENTRY.search(text, end)
         return nxt.start() if nxt else len(text)
@@ -169,10 +156,8 @@ def _section_end(text: str, start: int, end: int, name: str = "") -> int:
 
 
 def _method_entries(text: str, name: str) -> list[tuple[int, int]]:
-    """(start, end) of each reference entry of the method `Owner.NAME` indented under its class's entry: a topic
-    documents a class's methods that way (`class dict(**kwargs)`, then `   popitem()` and its text, indented
-    further). Only under the entry of the class the question writes as the owner: an indented `get()` is `dict`'s,
-    not `Queue`'s. Each ends at the next line indented as far or less after a blank line."""
+    """(start, end) of each reference entry of the method `Owner.NAME` indented under the entry of its class
+    (`class dict(**kwargs)`, then `   popitem()`), up to the next line indented as far or less after a blank line."""
     name = name.removesuffix("()")
     if "." not in name:
         return []
@@ -186,15 +171,12 @@ def _method_entries(text: str, name: str) -> list[tuple[int, int]]:
             indent = len(m.group(1))
             stop = re.compile(rf"\n\n(?=[ \t]{{0,{indent}}}\S)").search(text, m.end(), end)
             out.append((m.start(), stop.start() if stop else end))
-    # a class may have several entry lines (`class dict(**kwargs)`, `class dict(mapping, **kwargs)`): each once
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out))  # a class may have several entry lines: each once
 
 
 def own_sections(text: str, names: list[str], title: str | None = None) -> list[tuple[int, int]]:
-    """(start, end) of each named code name's own documentation in the document: from its signature line (or its
-    reference entry's heading) to the next one, its methods' docstrings included; a method's entry indented under
-    its class's entry in a reference topic (`_method_entries`). With the document's `title`, a signature without
-    the owner counts only in the owner's document (`_owners`)."""
+    """(start, end) of each code name's own documentation, its methods' included, or its entry in a reference topic
+    (`_method_entries`). With the document's `title`, a signature without the owner counts only in the owner's."""
     out = []
     for name in names:
         out += _method_entries(text, name)
@@ -209,8 +191,7 @@ def own_sections(text: str, names: list[str], title: str | None = None) -> list[
 
 
 def signed_sections(text: str) -> list[tuple[str, int, int]]:
-    """(name, start, end) of each docstring in the document: its `def`/`class` signature's name (its last part)
-    and the span from that line to the next signature line after a blank line."""
+    """(name, start, end) of each docstring in the document: its signature's last name part, and its span."""
     out = []
     for m in _SIGNATURE_AT.finditer(text):
         out.append((m.group(1).rsplit(".", 1)[-1], m.start(), _section_end(text, m.start(), m.end())))
@@ -218,10 +199,8 @@ def signed_sections(text: str) -> list[tuple[str, int, int]]:
 
 
 def _owners(text: str, title: str, name: str) -> bool:
-    """Is the document the one of the owner the dotted name writes (`os` of `os.walk`, `Queue` of `Queue.get`):
-    titled after it (`Python standard library: os`), defining it (`class Queue`), or naming it in its opening
-    (posixpath's "refer to this module as os.path")? Only there does a bare `def walk(` define `os.walk`; `ast`'s
-    own `walk` does not. True for a name without an owner."""
+    """Is the document the one of the owner the dotted name writes (`os` of `os.walk`): titled after it, defining
+    it, or naming it in its opening? Only there does a bare `def walk(` define `os.walk`. True without an owner."""
     name = name.removesuffix("()")
     if "." not in name:
         return True
@@ -246,8 +225,7 @@ _DANGLING = re.compile(
 )
 
 
-# "then" among a sentence's first words tells of a step after one told before ("The exceptions are then combined"),
-# unless the sentence opens with its own condition or time ("If it fails, then ...", "When ... then").
+# "then" among a sentence's first words tells of a step told before, unless it opens with its own condition or time.
 _THEN = re.compile(
     r"^\W*(?!(?:if|when|whenever|once|after|before|unless|until|while|as\s+soon)\b)(?:[\w`'’.*()-]+\s+){1,3}then\b",
     re.I,
@@ -255,21 +233,15 @@ _THEN = re.compile(
 
 
 def stands_alone(sentence: str) -> bool:
-    """Does the sentence read on its own, without the text before it? Not when it opens with a connective or a
-    pronoun that points back ("For instance, ...", "However, ...", "This ...", "It ..."), or tells of a step
-    after one told before ("The exceptions are then combined ...")."""
+    """Does the sentence read without the text before it: not opening with a connective or a pronoun that points back
+    ("However, ...", "This ..."), nor telling of a step after one told before ("... are then combined")?"""
     text = sentence.strip()
     return not (_DANGLING.match(text) or _THEN.match(text))
 
 
-# Words a criterion is commonly discussed with: one table, the answer check's (`evidence/lexical.RELATED`).
-_RELATED_STEMS = {stem: content_words(related) for word, related in RELATED.items() for stem in content_words(word)}
-
-
 def criterion_words(criterion: str) -> set[str]:
-    """The criterion's content words and the words it is commonly discussed with."""
-    words = content_words(criterion)
-    return words.union(*(_RELATED_STEMS.get(w, set()) for w in words))
+    """The criterion's content words and the words it is commonly discussed with (`lexical.RELATED`)."""
+    return set().union(*criterion_groups(criterion))
 
 
 def answer_type(question: str) -> str:
@@ -277,20 +249,11 @@ def answer_type(question: str) -> str:
     q = question.strip()
     if _YESNO.match(q):
         return YESNO
-    if _NUMBER_Q.search(q):
-        return NUMBER
-    if _DATE_Q.search(q):
-        return DATE
-    if _PERSON_Q.search(q):
-        return PERSON
-    if _PLACE_Q.search(q):
-        return PLACE
-    return OTHER
+    return next((kind for kind, pattern in _KIND_Q if pattern.search(q)), OTHER)
 
 
 def has_type(sentence: str, kind: str, exclude: str = "") -> bool:
-    """Does the sentence carry a phrase of the asked-for type (one that `exclude`, the question, does not
-    already hold: a year the question names is not an answer to "when")?"""
+    """Does the sentence carry a phrase of the asked-for type that `exclude` (the question) does not already hold?"""
     pattern = {DATE: _DATE_S, NUMBER: _NUMBER_S, PLACE: _PLACE_S, PERSON: _NAME_S}.get(kind)
     if pattern is None:
         return False
@@ -304,8 +267,7 @@ def entities(text: str) -> list[str]:
     """Named things in the text, in order: quoted titles, code names and capitalized phrases."""
     found: list[str] = []
     for m in _ENTITY.finditer(text):
-        name = next(g for g in m.groups() if g)
-        name = name.strip().strip("`").strip(" .,;:")
+        name = next(g for g in m.groups() if g).strip().strip("`").strip(" .,;:")
         words = name.split()
         while words and words[0].lower() in _NOT_NAMES:
             words = words[1:]  # "The", "In", "He" at the start of a sentence
@@ -325,8 +287,7 @@ def title_words(title: str) -> set[str]:
 
 
 def title_match(name: str, title: str) -> float:
-    """How well a document's title names this thing: 1 the same name ("Mayfair" ~ "Mayfair (magazine)"), 0.5 one
-    name holds at least half of the other's words ("Saint John" ~ "Saint John, New Brunswick"), else 0."""
+    """How well a document's title names this thing: 1 the same name, 0.5 one holds at least half the other's words."""
     if _DOTTED.fullmatch(name) and title.split():
         # A code name against a module's title ("json.dumps" ~ "...: json"; "asyncio.gather" ~ "...: asyncio.tasks").
         module, parts = title.split()[-1].lower(), name.lower().split(".")
@@ -342,10 +303,6 @@ def title_match(name: str, title: str) -> float:
     if (a <= b or b <= a) and min(len(a), len(b)) / max(len(a), len(b)) >= 0.5:
         return 0.5
     return 0.0
-
-
-def names_match(name: str, title: str) -> bool:
-    return title_match(name, title) > 0
 
 
 @dataclass
@@ -370,14 +327,13 @@ class Ask:
             answer_type(question),
             entities(question),
             keywords=keywords_named(question),
-            code=code_names(question),
+            code=list(dict.fromkeys(m.group(0) for m in _CODE_NAME.finditer(question))),
             tokens={t.lower() for t in re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", question)},
             within=module_first(question),
         )
 
     def rest(self, covered: set[str]) -> Ask:
-        """The question less the words `covered` (what a bridge sentence already answers): what a bridge's own
-        document still has to say. Same answer type, same weights."""
+        """The question less the words `covered` (what a bridge sentence already answers); same type and weights."""
         return Ask(self.text, self.words - covered, self.kind, self.names, self.weights, self.keywords, self.code)
 
     def weigh(self, passages: list[str]) -> None:
@@ -395,22 +351,17 @@ class Ask:
         return sum(self.weight(w) for w in self.words & words) / total if total else 0.0
 
     def titled(self, title: str, names: list[str] | None = None) -> float:
-        """How well the document's title names something the question names (or one of `names`): 0, 0.5 or 1.
-
-        Besides named things: a Python statement the question asks about ("with statement"), and a module the
-        question writes as a word ("... with gzip" ~ "...: gzip"; half, as a word like "copy" may be English), in
-        full when the question opens by naming it as what it asks within ("With poplib, ..."; its submodules too)."""
+        """How well the document's title names something the question names (or one of `names`): 0, 0.5 or 1. Also
+        a statement it asks about, a module it writes as a word (half: "copy" may be English) or opens by naming."""
         best = max((title_match(n, title) for n in (self.names if names is None else names)), default=0.0)
         if names is None and title:
             best = max(best, *(keyword_title(kw, title) for kw in self.keywords), 0.0)
             spec = specific(title).lower()
-            if re.fullmatch(r"[a-z_][\w]*(?:\.[a-z_]\w*)*", spec) and (
-                spec in self.tokens or spec.split(".")[0] in self.tokens
-            ):
+            written = spec in self.tokens or spec.split(".")[0] in self.tokens  # a module it writes as a word
+            if written and re.fullmatch(r"[a-z_][\w]*(?:\.[a-z_]\w*)*", spec):
                 best = max(best, 0.5)
-            if self.within and (spec + ".").startswith(self.within + "."):
-                best = 1.0  # the module the question asks within, named first: in full, it and its submodules
-            if phrase_title(title, self.lower_words):
+            # the module the question opens by naming (and its submodules), or a topic whose title it says
+            if self.within and (spec + ".").startswith(self.within + ".") or phrase_title(title, self.lower_words):
                 best = 1.0
         return best
 
@@ -420,9 +371,8 @@ class Ask:
         return content_words(" ".join(re.findall(r"\b[a-z][\w'-]*", self.text)))
 
     def in_name(self, sentence: str) -> set[str]:
-        """The question's words that the name of the function or class a sentence documents holds, when the
-        sentence opens with its signature line ("split a URL" ~ `def urlsplit(url, ...)`, "join" ~ `joinpath`):
-        a function's name says what it does as much as its docstring."""
+        """The question's words that the name a sentence's opening signature line documents holds ("split a URL" ~
+        `def urlsplit(url, ...)`): a function's name says what it does as much as its docstring."""
         m = SIGNED_NAME.match(sentence.lstrip())
         if not m:
             return set()
@@ -430,24 +380,16 @@ class Ask:
         raw = {w for w in re.findall(r"[a-z]+", self.text.lower()) if len(w) >= 3 and w in name}
         return content_words(" ".join(raw)) & self.words
 
-    def score(
-        self,
-        sentence: str,
-        title: str = "",
-        *,
-        first: bool = False,
-        names: list[str] | None = None,
-        titled: float | None = None,
-    ) -> float:
-        """How well `sentence` (from a document titled `title`, which names what the question names by `titled`,
-        0..1, worked out from the title when not given) answers the question; about 0..2."""
+    def score(self, sentence: str, title: str = "", *, first: bool = False, titled: float | None = None) -> float:
+        """How well `sentence` (of a document titled `title`, naming what the question names by `titled`, from the
+        title when not given) answers the question; about 0..2."""
         words = content_words(sentence) | self.in_name(sentence)
         context = content_words(title) - words
         score = self.coverage(words) + 0.5 * self.coverage(context)
         if titled is None:
-            titled = self.titled(title, names) if title else 0.0
+            titled = self.titled(title) if title else 0.0
         score += TITLED * titled
-        if self.kind not in (YESNO, OTHER) and has_type(sentence, self.kind, self.text):
+        if has_type(sentence, self.kind, self.text):  # never for a yes/no question or another
             score += TYPED
         if first:
             score += FIRST
@@ -455,5 +397,4 @@ class Ask:
 
     def new_names(self, sentence: str) -> list[str]:
         """Named things the sentence mentions that the question does not: candidate bridges."""
-        asked = self.words
-        return [n for n in entities(sentence) if not (content_words(n) <= asked)]
+        return [n for n in entities(sentence) if not (content_words(n) <= self.words)]

@@ -1,13 +1,10 @@
 """How close in meaning a sentence is to a question: a small bundled embedding model, offline and deterministic.
-
-The lexical rule (`ranking.Ask`) counts shared words; a sentence encoder places "numbers" near "numeric data". The
-default is all-MiniLM-L6-v2 run in numpy (`minilm.py`); asked for, WordLlama's static `l2_supercat` embeddings.
-Each text is embedded alone, and a cosine is rounded, so an order never depends on batching or last bits. The model
-is the run's explicit choice (`harness.contract.meaning`), handed to the Researcher's constructor (`Meaning`).
+all-MiniLM-L6-v2 (`minilm.py`) or WordLlama; each text embedded alone, a cosine rounded: orders never depend on bits.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 from dataclasses import dataclass
@@ -24,18 +21,6 @@ _DIM = 256  # WordLlama's
 _lock = threading.Lock()
 
 
-def _quiet_import(name: str):
-    """Import a module whose import touches the root logger (wordllama calls `logging.basicConfig(level=INFO)`):
-    the root logger is put back as it was, so the harness's logging stays its own."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        return __import__(name, fromlist=["_"])
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-
-
 @lru_cache(maxsize=2)
 def _minilm(model: str) -> minilm.Encoder:
     """The sentence encoder (numpy, no torch) over the weights `model` names, loaded once per process."""
@@ -48,7 +33,13 @@ def _wordllama():
     from safetensors import safe_open
     from tokenizers import Tokenizer
 
-    wordllama = _quiet_import("wordllama")
+    root_logger = logging.getLogger()
+    handlers, level = root_logger.handlers[:], root_logger.level
+    try:  # its import calls `logging.basicConfig(level=INFO)`: the root logger is put back as it was
+        wordllama = importlib.import_module("wordllama")
+    finally:
+        root_logger.handlers[:] = handlers
+        root_logger.setLevel(level)
     root = Path(wordllama.__file__).parent
     tokenizer = Tokenizer.from_file(str(root / "tokenizers" / f"{WORDLLAMA_MODEL}_tokenizer_config.json"))
     with safe_open(str(root / "weights" / f"{WORDLLAMA_MODEL}_{_DIM}.safetensors"), framework="np", device="cpu") as f:
@@ -65,20 +56,16 @@ class Meaning:
 
     @property
     def sentence_encoder(self) -> bool:
-        """Is the model a sentence encoder? A sentence's own vector means something only from one: a static model's
-        mean of token vectors was noise at sentence level."""
+        """Is the model a sentence encoder (a static model's sentence vector is noise)?"""
         return self.model in SENTENCE_ENCODERS
-
-    def vector(self, text: str) -> np.ndarray:
-        return _vector(self.model, text)
 
     def similarity(self, a: str, b: str) -> float:
         """Cosine similarity of the two texts' vectors, about -1..1, rounded to 4 places (deterministic orders)."""
-        return round(float(self.vector(a) @ self.vector(b)), 4)
+        return round(float(_vector(self.model, a) @ _vector(self.model, b)), 4)
 
     def closeness(self, question: str, texts: dict[str, str]) -> dict[str, float]:
-        """Each text's similarity to the question as a share of the spread among them: 1 the closest, 0 the
-        farthest (all 0 when they are equally close). Relative, so the scale of the model's cosines never matters."""
+        """Each text's similarity to the question as a share of the spread among them: 1 the closest, 0 the farthest
+        (all 0 when equally close), so the scale of the model's cosines never matters."""
         sims = {key: self.similarity(question, text) for key, text in texts.items()}
         hi, lo = max(sims.values(), default=0.0), min(sims.values(), default=0.0)
         return {key: (v - lo) / (hi - lo) if hi > lo else 0.0 for key, v in sims.items()}
@@ -86,13 +73,9 @@ class Meaning:
 
 @lru_cache(maxsize=65536)
 def _vector(model: str, text: str) -> np.ndarray:
-    """The text's unit vector; zeros for a text without tokens. Each text is embedded alone, so its vector never
-    depends on what it was batched with."""
+    """The text's unit vector (zeros for a text without tokens), embedded alone."""
     with _lock:
-        if model in SENTENCE_ENCODERS:
-            v = _minilm(model).encode(text)
-        else:
-            v = _wordllama().embed([text])[0]
+        v = _minilm(model).encode(text) if model in SENTENCE_ENCODERS else _wordllama().embed([text])[0]
     v = v.astype(np.float64)
     norm = float(np.linalg.norm(v))
     return v / norm if norm else v
