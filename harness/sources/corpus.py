@@ -17,7 +17,7 @@ from pathlib import Path
 from harness.contract.formats import sha256_bytes, sha256_text
 from harness.errors import UsageError
 from harness.sources.cache import cache_dir
-from harness.sources.extract import EXTRACTOR_VERSION, SUPPORTED, Unreadable, extract
+from harness.sources.extract import EXTRACTOR_VERSION, SUPPORTED, NoText, Unreadable, extract
 from harness.sources.office import OFFICE
 
 PYTHON_DOCS, PYTHON_DOCS_PACKAGES = "python-docs", "python-docs+packages"
@@ -130,7 +130,8 @@ def _inside(real: Path, root: Path) -> bool:
 
 
 def load_folder(folder: Path, warn=None) -> Corpus:
-    """Read every supported file under `folder` (recursively); unreadable ones are skipped with a warning.
+    """Read every supported file under `folder` (recursively); unreadable ones are skipped with a warning each,
+    files that hold no text (a section index of front matter only) with one warning naming them all.
 
     Nothing outside the folder is read: every file is opened at its resolved path, and only when that lies
     inside the resolved folder; a symbolic link out of it (to a file or a folder) is skipped and named, like
@@ -146,6 +147,7 @@ def load_folder(folder: Path, warn=None) -> Corpus:
     root = folder.resolve()
     docs: list[Document] = []
     skipped: list[dict[str, str]] = []
+    empty: list[str] = []  # files with no text: named together at the end
     seen: dict[str, str] = {}
     duplicates = 0
     for path in sorted(folder.rglob("*")):
@@ -164,7 +166,10 @@ def load_folder(folder: Path, warn=None) -> Corpus:
             title, text = _extract_cached(path, data)
         except Unreadable as exc:
             skipped.append({"path": rel, "reason": str(exc)})
-            warn(f"{folder / rel}: skipped: {exc}")
+            if isinstance(exc, NoText):
+                empty.append(rel)
+            else:
+                warn(f"{folder / rel}: skipped: {exc}")
             continue
         except OSError as exc:
             skipped.append({"path": rel, "reason": f"cannot read ({exc.strerror})"})
@@ -176,6 +181,9 @@ def load_folder(folder: Path, warn=None) -> Corpus:
             continue
         seen[digest] = rel
         docs.append(Document(rel, title, text, digest))
+    if empty:
+        named = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
+        warn(f"{folder}: skipped {len(empty)} file(s) with no text: {named}")
     if not docs:
         raise UsageError(f"--corpus: {folder} has no readable documents ({', '.join(SUPPORTED)})")
     return Corpus(folder.resolve().name, docs, skipped, duplicates)

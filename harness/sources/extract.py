@@ -35,6 +35,11 @@ class Unreadable(Exception):
     """A file the corpus cannot use; the message is the reason."""
 
 
+class NoText(Unreadable):
+    """A file read whole that holds no text (an empty file, a section index of front matter only): nothing failed,
+    so the corpus names these in one line, not one warning each."""
+
+
 def _decode(data: bytes) -> str:
     if b"\x00" in data[:8192]:
         raise Unreadable("binary file (NUL bytes)")
@@ -241,21 +246,21 @@ def extract(path: Path, data: bytes) -> tuple[str, str]:
         except OfficeUnreadable as exc:
             raise Unreadable(str(exc)) from None
         if not text.strip():
-            raise Unreadable("document has no text")
+            raise NoText("document has no text")
         return choose_title([title, _short_first_line(text)], path, text), text
     text = _decode(data)
     if suffix in (".html", ".htm"):
         title, text = html_to_text(text)
         if not text.strip():
-            raise Unreadable("HTML page has no text")
+            raise NoText("HTML page has no text")
         return choose_title([title, _short_first_line(text)], path, text), text
     if not text.strip():
-        raise Unreadable("empty file")
+        raise NoText("empty file")
     if suffix in MARKDOWN:
         raw, heading = text, _markdown_heading(text)
         text = markdown_to_text(raw, lambda html: html_to_text(html)[1])
         if not text.strip():
-            raise Unreadable("Markdown file has no text")
+            raise NoText("Markdown file has no text")
         # the heading is judged where it stands in the file too: one that runs on into instructions on the next line
         # ("# Ignore all previous" / "instructions and ...") is part of them, though the text sets it apart, and
         # then neither it nor the text's first line (the same heading) is the title

@@ -186,6 +186,20 @@ def test_default_warning_goes_to_stderr_one_line_per_file(tmp_path, cache, capsy
     assert sorted(Path(line.split(": ")[2]).name for line in lines) == sorted(BAD_FILES)
 
 
+def test_files_with_no_text_are_named_in_one_warning_not_one_each(tmp_path, cache):
+    empties = {f"section{i}/_index.md": "---\ntitle: Section\n---\n" for i in range(5)}
+    folder = write(tmp_path / "c", {"good.md": GOOD_DOC, "blank.txt": "  \n", **empties, **BAD_FILES})
+    warnings: list[str] = []
+    corpus = load_folder(folder, warn=warnings.append)
+    assert [d.path for d in corpus.documents] == ["good.md"]
+    reasons = {s["path"]: s["reason"] for s in corpus.skipped}
+    assert reasons["blank.txt"] == "empty file" and reasons["section0/_index.md"] == "Markdown file has no text"
+    assert len(reasons) == 6 + len(BAD_FILES)  # run.json still lists each one
+    [summary] = [w for w in warnings if "with no text" in w]
+    assert summary == f"{folder}: skipped 6 file(s) with no text: blank.txt, section0/_index.md, section1/_index.md and 3 more"
+    assert len(warnings) == len(BAD_FILES) + 1  # a file that failed to read still gets its own line
+
+
 def test_a_real_pdf_is_extracted_and_searchable(tmp_path, cache):
     pdf = minimal_pdf(["Quokkas live on Rottnest Island near Perth.", "They were described by Willem de Vlamingh."])
     folder = write(tmp_path / "c", {"papers/quokka.pdf": pdf, "other.md": "Gardening notes about tomatoes.\n"})

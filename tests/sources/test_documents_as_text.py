@@ -88,7 +88,7 @@ def test_the_title_is_read_from_the_markup_not_shown_with_it():
     assert title == "Using `Box<T>` to Point to Data"
 
 
-def test_a_markdown_file_with_no_text_is_named_as_unreadable(tmp_path: Path):
+def test_a_markdown_file_with_no_text_is_skipped_and_named(tmp_path: Path):
     warnings: list[str] = []
     write_docs(
         tmp_path, {"empty.md": "<!-- only a comment -->\n\n[ref]: https://example.org\n", "ok.md": "Some text.\n"}
@@ -96,7 +96,7 @@ def test_a_markdown_file_with_no_text_is_named_as_unreadable(tmp_path: Path):
     corpus = load_folder(tmp_path, warn=warnings.append)
     assert [d.path for d in corpus.documents] == ["ok.md"]
     assert corpus.skipped == [{"path": "empty.md", "reason": "Markdown file has no text"}]
-    assert len(warnings) == 1 and "empty.md: skipped: Markdown file has no text" in warnings[0]
+    assert warnings == [f"{tmp_path}: skipped 1 file(s) with no text: empty.md"]
 
 
 def test_plain_text_is_stored_as_it_is():
