@@ -196,7 +196,10 @@ def test_files_with_no_text_are_named_in_one_warning_not_one_each(tmp_path, cach
     assert reasons["blank.txt"] == "empty file" and reasons["section0/_index.md"] == "Markdown file has no text"
     assert len(reasons) == 6 + len(BAD_FILES)  # run.json still lists each one
     [summary] = [w for w in warnings if "with no text" in w]
-    assert summary == f"{folder}: skipped 6 file(s) with no text: blank.txt, section0/_index.md, section1/_index.md and 3 more"
+    assert (
+        summary
+        == f"{folder}: skipped 6 file(s) with no text: blank.txt, section0/_index.md, section1/_index.md and 3 more"
+    )
     assert len(warnings) == len(BAD_FILES) + 1  # a file that failed to read still gets its own line
 
 
