@@ -18,6 +18,9 @@ from harness.evidence.lexical import content_words, jaccard, number_clauses, num
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _QUARTER = re.compile(r"\b(?:Q([1-4])|([1-4])Q|(first|second|third|fourth) quarter)\b", re.I)
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DAY_OF_MONTH = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?=\W|$)|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b")
+_YEAR_LIKE = re.compile(r"1\d{3}|20\d\d")  # any year a sentence may name ("born 1923"): a date, not a figure
 _ARCHIVED = re.compile(r"(?:^|[/_.\s-])(?:archive[sd]?|old|superseded)(?:$|[/_.\s-])", re.I)
 SAME_MEASURE = 0.3  # Jaccard of the content words of the clauses that carry the two figures
 
@@ -77,19 +80,19 @@ _SCALE = frozenset("million billion thousand per percent".split())
 
 
 def _units(text: str) -> set[str]:
-    """What a sentence's figures count: the word after each number that is not a year ("312 robots" counts robots),
-    scale words aside."""
+    """What a sentence's figures count: the word after each number that is not a year or a day of a month ("312
+    robots" counts robots; "28 August" counts nothing), scale words aside."""
     return {
         w
-        for m in _UNIT.finditer(text)
+        for m in _UNIT.finditer(_DAY_OF_MONTH.sub(" ", text))
         if not _YEAR.fullmatch(m.group(0).split()[0]) and m.group(1).lower() not in _SCALE
         for w in content_words(m.group(1))
     }
 
 
 def _figures(text: str) -> set[str]:
-    """The numbers of a sentence that are not years."""
-    return {n for n in numbers(text) if not _YEAR.fullmatch(n)}
+    """The numbers of a sentence that are not years or days of a month (a date says when, not how much)."""
+    return {n for n in numbers(_DAY_OF_MONTH.sub(" ", text)) if not _YEAR_LIKE.fullmatch(n)}
 
 
 def _measure_words(text: str) -> set[str]:

@@ -177,3 +177,28 @@ def test_two_things_dated_by_their_titles_are_not_one_series():
     periods = {c["card_id"]: period_of("", titles[c["source_id"]], c["quote"]) for c in cards}
     claims = OfflineAnalyst()._question_claims(q, cards, {"src-a": "primary", "src-b": "primary"}, titles, periods)
     assert len(claims) == 2 and not any("series" in c for c in claims)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # a birth and a song's release: "28 August" and "26 August" are days of a month, not figures of one measure
+        (
+            "Florence Welch (born 28 August 1986) is an English musician.",
+            "The song was released on Island Records on 26 August 2016.",
+        ),
+        # two people's lives: their years (1923, 1939) are dates, not figures, however old
+        (
+            "Priscilla Denise Levertov (24 October 1923 – 20 December 1997) was an American poet.",
+            "Harvey Lawrence Pekar (October 8, 1939 – July 12, 2010) was an American comic book writer.",
+        ),
+    ],
+)
+def test_dates_are_not_figures_of_one_measure(a, b):
+    assert not same_measure(a, b)
+    q = {"id": "Q1", "text": "Who was born first?", "criteria": []}
+    cards = [_card("c-a", "src-a", a), _card("c-b", "src-b", b)]
+    periods = {c["card_id"]: period_of("", "", c["quote"]) for c in cards}
+    titles = {"src-a": "Florence", "src-b": "Pekar"}
+    claims = OfflineAnalyst()._question_claims(q, cards, {"src-a": "primary", "src-b": "primary"}, titles, periods)
+    assert len(claims) == 2 and not any("series" in c for c in claims)  # neither is superseded by the other
