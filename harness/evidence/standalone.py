@@ -78,15 +78,15 @@ def _ends(sentence: str) -> bool:
     return sentence.rstrip().rstrip(_CLOSERS).endswith((".", "!", "?", ":", ";", "…"))
 
 
-def _is_heading(text: str, start: int, end: int, title: str) -> bool:
+def is_heading(text: str, start: int, end: int, title: str = "") -> bool:
     """One short line with no sentence end that is the document's title, or a paragraph of its own (a blank line or
     the text's start before it; a blank line, an underline or the text's end after it). A docstring's summary line
     under its signature is no heading, though it may lack a full stop."""
     quote = text[start:end].strip()
+    if title and quote and " ".join(quote.lower().split()) == " ".join(title.lower().split()):
+        return True  # the title, however it is spelled ("Dancing in the Dark (Rihanna song)", "Box<T>")
     if not quote or "\n" in quote or _ends(quote) or _LIST_MARK.match(quote) or _CODE_LIKE.search(quote):
         return False
-    if title and " ".join(quote.lower().split()) == " ".join(title.lower().split()):
-        return True
     line_start = text.rfind("\n", 0, start) + 1
     line_end = len(text) if (nl := text.find("\n", end)) < 0 else nl
     if text[line_start:start].strip(" \t#") or text[end:line_end].strip():
@@ -117,7 +117,7 @@ def not_standalone(text: str, start: int, end: int, title: str = "") -> NotStand
     sentences = [text[s:e] for s, e in spans]
     if all(_asks(s) for s in sentences):
         return QUESTION
-    if _is_heading(text, start, end, title):
+    if is_heading(text, start, end, title):
         return HEADING
     if all(_asks(s) or is_narration(s) for s in sentences):
         return NARRATION

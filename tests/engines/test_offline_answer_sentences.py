@@ -192,6 +192,9 @@ def test_a_heading_over_its_underline_is_never_quoted(tmp_path):
     assert passages.is_prose("The unary minus operator yields the negation of its numeric argument.")
     doc = f"{heading}\n\nThe unary minus operator yields the negation of its numeric argument.\n"
     assert doc[passages._opening_sentence(doc) :].startswith("The unary minus")
+    # a Markdown heading read as text has lost its "#": the opening is still the first sentence under it
+    song = "Dancing in the Dark (Rihanna song)\n\nThe song was recorded by Rihanna for the 2015 film Home.\n"
+    assert song[passages._opening_sentence(song, "Dancing in the Dark (Rihanna song)") :].startswith("The song")
     corpus = write_docs(tmp_path / "corpus", {"unary.md": doc})
     summary = _summary(
         run(corpus, tmp_path / "runs", "What does the unary minus operator yield for bitwise operations?")

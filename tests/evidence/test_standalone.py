@@ -37,6 +37,13 @@ DOCUMENT = "Intro.\n\nRecoverable Errors with Result\n\nMost errors aren't serio
 def test_a_heading_or_title_is_never_the_whole_quote():
     assert judged("Recoverable Errors with Result", DOCUMENT) == HEADING
     assert judged("Company overview", "Acme makes Company overview sheets.", title="Company Overview") == HEADING
+    # the title is a heading however it is spelled: brackets and code characters do not make it a statement
+    song = "Dancing in the Dark (Rihanna song)\n\nThe song was recorded by Rihanna for the 2015 film Home.\n"
+    assert judged("Dancing in the Dark (Rihanna song)", song, title="Dancing in the Dark (Rihanna song)") == HEADING
+    assert (
+        judged("Using Box<T> to Point to Data", "Using Box<T> to Point to Data", title="Using Box<T> to Point to Data")
+        == HEADING
+    )
 
 
 @pytest.mark.parametrize(

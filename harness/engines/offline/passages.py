@@ -8,6 +8,7 @@ import bisect
 import re
 
 from harness.engines.offline.ranking import SIGNATURE_LINE, signed_sections, stands_alone
+from harness.evidence.standalone import is_heading
 from harness.sources.sentences import split_sentences
 
 MIN_CHARS, MAX_CHARS = 30, 500
@@ -46,9 +47,10 @@ def is_prose(sentence: str, min_tokens: int = 6, words_share: float = 0.6) -> bo
     return len(tokens) >= min_tokens and len(words) >= words_share * len(tokens)
 
 
-def _opening_sentence(text: str) -> int:
-    """Offset of the document's first prose sentence after its heading line(s)."""
-    return next((s for s, e in split_sentences(text) if is_prose(text[s:e])), -1)
+def _opening_sentence(text: str, title: str = "") -> int:
+    """Offset of the document's first prose sentence after its heading line(s): a heading read as text has lost its
+    `#` and may read as prose ("Dancing in the Dark (Rihanna song)"), so headings are known by `is_heading`."""
+    return next((s for s, e in split_sentences(text) if is_prose(text[s:e]) and not is_heading(text, s, e, title)), -1)
 
 
 def _after_signature(text: str, s: int, e: int) -> int:

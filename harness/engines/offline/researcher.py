@@ -192,7 +192,7 @@ class _Branch:
             titled=titled,
             own=own,
             defined=defined,
-            opening=_opening_sentence(text),
+            opening=_opening_sentence(text, hit.title),
             profile=profile,
             superseded=bool(profile.superseded) and deprecated(text),
         )
