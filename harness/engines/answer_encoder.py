@@ -1,7 +1,8 @@
 """The sentence encoder the answer check's judge of meaning uses (`evidence/answer_meaning.py`), handed to it from
 here because the evidence layer may not import an engine. Always all-MiniLM-L6-v2 over the pinned int8 weights
 (`contract.meaning.MINILM_INT8`), whatever `RESEARCH_MEANING` chooses for retrieval: the judge's threshold is a
-cosine of this model, and a verdict must not depend on a retrieval setting. Loaded on first use, once per process.
+cosine of this model, and a verdict must not depend on a retrieval setting. Loaded on first use, once per process,
+and shared with retrieval (`minilm.shared`) when retrieval runs on the same weights.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from harness.evidence.answer_meaning import install_similarity
 _lock = threading.Lock()  # one forward pass at a time (a run's steps may judge side by side)
 
 
-@lru_cache(maxsize=1)
 def _encoder():
-    from harness.engines.offline.minilm import Encoder
+    from harness.engines.offline.minilm import shared
 
-    return Encoder.load(MINILM_INT8)
+    return shared(MINILM_INT8)  # the copy retrieval uses too, when it runs on the default model
 
 
 @lru_cache(maxsize=16384)

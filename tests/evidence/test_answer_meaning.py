@@ -90,3 +90,21 @@ def test_the_closest_quote_decides():
 
     assert judge_meaning(words, ask, [far, near], close_to_near).verdict == ANSWERED
     assert judge_meaning(words, ask, [far], close_to_near).verdict == PARTLY
+
+
+def test_the_judge_and_retrieval_hold_one_copy_of_the_weights(encoder, monkeypatch):
+    """The default retrieval model is the judge's model: both use one loaded encoder, not two ~90 MB copies."""
+    from harness.contract.meaning import MINILM_INT8
+    from harness.engines.offline import minilm
+    from harness.engines.offline.semantic import Meaning
+
+    loads = []
+    real = minilm.Encoder.load.__func__
+    monkeypatch.setattr(minilm.Encoder, "load", classmethod(lambda cls, model: loads.append(model) or real(cls, model)))
+    minilm.shared.cache_clear()
+    try:
+        Meaning(MINILM_INT8).similarity("a fresh question about weights", "a fresh quote about weights")
+        similarity("another fresh question for the judge", "another fresh quote for the judge")
+        assert loads == [MINILM_INT8]
+    finally:
+        minilm.shared.cache_clear()

@@ -170,3 +170,10 @@ class Encoder:
             x = self._norm(x + self._linear(hidden, f"{layer}.output.dense"), f"{layer}.output.LayerNorm")
         pooled = x.mean(0)
         return pooled / np.linalg.norm(pooled)
+
+
+@lru_cache(maxsize=2)
+def shared(model: str = MINILM) -> Encoder:
+    """The encoder over the weights `model` names, loaded once per process and shared by every caller (retrieval
+    and the answer check's judge hold one copy of the weights, not two)."""
+    return Encoder.load(model)

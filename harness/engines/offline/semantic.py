@@ -21,12 +21,6 @@ _DIM = 256  # WordLlama's
 _lock = threading.Lock()
 
 
-@lru_cache(maxsize=2)
-def _minilm(model: str) -> minilm.Encoder:
-    """The sentence encoder (numpy, no torch) over the weights `model` names, loaded once per process."""
-    return minilm.Encoder.load(model)
-
-
 @lru_cache(maxsize=1)
 def _wordllama():
     """WordLlama's bundled model, loaded once per process from the wheel's own files."""
@@ -75,7 +69,7 @@ class Meaning:
 def _vector(model: str, text: str) -> np.ndarray:
     """The text's unit vector (zeros for a text without tokens), embedded alone."""
     with _lock:
-        v = _minilm(model).encode(text) if model in SENTENCE_ENCODERS else _wordllama().embed([text])[0]
+        v = minilm.shared(model).encode(text) if model in SENTENCE_ENCODERS else _wordllama().embed([text])[0]
     v = v.astype(np.float64)
     norm = float(np.linalg.norm(v))
     return v / norm if norm else v
