@@ -31,6 +31,7 @@ from harness.evidence.answer_rule import Ask, Finding, QuestionVerdict, answerin
 
 Similarity = Callable[[str, str], float]  # (question, quote) -> cosine, about -1..1
 
+FAR = "close in meaning"  # what a lowered verdict's reason says (`checks.gap_wants_new_source` reads it)
 CLOSE_ENOUGH = 0.60  # the middle of the range best on the tune halves (bench/README.md, bench_answers)
 
 _installed: list[Similarity] = []
@@ -69,7 +70,7 @@ def judge_meaning(
     return replace(
         verdict,
         verdict=PARTLY,
-        reason=f"the cited quotes give {_labels(verdict.met)}, but none is close in meaning to the question "
+        reason=f"the cited quotes give {_labels(verdict.met)}, but none is {FAR} to the question "
         f"(closest {best:.2f}, needs {CLOSE_ENOUGH})",
     )
 

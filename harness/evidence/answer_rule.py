@@ -18,6 +18,11 @@ QUOTE_SHARE = 0.66  # of those words one quote must hold to be about the subject
 WORDS_ENOUGH = 4  # topic words that are enough in a long question, whatever its share
 WORDS_WITH_NAMES = 3  # a question with names: its other topic words count from this many on
 HEADING_WORDS = 12  # a whole line of its source this short, with no full stop and no code, is a heading
+# What a reason says when the cited quotes miss a thing the question names: its subject, a name it asks about, a
+# comparison's side (`checks.gap_wants_new_source` reads them).
+UNNAMED = "do not name"
+ON_SIDE = "a statement on"
+LACK = "lack"  # before the kinds of answer the cited quotes do not give
 
 # The offline Planner's wrapper around a subject ("What do the sources say about X?"): it asks for statements.
 _WRAPPER = re.compile(
@@ -418,7 +423,7 @@ def ask_of(question: dict, criteria: list[str] | None = None) -> Ask:
             if crit:
                 reqs += [Requirement(f"{c} for {side}", _criterion_test(c, side), False) for c in crit]
             else:
-                reqs.append(Requirement(f"a statement on {side}", _criterion_test(side), False))
+                reqs.append(Requirement(f"{ON_SIDE} {side}", _criterion_test(side), False))
         return Ask(question["id"], tuple(names), words, tuple(reqs), normalize_ws(text).strip())
     reqs += [Requirement(c, _criterion_test(c), False) for c in crit]
     if _HOW_TO.search(asked):
@@ -462,16 +467,16 @@ def judge(ask: Ask, findings: list[Finding], claims: tuple[str, ...] = ()) -> Qu
     missing_names = [n for n in ask.names if not _has_name(n, joined)]
     if ask.names and len(missing_names) == len(ask.names):
         return QuestionVerdict(
-            qid, NOT_ANSWERED, f"the cited quotes do not name its subject ({_and(missing_names)})", claims
+            qid, NOT_ANSWERED, f"the cited quotes {UNNAMED} its subject ({_and(missing_names)})", claims
         )
     if ask.words_count and not ask.holds_words(joined, SUBJECT_SHARE):
         what = ", ".join(sorted(ask.words))
-        return QuestionVerdict(qid, NOT_ANSWERED, f"the cited quotes do not name its subject (words: {what})", claims)
+        return QuestionVerdict(qid, NOT_ANSWERED, f"the cited quotes {UNNAMED} its subject (words: {what})", claims)
     met = tuple(r.label for r in ask.requirements if any(ask.met(r, f) for f in findings))
     unmet = [r.label for r in ask.requirements if r.label not in met]
     if not unmet and not missing_names:
         return QuestionVerdict(qid, ANSWERED, f"the cited quotes name its subject and give {_and(met)}", claims, met)
-    gaps = ([f"do not name {_and(missing_names)}"] if missing_names else []) + ([f"lack {_or(unmet)}"] if unmet else [])
+    gaps = ([f"{UNNAMED} {_and(missing_names)}"] if missing_names else []) + ([f"{LACK} {_or(unmet)}"] if unmet else [])
     if not met:
         return QuestionVerdict(qid, NOT_ANSWERED, f"the cited quotes name its subject but {' and '.join(gaps)}", claims)
     return QuestionVerdict(

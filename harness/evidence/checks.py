@@ -31,6 +31,8 @@ from harness.contract.statuses import (
     REVISE,
     Verdict,
 )
+from harness.evidence.answer_meaning import FAR
+from harness.evidence.answer_rule import LACK, ON_SIDE, UNNAMED
 from harness.evidence.answers import answer_verdicts, claim_findings
 from harness.evidence.draft import Sentence, parse_draft
 from harness.evidence.lexical import content_words, coverage, numbers
@@ -198,6 +200,16 @@ def answer_gap(d: dict[str, Any]) -> tuple[str, int] | None:
     if d.get("code") != "question_not_answered" or not questions:
         return None
     return questions[0], 2 if f" {_NOT_ANSWERED_TEXT} " in d.get("message", "") else 1
+
+
+def gap_wants_new_source(d: dict[str, Any]) -> bool:
+    """Is the gap of a `question_not_answered` defect one that a source the draft does not cite yet may fill: a thing
+    the question names that no cited quote names (its subject, a name, a side of a comparison), or no cited quote
+    close in meaning to it? A missing kind of answer alone (a statement, a definition, a date, a number) is not: any
+    source has one, so a new source would bring a word match, not the answer."""
+    reason = d.get("message", "")
+    lacking = reason.split(f" {LACK} ", 1)[1] if f" {LACK} " in reason else ""
+    return UNNAMED in reason or FAR in reason or ON_SIDE in lacking
 
 
 def _check_answers(reader: RunReader, text: str, may_research: Collection[str]) -> list[dict]:

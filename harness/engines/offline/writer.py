@@ -47,7 +47,7 @@ from harness.engines.offline.brief_parts import part_heading, series_note, super
 from harness.engines.offline.drops import ANY, EVERYWHERE, TITLE, rejected
 from harness.engines.offline.planner import parts_plan
 from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
-from harness.evidence.checks import answer_gap
+from harness.evidence.checks import answer_gap, gap_wants_new_source
 from harness.evidence.lexical import content_words, numbers
 from harness.runtime.context import AgentContext
 from harness.runtime.interface import AgentResult, Brief
@@ -543,16 +543,24 @@ def _gaps(defects: list[dict]) -> dict[str, int]:
     return dict(g for d in defects if (g := answer_gap(d)))
 
 
+def _sources_of(claim: dict, cards: dict) -> set[str]:
+    return {cards[k]["source_id"] for k in claim["supporting_cards"] if k in cards}
+
+
 def checked_draft(plan, claims, cards, branches, check, run_id: str | None = None) -> str:
     """The draft its own checks pass (`_checked`), with, for each question the answer check finds open, the
     claims of that question that give what the answer lacks: each uncited claim (best first, at most
     ANSWER_TRIES of them) is added when the question's verdict gets better with it. A claim that only matches
-    the question's words adds nothing to the verdict, so it is never added."""
+    the question's words adds nothing to the verdict, so it is never added. A claim from a source the draft does
+    not cite yet is tried only for a gap such a source may fill (`gap_wants_new_source`): a missing kind of answer
+    is looked for in the sources already cited."""
     extra: dict[str, list[str]] = {}
     text, defects = _checked(plan, claims, cards, branches, check, extra, run_id=run_id)
     gaps = _gaps(defects)
     for q in [q for q in plan["questions"] if q["id"] in gaps]:
         cited = {k for c in parse_citations(text) for k in c.keys}
+        new_sources = any(gap_wants_new_source(d) for d in defects if (answer_gap(d) or ("",))[0] == q["id"])
+        known = {s for c in claims if c["claim_id"] in cited for s in _sources_of(c, cards)}
         pool = [
             c
             for c in claims
@@ -560,6 +568,7 @@ def checked_draft(plan, claims, cards, branches, check, run_id: str | None = Non
             and c["status"] in STATABLE
             and c["claim_id"] not in cited
             and stands_alone(c["statement"])
+            and (new_sources or _sources_of(c, cards) <= known)
         ]
         for c in pool[:ANSWER_TRIES]:
             if q["id"] not in gaps or len(extra.get(q["id"], [])) >= SUMMARY_MAX:
