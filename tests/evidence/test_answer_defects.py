@@ -11,7 +11,7 @@ from fakes.workspaces import SOURCE_ID, SOURCE_TEXT, make_card, make_plan, sourc
 from harness.contract.formats import sha256_text
 from harness.engines.offline.writer import checked_draft, render_draft
 from harness.evidence.answers import answer_records
-from harness.evidence.checks import answer_gap, defect, draft_defects
+from harness.evidence.checks import answer_gap, defect, draft_defects, gap_wants_new_source
 from harness.evidence.report import render_report
 from harness.workspace.reader import RunReader
 
@@ -137,3 +137,47 @@ def test_the_writer_never_says_nothing_is_missing_when_a_question_is_open(tmp_pa
     gap["refs"] = {"questions": ["Q1"]}
     assert "None found" in checked_draft(reader.plan(), claims, cards, {}, lambda text: [])
     assert "None found" not in checked_draft(reader.plan(), claims, cards, {}, lambda text: [gap])
+
+
+OTHER_CARD = "q1-src-fedcba987654-1"  # a card of a second source, one the first draft does not cite
+SAME_CARD = "q1-src-0123456789ab-3"  # a second card of the cited source
+
+
+def _added_for(tmp_path: Path, reason: str, extra_card: str) -> bool:
+    """Does the Writer add claim C2 (on `extra_card`) when the answer check finds Q1 open for `reason` until C2 is
+    cited?"""
+    claims = [claim("C1", CARD), claim("C2", extra_card, statement="TaskGroup was added in Python 3.11.")]
+    reader = build(tmp_path, claims)
+    other = make_card(card_id=OTHER_CARD) | {"source_id": "src-fedcba987654"}
+    cards = {CARD: make_card(card_id=CARD), OTHER_CARD: other, SAME_CARD: make_card(card_id=SAME_CARD)}
+    gap = defect("question_not_answered", 0, f"Q1 is not answered by the evidence the draft cites: {reason}.", "writer")
+    gap["refs"] = {"questions": ["Q1"]}
+    text = checked_draft(reader.plan(), claims, cards, {}, lambda t: [] if "[@C2]" in t else [gap])
+    return "[@C2]" in text
+
+
+def test_a_missing_kind_of_answer_is_looked_for_in_the_sources_already_cited(tmp_path):
+    lacks = "the cited quotes name its subject but lack a date or version"
+    assert not _added_for(tmp_path / "new", lacks, OTHER_CARD)  # any new source has a date: a word match
+    assert _added_for(tmp_path / "same", lacks, SAME_CARD)
+
+
+def test_a_new_source_is_added_for_a_thing_the_question_names_or_a_quote_closer_in_meaning(tmp_path):
+    for i, reason in enumerate(
+        (
+            "the cited quotes do not name its subject (words: added, taskgroup)",
+            "the cited quotes give a statement on asyncio but lack a statement on trio",
+            "the cited quotes give a statement, but none is close in meaning to the question (closest 0.41, needs 0.6)",
+        )
+    ):
+        assert _added_for(tmp_path / str(i), reason, OTHER_CARD), reason
+
+
+def test_which_gaps_a_new_source_may_fill():
+    def wants(reason: str) -> bool:
+        return gap_wants_new_source({"code": "question_not_answered", "message": f"Q1 is not answered: {reason}."})
+
+    assert wants("the cited quotes give a name but do not name Jon and Turteltaub")
+    assert not wants("the cited quotes give a statement on A and a statement on B but lack a number")
+    assert wants("the cited quotes give a statement on A but lack a number or a statement on B")
+    assert not wants("the cited quotes name its subject but lack a statement")
