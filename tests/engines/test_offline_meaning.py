@@ -12,10 +12,10 @@ from test_offline_engine import cited_titles, run
 
 from fakes.workspaces import use_profile, write_docs
 from harness.engines.offline import semantic
+from harness.engines.offline.cited_sentences import unsigned
 from harness.engines.offline.profile import ENCYCLOPEDIA, REFERENCE
 from harness.engines.offline.researcher import OfflineResearcher
 from harness.engines.offline.semantic import Meaning
-from harness.engines.offline.writer import _unsigned
 
 MEDIAN = "How do I compute the median of some numbers?"
 # The sound module's sentence shares "compute" and "number(s)" with the question; the statistics module's
@@ -78,7 +78,7 @@ def test_the_document_whose_subject_the_question_asks_about_is_cited(tmp_path, m
     ],
 )
 def test_a_signature_line_is_written_as_the_name_it_documents(statement, written):
-    assert _unsigned(statement) == written
+    assert unsigned(statement) == written
 
 
 def test_a_docstrings_first_sentence_is_quoted_with_its_signature_and_the_answer_names_the_function(tmp_path: Path):

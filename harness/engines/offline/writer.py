@@ -41,12 +41,12 @@ from typing import cast
 from harness.contract.citations import format_citation, parse_citations
 from harness.contract.claims import STATABLE, USABLE
 from harness.contract.layout import CLAIMS, PLAN, card_path
-from harness.contract.quotes import normalize_ws
 from harness.contract.statuses import BLOCKED, BRANCH_WITHOUT_EVIDENCE, COMPLETED, FAILED, TIMEOUT
 from harness.engines.offline.brief_parts import part_heading, series_note, superseded_only, unsaid
+from harness.engines.offline.cited_sentences import bare, cite
 from harness.engines.offline.drops import ANY, EVERYWHERE, TITLE, rejected
 from harness.engines.offline.planner import parts_plan
-from harness.engines.offline.ranking import SIGNED_NAME, criterion_words, stands_alone
+from harness.engines.offline.ranking import criterion_words, stands_alone
 from harness.evidence.checks import answer_gap, gap_wants_new_source
 from harness.evidence.lexical import content_words, numbers
 from harness.runtime.context import AgentContext
@@ -68,52 +68,6 @@ _QUESTION_WORDS = frozenset(
 should the a an of in on at to for by with from and or both either between than more most less least first
 differ differs difference differences compare compared comparison versus vs""".split()  # what any comparison asks
 )
-
-
-def _bare(statement: str) -> str:
-    """A statement without its final full stop, so a citation can go before it."""
-    s = normalize_ws(statement)
-    return s[:-1] if s.endswith((".", ";")) else s
-
-
-_CLOSE = {"(": ")", "[": "]", "{": "}"}
-
-
-def _balanced(text: str, i: int) -> int:
-    """Where the bracketed or plain token starting at text[i] ends: at the first space outside brackets."""
-    stack: list[str] = []
-    while i < len(text) and (stack or text[i] != " "):
-        if text[i] in _CLOSE:
-            stack.append(_CLOSE[text[i]])
-        elif stack and text[i] == stack[-1]:
-            stack.pop()
-        i += 1
-    return i if not stack else -1
-
-
-def _unsigned(text: str) -> str:
-    """A docstring's sentence quoted with its signature line ("def b64encode(s, altchars=None) Encode the...") as
-    prose that names what it documents ("`b64encode(s, altchars=None)`: Encode the..."); any other text as it is.
-    A class keeps its keyword ("`class CancelledError(BaseException)`: ..."): without it, the names in brackets,
-    its bases, read as a call's arguments, and which class it derives from is often the answer."""
-    m = SIGNED_NAME.match(text)
-    if not m:
-        return text
-    end = _balanced(text, m.start(1))  # the name and its argument list
-    rest = text[end:].lstrip() if end > 0 else ""
-    if rest.startswith("-> "):
-        after = _balanced(rest, 3)  # a return annotation, left out
-        rest = rest[after:].lstrip() if after > 0 else ""
-    name = text[m.start() if text.startswith("class ") else m.start(1) : end]
-    return f"`{name}`: {rest}" if rest else text
-
-
-def _cite(statement: str, claim_id: str) -> str:
-    """The statement with its citation after each of its sentences (a quote may hold a sentence and its
-    antecedent: each one states a fact, so each one cites)."""
-    text = _unsigned(normalize_ws(statement))
-    parts = [text[a:b] for a, b in split_sentences(text)] or [text]
-    return " ".join(f"{_bare(p)} {format_citation([claim_id])}." for p in parts)
 
 
 def _join(items: list[str]) -> str:
@@ -200,7 +154,7 @@ def _claim_lines(c: dict, prefix: str = "", cards: dict[str, dict] | None = None
     `_limit_lines`), with its superseded figures in a note (`brief_parts`); conflicted claims have their own
     section."""
     if c["status"] in STATABLE:
-        return [prefix + _cite(c["statement"], c["claim_id"]) + series_note(c, cards or {})]
+        return [prefix + cite(c["statement"], c["claim_id"]) + series_note(c, cards or {})]
     return []
 
 
@@ -210,7 +164,7 @@ def _limit_groups(claims: list[dict], cl: _Claims) -> list[tuple[str, list[str]]
     groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for c in claims:
         if c["status"] == "verified_with_limit":
-            key = (_bare("; ".join(c["limitations"])), tuple(sorted(cl.sources(c))))
+            key = (bare("; ".join(c["limitations"])), tuple(sorted(cl.sources(c))))
             groups.setdefault(key, []).append(c["claim_id"])
     return [(limit, ids) for (limit, _), ids in groups.items()]
 
@@ -235,19 +189,19 @@ def _figure(text: str) -> str:
 def _conflict_line(c: dict, cards: dict[str, dict]) -> str:
     other = cards.get(c["contradicting_cards"][0], {}).get("quote", "") if c["contradicting_cards"] else ""
     return (
-        f"The sources disagree on this point: one says “{_bare(_figure(c['statement']))}”, while another says "
-        f"“{_bare(_figure(other))}” {format_citation([c['claim_id']])}."
+        f"The sources disagree on this point: one says “{bare(_figure(c['statement']))}”, while another says "
+        f"“{bare(_figure(other))}” {format_citation([c['claim_id']])}."
     )
 
 
 def _cell(claim: dict | str | None, row: str) -> str:
-    """A table cell: the claim's statement, each of its sentences cited (as in prose, `_cite`); or, for the name of
+    """A table cell: the claim's statement, each of its sentences cited (as in prose, `cite`); or, for the name of
     the row that holds the only claim on this one, a note pointing there; or NOT_FOUND."""
     if claim is None:
         return NOT_FOUND
     if isinstance(claim, str):
         return f"*see its {claim} cell: the evidence has no other statement on {row}*"
-    text = _cite(claim["statement"], claim["claim_id"]).removesuffix(".").replace("|", "\\|")
+    text = cite(claim["statement"], claim["claim_id"]).removesuffix(".").replace("|", "\\|")
     if claim["status"] == "verified_with_limit":
         text += f" (limited evidence: {'; '.join(claim['limitations'])})"
     return text
