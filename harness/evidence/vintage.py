@@ -81,11 +81,11 @@ _SCALE = frozenset("million billion thousand per percent".split())
 
 def _units(text: str) -> set[str]:
     """What a sentence's figures count: the word after each number that is not a year or a day of a month ("312
-    robots" counts robots; "28 August" counts nothing), scale words aside."""
+    robots" counts robots; "28 August" and "in 1923 Acme" count nothing), scale words aside."""
     return {
         w
         for m in _UNIT.finditer(_DAY_OF_MONTH.sub(" ", text))
-        if not _YEAR.fullmatch(m.group(0).split()[0]) and m.group(1).lower() not in _SCALE
+        if not _YEAR_LIKE.fullmatch(m.group(0).split()[0]) and m.group(1).lower() not in _SCALE
         for w in content_words(m.group(1))
     }
 

@@ -187,6 +187,8 @@ def test_two_things_dated_by_their_titles_are_not_one_series():
             "Florence Welch (born 28 August 1986) is an English musician.",
             "The song was released on Island Records on 26 August 2016.",
         ),
+        # what follows an early year is not what a figure counts: "1923 Acme" and "1931 Acme" are not one measure
+        ("In 1923 Acme had 40 workers.", "In 1931 Acme sold 900 cars."),
         # two people's lives: their years (1923, 1939) are dates, not figures, however old
         (
             "Priscilla Denise Levertov (24 October 1923 – 20 December 1997) was an American poet.",
