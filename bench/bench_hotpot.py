@@ -281,13 +281,14 @@ def main(argv=None) -> int:
     if not rows:
         print(f"bench_hotpot: --start {args.start} is past the end of {args.data}", file=sys.stderr)
         return 2
-    # A private cache: hundreds of tiny corpora would otherwise land in the user's index cache.
-    os.environ.setdefault("RESEARCH_CACHE_DIR", tempfile.mkdtemp(prefix="hotpot-cache-"))
-    if args.workers > 1:
-        with ProcessPoolExecutor(args.workers) as pool:
-            results = list(pool.map(run_one, rows, [args.keep] * len(rows), chunksize=4))
-    else:
-        results = [run_one(row, args.keep) for row in rows]
+    # A private cache, removed at the end: hundreds of tiny corpora would otherwise land in the user's index cache.
+    with tempfile.TemporaryDirectory(prefix="hotpot-cache-") as cache:
+        os.environ.setdefault("RESEARCH_CACHE_DIR", cache)
+        if args.workers > 1:
+            with ProcessPoolExecutor(args.workers) as pool:
+                results = list(pool.map(run_one, rows, [args.keep] * len(rows), chunksize=4))
+        else:
+            results = [run_one(row, args.keep) for row in rows]
     print(f"HotpotQA questions {args.start}..{args.start + len(rows) - 1} of {args.data.name} (part: {args.split})")
     print_table(results)
     if args.json:
