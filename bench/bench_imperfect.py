@@ -141,12 +141,12 @@ def main() -> None:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--transport", choices=["scripted", "gemini", "openai", "openai-weak"], default="scripted")
     args = ap.parse_args()
-    os.environ["RESEARCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-imperfect-cache-")
     for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         os.environ.pop(key, None)
     outcomes: Counter = Counter()
     broken = 0
     with tempfile.TemporaryDirectory(prefix="bench-imperfect-") as tmp:
+        os.environ["RESEARCH_CACHE_DIR"] = str(Path(tmp) / "cache")  # removed with the runs
         for seed in range(args.start, args.start + args.seeds):
             base = Path(tmp) / f"seed-{seed}"
             base.mkdir()
