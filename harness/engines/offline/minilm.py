@@ -173,7 +173,8 @@ class Encoder:
 
 
 @lru_cache(maxsize=2)
-def shared(model: str = MINILM) -> Encoder:
+def shared(model: str) -> Encoder:
     """The encoder over the weights `model` names, loaded once per process and shared by every caller (retrieval
-    and the answer check's judge hold one copy of the weights, not two)."""
+    and the answer check's judge hold one copy of the weights, not two). No default: the cache keys on the
+    arguments as given, so `shared()` and `shared(MINILM)` would load two copies."""
     return Encoder.load(model)

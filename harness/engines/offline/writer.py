@@ -497,10 +497,6 @@ def _gaps(defects: list[dict]) -> dict[str, int]:
     return dict(g for d in defects if (g := answer_gap(d)))
 
 
-def _sources_of(claim: dict, cards: dict) -> set[str]:
-    return {cards[k]["source_id"] for k in claim["supporting_cards"] if k in cards}
-
-
 def checked_draft(plan, claims, cards, branches, check, run_id: str | None = None) -> str:
     """The draft its own checks pass (`_checked`), with, for each question the answer check finds open, the
     claims of that question that give what the answer lacks: each uncited claim (best first, at most
@@ -509,12 +505,13 @@ def checked_draft(plan, claims, cards, branches, check, run_id: str | None = Non
     not cite yet is tried only for a gap such a source may fill (`gap_wants_new_source`): a missing kind of answer
     is looked for in the sources already cited."""
     extra: dict[str, list[str]] = {}
+    sources = _Claims(claims, cards).sources
     text, defects = _checked(plan, claims, cards, branches, check, extra, run_id=run_id)
     gaps = _gaps(defects)
     for q in [q for q in plan["questions"] if q["id"] in gaps]:
         cited = {k for c in parse_citations(text) for k in c.keys}
         new_sources = any(gap_wants_new_source(d) for d in defects if (answer_gap(d) or ("",))[0] == q["id"])
-        known = {s for c in claims if c["claim_id"] in cited for s in _sources_of(c, cards)}
+        known = {s for c in claims if c["claim_id"] in cited for s in sources(c)}
         pool = [
             c
             for c in claims
@@ -522,7 +519,7 @@ def checked_draft(plan, claims, cards, branches, check, run_id: str | None = Non
             and c["status"] in STATABLE
             and c["claim_id"] not in cited
             and stands_alone(c["statement"])
-            and (new_sources or _sources_of(c, cards) <= known)
+            and (new_sources or sources(c) <= known)
         ]
         for c in pool[:ANSWER_TRIES]:
             if q["id"] not in gaps or len(extra.get(q["id"], [])) >= SUMMARY_MAX:
